@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The test command: sets up what is missing, builds both presets (native and
+# wasm) and runs every suite. Prints one summary line; exits non-zero on any
+# failure. Usage: scripts/test.sh [--no-setup]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export NODE_PATH=/usr/share/nodejs
+JOBS=${FASTSLOW_JOBS:-$(nproc)}
+LOG=build/test-logs
+passed=0
+failed=0
+problems=()
+
+step() { printf '\n== %s\n' "$*"; }
+die() { echo "test.sh: $*" >&2; echo "summary: $passed passed, $((failed + 1)) failed"; exit 1; }
+
+if [ "${1:-}" != "--no-setup" ]; then
+  step "setup"
+  bash scripts/setup.sh || die "scripts/setup.sh failed"
+fi
+mkdir -p "$LOG"
+
+for preset in native wasm; do
+  step "build ($preset)"
+  cmake --preset "$preset" >"$LOG/configure-$preset.log" 2>&1 \
+    || { cat "$LOG/configure-$preset.log"; die "configure ($preset) failed"; }
+  cmake --build --preset "$preset" -j "$JOBS" 2>&1 | tee "$LOG/build-$preset.log" | grep -E 'error|warning:' ;
+  [ "${PIPESTATUS[0]}" = 0 ] || { tail -50 "$LOG/build-$preset.log"; die "build ($preset) failed"; }
+done
+
+# Native: one ctest entry per GoogleTest case.
+step "native tests (ctest)"
+ctest --preset native -j "$JOBS" --output-junit "$PWD/$LOG/native-junit.xml" >"$LOG/ctest-native.log" 2>&1
+tail -3 "$LOG/ctest-native.log"
+n_tests=$(grep -o 'tests="[0-9]*"' "$LOG/native-junit.xml" | head -1 | grep -o '[0-9]*')
+n_fail=$(grep -o 'failures="[0-9]*"' "$LOG/native-junit.xml" | head -1 | grep -o '[0-9]*')
+if [ -z "$n_tests" ] || [ "$n_tests" = 0 ]; then
+  cat "$LOG/ctest-native.log"; problems+=("native: no tests ran"); failed=$((failed + 1))
+else
+  passed=$((passed + n_tests - n_fail)); failed=$((failed + n_fail))
+  [ "$n_fail" = 0 ] || { grep -E '\*\*\*Failed|Failed  ' "$LOG/ctest-native.log"; problems+=("native: $n_fail failed"); }
+fi
+
+# Wasm: the same core suite compiled with emcc, one node process.
+step "wasm core tests (node)"
+node build/wasm/bin/fastslow_core_tests.js --gtest_brief=1 >"$LOG/wasm-tests.log" 2>&1
+rc=$?
+tail -4 "$LOG/wasm-tests.log"
+w_pass=$(grep -oE '^\[  PASSED  \] [0-9]+' "$LOG/wasm-tests.log" | grep -oE '[0-9]+$')
+w_fail=$(grep -oE '^\[  FAILED  \] [0-9]+ test' "$LOG/wasm-tests.log" | grep -oE '[0-9]+' | head -1)
+passed=$((passed + ${w_pass:-0})); failed=$((failed + ${w_fail:-0}))
+if [ $rc != 0 ] && [ -z "${w_fail:-}" ]; then problems+=("wasm: node exited $rc"); failed=$((failed + 1)); fi
+[ -z "${w_fail:-}" ] || { grep -E '^\[  FAILED  \]' "$LOG/wasm-tests.log"; problems+=("wasm: $w_fail failed"); }
+
+# JS side: node's test runner over web/tests (the wasm module from JS).
+step "web tests (node --test)"
+node --test web/tests/ >"$LOG/web-tests.log" 2>&1
+rc=$?
+tail -9 "$LOG/web-tests.log"
+j_pass=$(grep -oE '^# pass [0-9]+' "$LOG/web-tests.log" | grep -oE '[0-9]+')
+j_fail=$(grep -oE '^# fail [0-9]+' "$LOG/web-tests.log" | grep -oE '[0-9]+')
+passed=$((passed + ${j_pass:-0})); failed=$((failed + ${j_fail:-0}))
+if [ $rc != 0 ] && [ "${j_fail:-0}" = 0 ]; then problems+=("web: node --test exited $rc"); failed=$((failed + 1)); fi
+
+echo
+for p in "${problems[@]}"; do echo "problem: $p"; done
+echo "summary: $passed passed, $failed failed"
+[ "$failed" = 0 ]
