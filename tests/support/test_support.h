@@ -1,0 +1,37 @@
+// Helpers shared by the test suites: sample data beside the repo, scratch
+// directories, and numpy as an independent reference (native only).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fastslow::test {
+
+// Path of a file in ../shared/data (the real AlexNet sample and the tables).
+std::string shared_data(const std::string& name);
+
+// A fresh directory removed with everything in it when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// numpy (Debian's /usr/bin/python3 + python3-numpy) is there natively; the
+// wasm suite running under node has no subprocesses.
+bool numpy_available();
+// Runs a Python script; returns its exit code, stdout in *out.
+int run_python(const std::string& script, std::string* out = nullptr);
+
+std::vector<uint8_t> read_bytes(const std::string& path);
+void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes);
+
+}  // namespace fastslow::test
