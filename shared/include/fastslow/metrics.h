@@ -1,0 +1,63 @@
+// Ranking metrics of the TpuGraphs paper and the competition. A model only has
+// to order configurations, so every metric here compares an order of scores
+// with an order of measured runtimes.
+//
+// Conventions: scores and runtimes both read "lower = faster". Any NaN input
+// throws fastslow::Error naming the vector and index, because a metric over a
+// NaN silently depends on how comparisons with NaN fall out.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace fastslow {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Kendall tau-b (scipy.stats.kendalltau default). O(n log n) by Knight's
+// method. NaN when n < 2 or either side is entirely tied.
+double kendall_tau(const std::vector<double>& score,
+                   const std::vector<double>& runtime);
+
+// Among pairs with runtime_i < runtime_j, the fraction with score_i < score_j
+// (a score tie counts as wrong). O(n log n). NaN if no pair has distinct
+// runtimes.
+double ordered_pair_accuracy(const std::vector<double>& score,
+                             const std::vector<double>& runtime);
+
+// Indices by ascending score, ties by index. Best first.
+std::vector<int64_t> ranking_from_scores(const std::vector<double>& score);
+
+// (best runtime among ranking[0..k)) / (best runtime overall) - 1; k > size
+// means the whole ranking. Throws on k < 1, empty ranking or runtime,
+// out-of-range index, or a non-positive best runtime.
+double top_k_error(const std::vector<int64_t>& ranking,
+                   const std::vector<double>& runtime, int k);
+
+// Competition score of one kernel: 2 - best(top 5)/best = 1 - top-5 error.
+double tile_score(const std::vector<int64_t>& ranking,
+                  const std::vector<double>& runtime);
+
+struct GraphMetrics {
+  int64_t configs = 0;
+  double kendall = kNaN, opa = kNaN, top1 = kNaN, top5 = kNaN, top10 = kNaN,
+         tile_score = kNaN;
+};
+
+// All metrics of one graph; the ranking comes from ranking_from_scores.
+// Throws on an empty graph or a length mismatch.
+GraphMetrics evaluate_graph(const std::vector<double>& score,
+                            const std::vector<double>& runtime);
+
+struct CollectionMetrics {
+  int64_t graphs = 0;             // graphs summarised
+  int64_t undefined_kendall = 0;  // graphs whose Kendall was NaN
+  // Means over graphs; each metric skips its own NaN entries, NaN if none.
+  double kendall = kNaN, opa = kNaN, top1 = kNaN, top5 = kNaN, top10 = kNaN,
+         tile_score = kNaN;
+};
+
+CollectionMetrics summarize(const std::vector<GraphMetrics>& graphs);
+
+}  // namespace fastslow
