@@ -24,7 +24,7 @@ for preset in native wasm; do
   step "build ($preset)"
   cmake --preset "$preset" >"$LOG/configure-$preset.log" 2>&1 \
     || { cat "$LOG/configure-$preset.log"; die "configure ($preset) failed"; }
-  cmake --build --preset "$preset" -j "$JOBS" 2>&1 | tee "$LOG/build-$preset.log" | grep -E 'error|warning:' ;
+  cmake --build --preset "$preset" -j "$JOBS" 2>&1 | tee "$LOG/build-$preset.log" | grep -E 'error:|warning:' ;
   [ "${PIPESTATUS[0]}" = 0 ] || { tail -50 "$LOG/build-$preset.log"; die "build ($preset) failed"; }
 done
 

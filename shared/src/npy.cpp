@@ -1,11 +1,17 @@
 #include "fastslow/npy.h"
 
 #include <cctype>
+#include <cstdlib>
+#include <new>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "fastslow/error.h"
+
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#include <sys/mman.h>
+#endif
 
 namespace fastslow {
 
@@ -224,6 +230,32 @@ std::string make_npy_header(DType dtype, const std::vector<int64_t>& shape) {
 
 // ---------------------------------------------------------------------------
 
+namespace {
+
+// Large arrays get 2 MB-aligned memory marked for transparent huge pages:
+// filling a fresh 150 MB buffer otherwise costs ~37k page faults, as much
+// time as reading it.
+uint8_t* allocate_array_buffer(size_t n) {
+  if (n == 0) n = 1;
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+  constexpr size_t kHuge = size_t(2) << 20;
+  if (n >= 2 * kHuge) {
+    const size_t rounded = (n + kHuge - 1) / kHuge * kHuge;
+    void* p = std::aligned_alloc(kHuge, rounded);
+    if (!p) throw std::bad_alloc();
+    madvise(p, rounded, MADV_HUGEPAGE);
+    return static_cast<uint8_t*>(p);
+  }
+#endif
+  void* p = std::malloc(n);
+  if (!p) throw std::bad_alloc();
+  return static_cast<uint8_t*>(p);
+}
+
+}  // namespace
+
+void NpyArray::Free::operator()(uint8_t* p) const { std::free(p); }
+
 void check_dtype(DType stored, DType wanted) {
   if (stored != wanted)
     throw Error(std::string("array holds ") + dtype_name(stored) + ", accessed as " + dtype_name(wanted));
@@ -237,7 +269,7 @@ NpyArray::NpyArray(DType dtype, std::vector<int64_t> shape)
       throw Error("array shape is negative or too large");
   }
   nbytes_ = static_cast<size_t>(n);
-  buf_.reset(new uint8_t[nbytes_ ? nbytes_ : 1]);
+  buf_.reset(allocate_array_buffer(nbytes_));
 }
 
 int64_t NpyArray::count() const {

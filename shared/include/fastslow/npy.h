@@ -81,7 +81,10 @@ class NpyArray {
   DType dtype_ = DType::U8;
   std::vector<int64_t> shape_;
   size_t nbytes_ = 0;
-  std::unique_ptr<uint8_t[]> buf_;
+  struct Free {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t, Free> buf_;
 };
 
 template <class T>

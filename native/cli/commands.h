@@ -1,0 +1,20 @@
+// Each subcommand registers itself on the app and returns the function that
+// runs it; main() owns parsing and turns fastslow::Error into exit code 2.
+#pragma once
+
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace fastslow::cli {
+
+struct Command {
+  CLI::App* sub;
+  std::function<int()> run;
+};
+
+Command add_info_command(CLI::App& app);
+
+}  // namespace fastslow::cli

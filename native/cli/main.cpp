@@ -1,0 +1,36 @@
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <vector>
+
+#include "commands.h"
+#include "fastslow/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "fastslow: learned cost models for TpuGraphs (XLA graphs, compiler configs, TPU runtimes).\n"
+      "Exit codes: 0 ok, 1 usage error, 2 bad input file."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "fastslow 0.1.0");
+
+  const std::vector<fastslow::cli::Command> commands = {
+      fastslow::cli::add_info_command(app),
+  };
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 1;
+  }
+  try {
+    for (const auto& c : commands)
+      if (c.sub->parsed()) return c.run();
+  } catch (const fastslow::Error& e) {
+    std::fprintf(stderr, "fastslow: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fastslow: internal error: %s\n", e.what());
+    return 3;
+  }
+  return 1;
+}
