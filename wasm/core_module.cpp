@@ -28,8 +28,7 @@ extern "C" {
 // Describes an npz held in memory (the bytes of a file the user opened).
 EMSCRIPTEN_KEEPALIVE char* fastslow_info_json(const uint8_t* bytes, size_t size, const char* name) {
   try {
-    std::vector<uint8_t> copy(bytes, bytes + size);
-    const fastslow::NpzReader npz = fastslow::NpzReader::from_memory(name ? name : "file.npz", std::move(copy));
+    const fastslow::NpzReader npz(fastslow::memory_view_source(name ? name : "file.npz", bytes, size));
     return to_c(fastslow::graph_info_json(fastslow::graph_info(npz), -1));
   } catch (const std::exception& e) {
     return to_c(error_json(e.what()));

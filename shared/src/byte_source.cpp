@@ -52,17 +52,34 @@ class FileSource final : public ByteSource {
   uint64_t size_ = 0;
 };
 
-class MemorySource final : public ByteSource {
+class MemoryView : public ByteSource {
  public:
-  MemorySource(std::string name, std::vector<uint8_t> bytes)
-      : ByteSource(std::move(name)), bytes_(std::move(bytes)) {}
+  MemoryView(std::string name, const uint8_t* data, size_t size)
+      : ByteSource(std::move(name)), data_(data), size_(size) {}
 
-  uint64_t size() const override { return bytes_.size(); }
+  uint64_t size() const override { return size_; }
 
   void read(uint64_t offset, size_t n, void* dst) const override {
-    if (offset > bytes_.size() || n > bytes_.size() - offset)
-      throw Error(name(), "", "unexpected end of data (truncated?)");
-    if (n) std::memcpy(dst, bytes_.data() + offset, n);
+    if (offset > size_ || n > size_ - offset) throw Error(name(), "", "unexpected end of data (truncated?)");
+    if (n) std::memcpy(dst, data_ + offset, n);
+  }
+
+ protected:
+  void reset(const uint8_t* data, size_t size) {
+    data_ = data;
+    size_ = size;
+  }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+};
+
+class MemorySource final : public MemoryView {
+ public:
+  MemorySource(std::string name, std::vector<uint8_t> bytes)
+      : MemoryView(std::move(name), nullptr, 0), bytes_(std::move(bytes)) {
+    reset(bytes_.data(), bytes_.size());
   }
 
  private:
@@ -70,6 +87,10 @@ class MemorySource final : public ByteSource {
 };
 
 }  // namespace
+
+std::shared_ptr<ByteSource> memory_view_source(std::string name, const uint8_t* bytes, size_t size) {
+  return std::make_shared<MemoryView>(std::move(name), bytes, size);
+}
 
 std::shared_ptr<ByteSource> open_file_source(const std::string& path) {
   return std::make_shared<FileSource>(path);

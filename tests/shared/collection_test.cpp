@@ -10,41 +10,25 @@
 #include <vector>
 
 #include "fastslow/error.h"
+#include "test_support.h"
 
 namespace fastslow {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory per test, removed afterwards even when the test fails.
-class TempDir {
+// A scratch dataset tree, removed afterwards even when the test fails.
+class Tree : public test::TempDir {
  public:
-  TempDir() {
-    std::mt19937_64 rng(std::random_device{}() ^
-                        static_cast<uint64_t>(
-                            std::chrono::steady_clock::now().time_since_epoch().count()));
-    for (;;) {
-      path_ = fs::temp_directory_path() / ("fastslow_collection_" + std::to_string(rng()));
-      if (fs::create_directory(path_)) return;
-    }
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-  std::string str() const { return path_.string(); }
-
+  fs::path root() const { return fs::path(path()); }
+  std::string str() const { return path(); }
   // Creates an empty placeholder file (and its parents).
   void touch(const std::string& rel) const {
-    fs::path p = path_ / rel;
+    const fs::path p = root() / rel;
     fs::create_directories(p.parent_path());
     std::ofstream f(p);
   }
-  void mkdir(const std::string& rel) const { fs::create_directories(path_ / rel); }
-
- private:
-  fs::path path_;
+  void mkdir(const std::string& rel) const { fs::create_directories(root() / rel); }
 };
 
 template <class F>
@@ -103,7 +87,7 @@ TEST(FileStem, DropsDirectoryAndExtension) {
 }
 
 TEST(Discover, FullTreeFromDatasetRoot) {
-  TempDir d;
+  Tree d;
   d.touch("npz/tile/xla/train/b.npz");
   d.touch("npz/tile/xla/train/a.npz");
   d.touch("npz/tile/xla/valid/v.npz");
@@ -115,23 +99,23 @@ TEST(Discover, FullTreeFromDatasetRoot) {
 
   std::vector<Collection> cs = discover_collections(d.str());
   EXPECT_EQ(ids_of(cs), all_collection_ids());
-  EXPECT_EQ(cs[0].dir, (d.path() / "npz" / "tile" / "xla").string());
-  EXPECT_EQ(cs[1].dir, (d.path() / "npz" / "layout" / "xla" / "random").string());
+  EXPECT_EQ(cs[0].dir, (d.root() / "npz" / "tile" / "xla").string());
+  EXPECT_EQ(cs[1].dir, (d.root() / "npz" / "layout" / "xla" / "random").string());
   EXPECT_EQ(stems(cs[0].split("train")), (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(cs[0].split("train")[0], (d.path() / "npz/tile/xla/train/a.npz").string());
+  EXPECT_EQ(cs[0].split("train")[0], (d.root() / "npz/tile/xla/train/a.npz").string());
   for (const Collection& c : cs) EXPECT_EQ(c.files.size(), 3u) << c.id.str();
 }
 
 TEST(Discover, AcceptsNpzDirectoryItself) {
-  TempDir d;
+  Tree d;
   d.touch("npz/layout/nlp/default/valid/x.npz");
-  std::vector<Collection> cs = discover_collections((d.path() / "npz").string());
+  std::vector<Collection> cs = discover_collections((d.root() / "npz").string());
   ASSERT_EQ(ids_of(cs), (std::vector<std::string>{"layout:nlp:default"}));
   EXPECT_EQ(stems(cs[0].split("valid")), (std::vector<std::string>{"x"}));
 }
 
 TEST(Discover, PartialTreeKeepsFixedOrderAndOnlyPresentSplits) {
-  TempDir d;
+  Tree d;
   d.touch("npz/layout/nlp/random/test/z.npz");
   d.touch("npz/layout/xla/default/train/y.npz");
   d.mkdir("npz/layout/xla/random");  // no split dir: not a collection
@@ -144,7 +128,7 @@ TEST(Discover, PartialTreeKeepsFixedOrderAndOnlyPresentSplits) {
 }
 
 TEST(Discover, IgnoresNonNpzAndSortsByName) {
-  TempDir d;
+  Tree d;
   for (const char* n : {"c.npz", "a.npz", "B.npz", "notes.txt", "d.npz.part", "npz"})
     d.touch(std::string("npz/tile/xla/train/") + n);
   d.mkdir("npz/tile/xla/train/dir.npz");  // a directory, not a file
@@ -156,7 +140,7 @@ TEST(Discover, IgnoresNonNpzAndSortsByName) {
 }
 
 TEST(Discover, EmptySplitDirIsPresentButEmpty) {
-  TempDir d;
+  Tree d;
   d.mkdir("npz/tile/xla/test");
   std::vector<Collection> cs = discover_collections(d.str());
   ASSERT_EQ(cs.size(), 1u);
@@ -165,14 +149,14 @@ TEST(Discover, EmptySplitDirIsPresentButEmpty) {
 }
 
 TEST(Discover, Errors) {
-  TempDir d;
-  std::string missing = (d.path() / "nope").string();
+  Tree d;
+  std::string missing = (d.root() / "nope").string();
   std::string msg = error_of([&] { discover_collections(missing); });
   EXPECT_NE(msg.find(missing), std::string::npos) << msg;
   EXPECT_NE(msg.find("does not exist"), std::string::npos) << msg;
 
   d.touch("file.npz");
-  msg = error_of([&] { discover_collections((d.path() / "file.npz").string()); });
+  msg = error_of([&] { discover_collections((d.root() / "file.npz").string()); });
   EXPECT_NE(msg.find("not a directory"), std::string::npos) << msg;
 
   d.mkdir("npz/tile/xla");  // collection dir with no split dirs
@@ -184,7 +168,7 @@ TEST(Discover, Errors) {
 }
 
 TEST(FindCollection, FindsPresentAndListsOthers) {
-  TempDir d;
+  Tree d;
   d.touch("npz/tile/xla/train/a.npz");
   d.touch("npz/layout/xla/random/valid/b.npz");
   Collection c = find_collection(d.str(), "layout:xla:random");

@@ -195,3 +195,20 @@ TEST(NpzReader, ErrorsNameFileAndArray) {
   EXPECT_THROW(npz.read_rows("config_runtime", std::vector<int64_t>{-1}), Error);
   EXPECT_THROW(NpzReader::open("/nonexistent/file.npz"), Error);
 }
+
+TEST(NpzReader, ReadsFromABorrowedBuffer) {
+  // The browser hands over a file's bytes; the view reads them in place.
+  const std::vector<uint8_t> bytes = test::read_bytes(test::shared_data("cleaned_alexnet.npz"));
+  const NpzReader view(memory_view_source("alexnet.npz", bytes.data(), bytes.size()));
+  const NpzReader file = NpzReader::open(test::shared_data("cleaned_alexnet.npz"));
+  EXPECT_EQ(view.file(), "alexnet.npz");
+  for (const std::string& name : file.names()) EXPECT_EQ(bytes_of(view.read(name)), bytes_of(file.read(name))) << name;
+  EXPECT_EQ(bytes_of(view.read_rows("node_config_feat", {3, 47000})),
+            bytes_of(file.read_rows("node_config_feat", {3, 47000})));
+  try {
+    NpzReader cut(memory_view_source("cut.npz", bytes.data(), bytes.size() / 3));
+    FAIL() << "a truncated buffer must not open";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.file(), "cut.npz");
+  }
+}

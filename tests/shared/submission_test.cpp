@@ -10,33 +10,14 @@
 #include <vector>
 
 #include "fastslow/error.h"
+#include "test_support.h"
 
 namespace fastslow {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory per test, removed afterwards even when the test fails.
-class TempDir {
- public:
-  TempDir() {
-    std::mt19937_64 rng(std::random_device{}() ^
-                        static_cast<uint64_t>(
-                            std::chrono::steady_clock::now().time_since_epoch().count()));
-    for (;;) {
-      path_ = fs::temp_directory_path() / ("fastslow_submission_" + std::to_string(rng()));
-      if (fs::create_directory(path_)) return;
-    }
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);

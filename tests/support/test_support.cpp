@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <stdexcept>
 #ifndef __EMSCRIPTEN__
 #include <sys/wait.h>
@@ -21,11 +22,16 @@ std::string shared_data(const std::string& name) {
 }
 
 TempDir::TempDir() {
+  // ctest runs test processes in parallel: retry until the name is ours.
   static std::atomic<int> counter{0};
-  const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-  path_ = (fs::temp_directory_path() /
-           ("fastslow-test-" + std::to_string(stamp) + "-" + std::to_string(counter++))).string();
-  fs::create_directories(path_);
+  std::random_device rd;
+  for (;;) {
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    path_ = (fs::temp_directory_path() / ("fastslow-test-" + std::to_string(stamp) + "-" +
+                                          std::to_string(rd()) + "-" + std::to_string(counter++)))
+                .string();
+    if (fs::create_directories(path_)) return;
+  }
 }
 
 TempDir::~TempDir() {

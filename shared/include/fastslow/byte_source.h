@@ -29,5 +29,8 @@ class ByteSource {
 
 std::shared_ptr<ByteSource> open_file_source(const std::string& path);
 std::shared_ptr<ByteSource> memory_source(std::string name, std::vector<uint8_t> bytes);
+// Non-owning: the caller keeps `bytes` alive as long as the source (and any
+// reader on it). Lets the browser read a file's buffer without a second copy.
+std::shared_ptr<ByteSource> memory_view_source(std::string name, const uint8_t* bytes, size_t size);
 
 }  // namespace fastslow
