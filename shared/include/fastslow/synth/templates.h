@@ -1,0 +1,30 @@
+// Model templates for the synthetic generator: realistic HLO graphs of a few
+// model families, grown block by block until they reach a node-count target.
+// Everything is drawn from the given Rng, so a seed fixes the graph exactly,
+// natively and in wasm.
+#pragma once
+
+#include "fastslow/synth/hlo.h"
+#include "fastslow/synth/rng.h"
+
+namespace fastslow::synth {
+
+// Layout graphs (whole programs). `target_nodes` is approximate: blocks are
+// added while the graph is smaller than it, so results land within about one
+// block of it (tens of nodes; a few hundred for huge layers). Each has
+// several computations (calls, fusions, while bodies) and a tuple as root.
+HloGraph resnet_like(Rng& rng, int target_nodes);          // conv/BN/relu residual stages
+HloGraph transformer_encoder(Rng& rng, int target_nodes);  // LN, attention, GELU MLP
+HloGraph mlp(Rng& rng, int target_nodes);                  // dense layers, fused bias+act
+HloGraph rnn_unrolled(Rng& rng, int target_nodes);         // LSTM steps unrolled + a while loop
+
+enum class ModelTemplate { ResNet, Transformer, Mlp, Rnn };
+const char* template_name(ModelTemplate t);  // "resnet" | "transformer" | "mlp" | "rnn"
+HloGraph generate(ModelTemplate t, Rng& rng, int target_nodes);
+
+// A tile graph: one fused kernel (elementwise, reduce, dot or convolution
+// flavoured) of about target_nodes nodes, clamped to 5..100, one computation
+// whose root is its single array output.
+HloGraph tile_kernel(Rng& rng, int target_nodes);
+
+}  // namespace fastslow::synth

@@ -1,0 +1,393 @@
+#include "fastslow/synth/templates.h"
+
+#include <algorithm>
+#include <string>
+
+#include "fastslow/error.h"
+
+namespace fastslow::synth {
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+// Building blocks shared by the templates. Weights are parameters of the
+// entry computation and constants inside callees (a callee only sees what
+// its caller passes, and inference graphs fold weights into constants).
+struct Net {
+  HloBuilder& b;
+  Rng& rng;
+  ElementType t;
+
+  Dims dims(int x) const { return b.dims(x); }  // a copy: building may move nodes
+  int64_t last(int x) const { return b.dims(x).back(); }
+
+  int weight(Dims d) { return b.current_computation() == 0 ? b.parameter(t, std::move(d)) : b.constant(t, std::move(d)); }
+  int scalar() { return b.constant(t, {}); }
+  int splat(const Dims& d) { return b.broadcast(scalar(), d, {}); }
+  // A [C] vector broadcast along the last dimension of shape d.
+  int along_last(int v, const Dims& d) { return b.broadcast(v, d, {static_cast<int64_t>(d.size()) - 1}); }
+
+  int relu(int x) { return b.binary("maximum", x, splat(dims(x))); }
+  int bias(int x) { return b.binary("add", x, along_last(weight({last(x)}), dims(x))); }
+  int activation(int x) {
+    switch (rng.uniform_int(0, 3)) {
+      case 0: return b.unary("tanh", x);
+      case 1: return b.unary("logistic", x);
+      default: return relu(x);
+    }
+  }
+
+  // Batch norm in inference form: (x - mean) * rsqrt(var + eps) * scale + offset.
+  int batch_norm(int x) {
+    const Dims d = dims(x);
+    const int64_t c = d.back();
+    const int scale = weight({c}), offset = weight({c}), mean = weight({c}), var = weight({c});
+    const int eps = b.broadcast(scalar(), {c}, {});
+    const int inv = b.binary("multiply", b.unary("rsqrt", b.binary("add", var, eps)), scale);
+    const int centred = b.binary("subtract", x, along_last(mean, d));
+    return b.binary("add", b.binary("multiply", centred, along_last(inv, d)), along_last(offset, d));
+  }
+
+  // Reduces the last dimension and broadcasts the result back. The reducer
+  // (add or maximum) is a tiny computation that is not emitted.
+  int reduce_last_back(int x) {
+    const Dims d = dims(x);
+    const int r = static_cast<int>(d.size());
+    const int red = b.reduce(x, scalar(), {r - 1});
+    Dims keep;
+    for (int i = 0; i < r - 1; ++i) keep.push_back(i);
+    return b.broadcast(red, d, keep);
+  }
+
+  int layer_norm(int x) {
+    const Dims d = dims(x);
+    const int mean = b.binary("multiply", reduce_last_back(x), splat(d));
+    const int centred = b.binary("subtract", x, mean);
+    const int var = b.binary("multiply", reduce_last_back(b.binary("multiply", centred, centred)), splat(d));
+    const int inv = b.unary("rsqrt", b.binary("add", var, splat(d)));
+    const int normed = b.binary("multiply", centred, inv);
+    return b.binary("add", b.binary("multiply", normed, along_last(weight({d.back()}), d)),
+                    along_last(weight({d.back()}), d));
+  }
+
+  int softmax(int x) {
+    const int shifted = b.binary("subtract", x, reduce_last_back(x));
+    const int e = b.unary("exponential", shifted);
+    return b.binary("divide", e, reduce_last_back(e));
+  }
+
+  // x [.., K] times a [K, N] weight, as XLA lowers dense layers: flatten the
+  // leading dims, dot, restore them.
+  int dense(int x, int64_t n) {
+    Dims d = dims(x);
+    const int64_t k = d.back();
+    int64_t rows = 1;
+    for (size_t i = 0; i + 1 < d.size(); ++i) rows *= d[i];
+    const int flat = d.size() == 2 ? x : b.reshape(x, {rows, k});
+    const int y = b.matmul(flat, weight({k, n}));
+    if (d.size() == 2) return y;
+    d.back() = n;
+    return b.reshape(y, d);
+  }
+
+  // NHWC convolution with SAME padding.
+  int conv(int x, int64_t cout, int64_t k, int64_t stride) {
+    const Dims d = dims(x);
+    Window w = Window::of({k, k});
+    for (int i = 0; i < 2; ++i) {
+      const int64_t in = d[1 + i];
+      const int64_t out = (in + stride - 1) / stride;
+      const int64_t total = std::max<int64_t>((out - 1) * stride + k - in, 0);
+      w.stride[i] = stride;
+      w.pad_low[i] = total / 2;
+      w.pad_high[i] = total - total / 2;
+    }
+    return b.convolution(x, weight({k, k, d[3], cout}), w, ConvDimensionNumbers::nhwc(2));
+  }
+
+  int max_pool(int x, int64_t k, int64_t stride) {
+    Window w = Window::of({1, k, k, 1});
+    w.stride = {1, stride, stride, 1};
+    w.pad_low = {0, (k - 1) / 2, (k - 1) / 2, 0};
+    w.pad_high = {0, k / 2, k / 2, 0};
+    return b.reduce_window(x, scalar(), w);
+  }
+
+  // The program's outputs, as XLA returns them.
+  HloGraph finish(const std::vector<int>& outputs) { return b.build(b.tuple(outputs)); }
+};
+
+ElementType model_type(Rng& rng) { return rng.chance(0.3) ? ElementType::BF16 : ElementType::F32; }
+
+}  // namespace
+
+const char* template_name(ModelTemplate t) {
+  switch (t) {
+    case ModelTemplate::ResNet: return "resnet";
+    case ModelTemplate::Transformer: return "transformer";
+    case ModelTemplate::Mlp: return "mlp";
+    case ModelTemplate::Rnn: return "rnn";
+  }
+  return "";
+}
+
+HloGraph generate(ModelTemplate t, Rng& rng, int target_nodes) {
+  switch (t) {
+    case ModelTemplate::ResNet: return resnet_like(rng, target_nodes);
+    case ModelTemplate::Transformer: return transformer_encoder(rng, target_nodes);
+    case ModelTemplate::Mlp: return mlp(rng, target_nodes);
+    case ModelTemplate::Rnn: return rnn_unrolled(rng, target_nodes);
+  }
+  throw Error("synth: unknown model template");
+}
+
+HloGraph resnet_like(Rng& rng, int target_nodes) {
+  HloBuilder b;
+  Net n{b, rng, model_type(rng)};
+  const int64_t batch = rng.pick<int64_t>({1, 8, 16, 32, 64});
+  const int64_t hw = rng.pick<int64_t>({32, 64, 128, 224});
+  int64_t channels = rng.pick<int64_t>({16, 32, 64});
+  const int64_t classes = rng.pick<int64_t>({10, 100, 1000});
+
+  int x = b.parameter(n.t, {batch, hw, hw, 3});
+  x = n.relu(n.batch_norm(n.conv(x, channels, hw >= 128 ? 7 : 3, hw >= 128 ? 2 : 1)));
+  if (hw >= 128) x = n.max_pool(x, 3, 2);
+
+  // The classifier head costs ~20 nodes; stop growing before it.
+  const int budget = std::max(target_nodes - 20, 1);
+  int in_stage = 0, stage_len = static_cast<int>(rng.uniform_int(2, 6));
+  while (b.size() < budget) {
+    int64_t stride = 1, cout = channels;
+    if (in_stage == stage_len) {
+      in_stage = 0;
+      stage_len = static_cast<int>(rng.uniform_int(2, 6));
+      if (n.dims(x)[1] > 4) stride = 2;
+      cout = std::min<int64_t>(channels * 2, 2048);
+    }
+    const bool bottleneck = rng.chance(0.4);
+    const auto block = [&, stride, cout, bottleneck](HloBuilder&, const std::vector<int>& in) {
+      const int y0 = in[0];
+      const int64_t cin = n.dims(y0)[3];
+      int y;
+      if (bottleneck) {
+        const int64_t mid = std::max<int64_t>(cout / 4, 8);
+        y = n.relu(n.batch_norm(n.conv(y0, mid, 1, 1)));
+        y = n.relu(n.batch_norm(n.conv(y, mid, 3, stride)));
+        y = n.batch_norm(n.conv(y, cout, 1, 1));
+      } else {
+        y = n.relu(n.batch_norm(n.conv(y0, cout, 3, stride)));
+        y = n.batch_norm(n.conv(y, cout, 3, 1));
+      }
+      const int shortcut = (stride != 1 || cin != cout) ? n.batch_norm(n.conv(y0, cout, 1, stride)) : y0;
+      return n.relu(b.binary("add", y, shortcut));
+    };
+    // Some blocks live in their own computation, as XLA outlines them.
+    x = rng.chance(0.1) ? b.call({x}, block) : block(b, {x});
+    channels = cout;
+    ++in_stage;
+  }
+
+  // Global average pool, classifier, softmax.
+  int pooled = b.reduce(x, n.scalar(), {1, 2});
+  pooled = b.binary("multiply", pooled, n.splat(n.dims(pooled)));
+  const int logits = n.bias(n.dense(pooled, classes));
+  return n.finish({n.softmax(logits), logits});
+}
+
+HloGraph transformer_encoder(Rng& rng, int target_nodes) {
+  HloBuilder b;
+  Net n{b, rng, model_type(rng)};
+  const int64_t batch = rng.pick<int64_t>({1, 4, 8, 32});
+  const int64_t seq = rng.pick<int64_t>({64, 128, 256, 512});
+  const int64_t heads = rng.pick<int64_t>({4, 8, 12, 16});
+  const int64_t head_dim = rng.pick<int64_t>({32, 64});
+  const int64_t model = heads * head_dim;
+  const int64_t ffn = model * rng.pick<int64_t>({2, 4});
+
+  int x = b.parameter(n.t, {batch, seq, model});
+  const int pos = b.parameter(n.t, {seq, model});
+  x = b.binary("add", x, b.broadcast(pos, {batch, seq, model}, {1, 2}));
+
+  const auto layer = [&](HloBuilder&, const std::vector<int>& in) {
+    const int h0 = in[0];
+    const int h = n.layer_norm(h0);
+    // [B, S, D] -> [B, H, S, Dh] per projection.
+    const auto project = [&](int v) {
+      const int p = b.reshape(n.bias(n.dense(v, model)), {batch, seq, heads, head_dim});
+      return b.transpose(p, {0, 2, 1, 3});
+    };
+    const int q = project(h), k = project(h), v = project(h);
+    DotDimensionNumbers qk{{0, 1}, {3}, {0, 1}, {3}};
+    int scores = b.dot(q, k, qk);  // [B, H, S, S]
+    scores = b.binary("multiply", scores, n.splat(n.dims(scores)));
+    const int probs = n.softmax(scores);
+    DotDimensionNumbers pv{{0, 1}, {3}, {0, 1}, {2}};
+    const int ctx = b.transpose(b.dot(probs, v, pv), {0, 2, 1, 3});  // [B, S, H, Dh]
+    const int attn = n.bias(n.dense(b.reshape(ctx, {batch, seq, model}), model));
+    const int r1 = b.binary("add", h0, attn);
+    // GELU, tanh form: 0.5 x (1 + tanh(c (x + 0.044715 x^3))).
+    const int u = n.bias(n.dense(n.layer_norm(r1), ffn));
+    const Dims ud = n.dims(u);
+    const int cube = b.binary("multiply", b.binary("multiply", u, u), u);
+    const int inner = b.binary("multiply", b.binary("add", u, b.binary("multiply", cube, n.splat(ud))), n.splat(ud));
+    const int gate = b.binary("add", b.unary("tanh", inner), n.splat(ud));
+    const int gelu = b.binary("multiply", b.binary("multiply", u, gate), n.splat(ud));
+    return b.binary("add", r1, n.bias(n.dense(gelu, model)));
+  };
+
+  const int budget = std::max(target_nodes - 60, 1);
+  while (b.size() < budget) x = rng.chance(0.15) ? b.call({x}, layer) : layer(b, {x});
+
+  const int out = n.layer_norm(x);
+  int pooled = b.reduce(out, n.scalar(), {1});  // mean over the sequence
+  pooled = b.binary("multiply", pooled, n.splat(n.dims(pooled)));
+  const int logits = n.bias(n.dense(pooled, rng.pick<int64_t>({2, 10, 1000})));
+  return n.finish({logits, out});
+}
+
+HloGraph mlp(Rng& rng, int target_nodes) {
+  HloBuilder b;
+  Net n{b, rng, model_type(rng)};
+  const int64_t batch = rng.pick<int64_t>({1, 16, 128, 1024});
+  const std::vector<int64_t> widths = {64, 128, 256, 512, 1024, 2048};
+  int x = b.parameter(n.t, {batch, rng.pick(widths)});
+
+  const int budget = std::max(target_nodes - 25, 1);
+  while (b.size() < budget) {
+    const int y = n.dense(x, rng.pick(widths));
+    const int bias = b.parameter(n.t, {n.last(y)});
+    if (rng.chance(0.5)) {
+      // Bias and activation fused into one kernel: its own computation.
+      const int act = static_cast<int>(rng.uniform_int(0, 2));
+      x = b.fusion({y, bias}, [&, act](HloBuilder&, const std::vector<int>& p) {
+        const int s = b.binary("add", p[0], n.along_last(p[1], n.dims(p[0])));
+        return act == 0 ? n.relu(s) : b.unary(act == 1 ? "tanh" : "logistic", s);
+      });
+    } else {
+      x = n.activation(b.binary("add", y, n.along_last(bias, n.dims(y))));
+      if (rng.chance(0.3)) x = n.batch_norm(x);
+    }
+  }
+
+  // Softmax cross-entropy against a labels parameter.
+  const int logits = n.dense(x, rng.pick<int64_t>({2, 10, 100}));
+  const int probs = n.softmax(logits);
+  const int labels = b.parameter(n.t, n.dims(logits));
+  const int ll = b.binary("multiply", labels, b.unary("log", probs));
+  const int loss = b.unary("negate", b.reduce(ll, n.scalar(), {0, 1}));
+  return n.finish({loss, probs});
+}
+
+HloGraph rnn_unrolled(Rng& rng, int target_nodes) {
+  HloBuilder b;
+  Net n{b, rng, model_type(rng)};
+  const int64_t steps = rng.uniform_int(8, 64);
+  const int64_t batch = rng.pick<int64_t>({1, 8, 32, 128});
+  const int64_t embed = rng.pick<int64_t>({64, 128, 256});
+  const int64_t hidden = rng.pick<int64_t>({128, 256, 512});
+
+  const int input = b.parameter(n.t, {steps, batch, embed});
+  const int wx = b.parameter(n.t, {embed, 4 * hidden});
+  const int wh = b.parameter(n.t, {hidden, 4 * hidden});
+  const int bias = b.parameter(n.t, {4 * hidden});
+
+  // One LSTM cell on x_t [B, E]; returns {h, c}.
+  const auto cell = [&](int xt, int h, int c, int wx_, int wh_, int bias_) {
+    const int z0 = b.binary("add", b.matmul(xt, wx_), b.matmul(h, wh_));
+    const int z = b.binary("add", z0, n.along_last(bias_, {batch, 4 * hidden}));
+    const auto gate = [&](int i) { return b.slice(z, {0, i * hidden}, {batch, (i + 1) * hidden}); };
+    const int ig = b.unary("logistic", gate(0)), fg = b.unary("logistic", gate(1));
+    const int gg = b.unary("tanh", gate(2)), og = b.unary("logistic", gate(3));
+    const int c2 = b.binary("add", b.binary("multiply", fg, c), b.binary("multiply", ig, gg));
+    return std::pair<int, int>{b.binary("multiply", og, b.unary("tanh", c2)), c2};
+  };
+  const auto step_input = [&](int64_t t) {
+    return b.reshape(b.slice(input, {t, 0, 0}, {t + 1, batch, embed}), {batch, embed});
+  };
+
+  int h = b.broadcast(n.scalar(), {batch, hidden}, {});
+  int c = b.broadcast(n.scalar(), {batch, hidden}, {});
+  std::vector<int> outputs;
+  int64_t t = 0;
+  // A while loop over the first steps, as XLA keeps a scan: state is
+  // (step, h, c, input, wx, wh, bias).
+  if (rng.chance(0.8)) {
+    const int64_t loop_steps = rng.uniform_int(1, steps);
+    const int zero = b.constant(ElementType::S32, {});
+    const int state = b.tuple({zero, h, c, input, wx, wh, bias});
+    const int loop = b.while_loop(
+        state,
+        [&](HloBuilder&, const std::vector<int>& p) {
+          const int i = b.get_tuple_element(p[0], 0);
+          return b.compare(i, b.constant(ElementType::S32, {}));
+        },
+        [&](HloBuilder&, const std::vector<int>& p) {
+          std::vector<int> e;
+          for (int k = 0; k < 7; ++k) e.push_back(b.get_tuple_element(p[0], k));
+          const int zero_i = b.constant(ElementType::S32, {});
+          const int xt = b.reshape(b.dynamic_slice(e[3], {e[0], zero_i, zero_i}, {1, batch, embed}), {batch, embed});
+          const auto hc = cell(xt, e[1], e[2], e[4], e[5], e[6]);
+          const int next = b.binary("add", e[0], b.constant(ElementType::S32, {}));
+          return b.tuple({next, hc.first, hc.second, e[3], e[4], e[5], e[6]});
+        });
+    h = b.get_tuple_element(loop, 1);
+    c = b.get_tuple_element(loop, 2);
+    t = loop_steps;
+    outputs.push_back(h);
+  }
+  // Then the rest unrolled, wrapping around the sequence to reach the target.
+  const int budget = std::max(target_nodes - 25, 1);
+  while (b.size() < budget) {
+    const auto hc = cell(step_input(t % steps), h, c, wx, wh, bias);
+    h = hc.first;
+    c = hc.second;
+    ++t;
+  }
+  const int logits = n.bias(n.dense(h, rng.pick<int64_t>({2, 10, 1000})));
+  outputs.insert(outputs.begin(), n.softmax(logits));
+  outputs.push_back(c);
+  return n.finish(outputs);
+}
+
+HloGraph tile_kernel(Rng& rng, int target_nodes) {
+  const int target = std::clamp(target_nodes, 5, 100);
+  HloBuilder b;
+  Net n{b, rng, model_type(rng)};
+  const int kind = static_cast<int>(rng.uniform_int(0, 3));  // elementwise, reduce, dot, conv
+  int x;
+  if (kind == 3) {
+    const int64_t hw = rng.pick<int64_t>({7, 14, 28, 56});
+    x = n.conv(b.parameter(n.t, {rng.pick<int64_t>({1, 8, 32}), hw, hw, rng.pick<int64_t>({16, 64, 256})}),
+               rng.pick<int64_t>({16, 64, 256}), rng.pick<int64_t>({1, 3}), rng.pick<int64_t>({1, 2}));
+  } else if (kind == 2) {
+    const int64_t m = rng.pick<int64_t>({128, 512, 2048}), k = rng.pick<int64_t>({128, 512, 1024});
+    x = b.matmul(b.parameter(n.t, {m, k}), b.parameter(n.t, {k, rng.pick<int64_t>({128, 256, 1024})}));
+  } else {
+    Dims d;
+    const int rank = static_cast<int>(rng.uniform_int(1, 4));
+    for (int i = 0; i < rank; ++i) d.push_back(rng.pick<int64_t>({8, 16, 128, 256, 1024}));
+    x = b.parameter(n.t, d);
+  }
+  // Epilogue of elementwise ops (1-6 nodes each), then single unary ops to
+  // land on the target exactly, leaving room for the final reduce (2 nodes).
+  const int room = kind == 1 ? 2 : 0;
+  while (b.size() + 6 + room <= target) {
+    const Dims d = n.dims(x);
+    switch (rng.uniform_int(0, 4)) {
+      case 0: x = b.unary(rng.pick<std::string>({"exponential", "tanh", "negate", "rsqrt", "abs"}), x); break;
+      case 1: x = b.binary(rng.pick<std::string>({"add", "multiply", "subtract", "maximum"}), x, b.parameter(n.t, d)); break;
+      case 2: x = b.binary(rng.pick<std::string>({"multiply", "add"}), x, n.splat(d)); break;
+      case 3: {
+        const int row = n.along_last(b.parameter(n.t, {d.back()}), d);
+        x = b.binary("add", x, row);
+        break;
+      }
+      default: x = b.select(b.compare(x, n.splat(d)), x, n.splat(d)); break;
+    }
+  }
+  while (b.size() + room < target) x = b.unary(rng.chance(0.5) ? "negate" : "exponential", x);
+  if (kind == 1) x = b.reduce(x, n.scalar(), {static_cast<int64_t>(n.dims(x).size()) - 1});
+  return b.build(x);
+}
+
+}  // namespace fastslow::synth
