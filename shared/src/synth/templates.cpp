@@ -357,11 +357,21 @@ HloGraph tile_kernel(Rng& rng, int target_nodes) {
   int x;
   if (kind == 3) {
     const int64_t hw = rng.pick<int64_t>({7, 14, 28, 56});
-    x = n.conv(b.parameter(n.t, {rng.pick<int64_t>({1, 8, 32}), hw, hw, rng.pick<int64_t>({16, 64, 256})}),
-               rng.pick<int64_t>({16, 64, 256}), rng.pick<int64_t>({1, 3}), rng.pick<int64_t>({1, 2}));
+    // One draw per statement: argument evaluation order is unspecified and
+    // differs between GCC and clang, which would change the kernel in wasm.
+    const int64_t batch = rng.pick<int64_t>({1, 8, 32});
+    const int64_t in_ch = rng.pick<int64_t>({16, 64, 256});
+    const int64_t out_ch = rng.pick<int64_t>({16, 64, 256});
+    const int64_t window = rng.pick<int64_t>({1, 3});
+    const int64_t stride = rng.pick<int64_t>({1, 2});
+    const int input = b.parameter(n.t, {batch, hw, hw, in_ch});
+    x = n.conv(input, out_ch, window, stride);
   } else if (kind == 2) {
     const int64_t m = rng.pick<int64_t>({128, 512, 2048}), k = rng.pick<int64_t>({128, 512, 1024});
-    x = b.matmul(b.parameter(n.t, {m, k}), b.parameter(n.t, {k, rng.pick<int64_t>({128, 256, 1024})}));
+    const int64_t cols = rng.pick<int64_t>({128, 256, 1024});
+    const int lhs = b.parameter(n.t, {m, k});
+    const int rhs = b.parameter(n.t, {k, cols});
+    x = b.matmul(lhs, rhs);
   } else {
     Dims d;
     const int rank = static_cast<int>(rng.uniform_int(1, 4));
