@@ -16,5 +16,6 @@ struct Command {
 };
 
 Command add_info_command(CLI::App& app);
+Command add_synth_command(CLI::App& app);
 
 }  // namespace fastslow::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
 
   const std::vector<fastslow::cli::Command> commands = {
       fastslow::cli::add_info_command(app),
+      fastslow::cli::add_synth_command(app),
   };
 
   try {

@@ -1,0 +1,29 @@
+// A terminal progress bar with rate and ETA, on stderr so stdout stays clean
+// for data. Without a terminal it prints a line every few percent instead.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace fastslow::cli {
+
+class ProgressBar {
+ public:
+  ProgressBar(std::string label, size_t total, std::string unit);
+  void update(size_t done, const std::string& note = "");
+  void finish(const std::string& note = "");
+
+ private:
+  std::string label_, unit_;
+  size_t total_;
+  bool tty_;
+  int last_percent_ = -1;
+  std::chrono::steady_clock::time_point start_, last_draw_;
+};
+
+// Ctrl-C sets a flag instead of killing the process, so long jobs can finish
+// the current step, save, and exit cleanly. A second Ctrl-C exits at once.
+void install_interrupt_handler();
+bool interrupted();
+
+}  // namespace fastslow::cli

@@ -1,0 +1,326 @@
+#include "fastslow/synth/dataset.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "fastslow/error.h"
+#include "fastslow/npz_writer.h"
+#include "fastslow/synth/features.h"
+#include "fastslow/synth/layout_configs.h"
+#include "fastslow/synth/layout_cost.h"
+#include "fastslow/synth/tile_configs.h"
+#include "fastslow/synth/tile_cost.h"
+
+namespace fs = std::filesystem;
+
+namespace fastslow::synth {
+
+namespace {
+
+constexpr int kManifestVersion = 1;
+const char* const kSplits[] = {"train", "valid", "test"};
+
+uint64_t splitmix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Log-uniform integer in [lo, hi] from the Rng's integers only (no libm).
+int64_t log_uniform(Rng& rng, int64_t lo, int64_t hi) {
+  // Pick an octave, then a value inside it: sizes spread over magnitudes
+  // as real graph and config counts do.
+  int64_t a = lo;
+  std::vector<int64_t> edges{lo};
+  while (a * 2 < hi) edges.push_back(a *= 2);
+  edges.push_back(hi);
+  const size_t k = static_cast<size_t>(rng.uniform_int(0, static_cast<int64_t>(edges.size()) - 2));
+  return rng.uniform_int(edges[k], edges[k + 1]);
+}
+
+struct CollectionPlan {
+  const char* id;
+  const char* dir;
+  int files[3];  // train, valid, test
+};
+
+// File counts: `full` mirrors the published ones (DATA.md).
+std::vector<CollectionPlan> collections(SynthScale scale) {
+  switch (scale) {
+    case SynthScale::Tiny:
+      return {{"tile:xla", "npz/tile/xla", {6, 2, 2}},
+              {"layout:xla:random", "npz/layout/xla/random", {3, 1, 1}},
+              {"layout:xla:default", "npz/layout/xla/default", {3, 1, 1}},
+              {"layout:nlp:random", "npz/layout/nlp/random", {3, 1, 1}},
+              {"layout:nlp:default", "npz/layout/nlp/default", {3, 1, 1}}};
+    case SynthScale::Small:
+      return {{"tile:xla", "npz/tile/xla", {240, 30, 30}},
+              {"layout:xla:random", "npz/layout/xla/random", {10, 3, 3}},
+              {"layout:xla:default", "npz/layout/xla/default", {10, 3, 3}},
+              {"layout:nlp:random", "npz/layout/nlp/random", {10, 3, 3}},
+              {"layout:nlp:default", "npz/layout/nlp/default", {10, 3, 3}}};
+    case SynthScale::Full:
+      return {{"tile:xla", "npz/tile/xla", {5709, 676, 844}},
+              {"layout:xla:random", "npz/layout/xla/random", {69, 7, 8}},
+              {"layout:xla:default", "npz/layout/xla/default", {61, 7, 8}},
+              {"layout:nlp:random", "npz/layout/nlp/random", {207, 20, 17}},
+              {"layout:nlp:default", "npz/layout/nlp/default", {198, 20, 17}}};
+  }
+  return {};
+}
+
+struct Sizes {
+  int64_t nodes_lo, nodes_hi, configs_lo, configs_hi, test_configs;
+};
+
+Sizes layout_sizes(SynthScale scale, bool nlp) {
+  switch (scale) {
+    case SynthScale::Tiny: return {150, 400, 60, 160, 50};
+    case SynthScale::Small: return {300, 2500, 300, 2000, 1000};
+    case SynthScale::Full: return {300, 25000, 1000, nlp ? 100000 : 40000, 1000};
+  }
+  return {};
+}
+
+Sizes tile_sizes(SynthScale scale) {
+  switch (scale) {
+    case SynthScale::Tiny: return {5, 40, 20, 60, 20};
+    case SynthScale::Small: return {5, 100, 30, 200, 60};
+    case SynthScale::Full: return {5, 100, 100, 5000, 500};
+  }
+  return {};
+}
+
+// xla collections are mostly conv nets, nlp mostly transformers.
+ModelTemplate pick_model(Rng& rng, bool nlp) {
+  const double u = rng.uniform();
+  if (nlp) return u < 0.8 ? ModelTemplate::Transformer : u < 0.9 ? ModelTemplate::Mlp : ModelTemplate::Rnn;
+  return u < 0.7 ? ModelTemplate::ResNet : u < 0.85 ? ModelTemplate::Mlp : ModelTemplate::Rnn;
+}
+
+std::string stem(const char* prefix, int index) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%s_%04d", prefix, index);
+  return buf;
+}
+
+int64_t to_ns(double v) { return static_cast<int64_t>(v + 0.5); }
+
+// Repeats some configs, as random and genetic searches revisit configs:
+// returns, per final config, the index of the sampled config it copies.
+std::vector<int64_t> with_duplicates(Rng& rng, int64_t sampled, int64_t total) {
+  std::vector<int64_t> src(static_cast<size_t>(total));
+  for (int64_t i = 0; i < total; ++i)
+    src[i] = i < sampled ? i : rng.uniform_int(0, sampled - 1);
+  // Interleave the copies among the originals.
+  for (int64_t i = total - 1; i > 0; --i) std::swap(src[i], src[rng.uniform_int(0, i)]);
+  return src;
+}
+
+void write_layout(const std::string& dir, const SynthItem& item) {
+  Rng rng(item.seed);
+  const HloGraph g = generate(item.model, rng, item.target_nodes);
+  const LayoutSpace space = layout_space(g);
+  const bool random = item.collection.find(":random") != std::string::npos;
+  const int64_t nc = space.size();
+  const int64_t w = 18;
+  // Genetic search revisits more than random sampling does.
+  const int64_t dup = item.configs * (random ? 3 : 15) / 100;
+  const int64_t sampled = std::max<int64_t>(1, item.configs - dup);
+  const std::vector<float> pool =
+      sample_layout_configs(g, space, random ? LayoutSearch::Random : LayoutSearch::Default, sampled, rng);
+  std::vector<double> pool_clean(static_cast<size_t>(sampled));
+  for (int64_t i = 0; i < sampled; ++i) pool_clean[i] = layout_runtime(g, space, pool.data() + i * nc * w);
+  const std::vector<int64_t> src = with_duplicates(rng, sampled, item.configs);
+
+  std::vector<float> feat(static_cast<size_t>(item.configs * nc * w));
+  std::vector<int64_t> clean(static_cast<size_t>(item.configs)), measured(clean.size());
+  for (int64_t i = 0; i < item.configs; ++i) {
+    std::copy_n(pool.data() + src[i] * nc * w, nc * w, feat.data() + i * nc * w);
+    clean[i] = to_ns(pool_clean[src[i]]);
+    measured[i] = to_ns(pool_clean[src[i]] * measurement_noise(rng));
+  }
+  const bool test = item.split == "test";
+  const std::vector<int64_t> edges = g.edges();
+  const std::vector<int32_t> ops32 = g.opcodes();
+  const std::vector<uint8_t> ops(ops32.begin(), ops32.end());
+  const int64_t n = g.num_nodes();
+  const std::vector<float> nf = node_features(g);
+  {
+    // Real files are np.savez_compressed with these dtypes (DATA.md).
+    NpzWriter out(dir + "/" + item.path, Compression::Deflate);
+    out.add("node_feat", nf, {n, static_cast<int64_t>(nf.size()) / std::max<int64_t>(1, n)});
+    out.add("node_opcode", ops, {n});
+    out.add("edge_index", edges, {static_cast<int64_t>(edges.size() / 2), 2});
+    out.add("node_config_ids", space.nodes, {nc});
+    out.add("node_config_feat", feat, {item.configs, nc, w});
+    out.add("config_runtime", test ? std::vector<int64_t>(clean.size(), 0) : measured, {item.configs});
+    out.add("node_splits", g.node_splits, {1, static_cast<int64_t>(g.node_splits.size())});
+    out.close();
+  }
+  NpzWriter ans(dir + "/" + item.answer_path(), Compression::Deflate);
+  ans.add("config_runtime", measured, {item.configs});
+  ans.add("config_runtime_clean", clean, {item.configs});
+  ans.close();
+}
+
+void write_tile(const std::string& dir, const SynthItem& item) {
+  Rng rng(item.seed);
+  const HloGraph g = tile_kernel(rng, item.target_nodes);
+  const TileSpace space = tile_space(g);
+  const int64_t w = 24;
+  const int64_t dup = item.configs * 5 / 100;
+  const int64_t sampled = std::max<int64_t>(1, item.configs - dup);
+  const std::vector<float> pool = sample_tile_configs(g, space, sampled, rng);
+  const double normalizer = tile_normalizer(g, space);
+  const std::vector<int64_t> src = with_duplicates(rng, sampled, item.configs);
+  std::vector<float> feat(static_cast<size_t>(item.configs * w));
+  std::vector<int64_t> clean(static_cast<size_t>(item.configs)), measured(clean.size()), norm(clean.size());
+  for (int64_t i = 0; i < item.configs; ++i) {
+    const float* cfg = pool.data() + src[i] * w;
+    std::copy_n(cfg, w, feat.data() + i * w);
+    const double t = tile_runtime(g, space, cfg);
+    clean[i] = to_ns(t);
+    measured[i] = to_ns(t * measurement_noise(rng));
+    // The default config is re-measured next to each config.
+    norm[i] = std::max<int64_t>(1, to_ns(normalizer * measurement_noise(rng)));
+  }
+  const bool test = item.split == "test";
+  const std::vector<int64_t> edges = g.edges();
+  const std::vector<int32_t> ops32 = g.opcodes();
+  const std::vector<uint8_t> ops(ops32.begin(), ops32.end());
+  const int64_t n = g.num_nodes();
+  const std::vector<float> nf = node_features(g);
+  {
+    NpzWriter out(dir + "/" + item.path, Compression::Deflate);
+    out.add("node_feat", nf, {n, static_cast<int64_t>(nf.size()) / std::max<int64_t>(1, n)});
+    out.add("node_opcode", ops, {n});
+    out.add("edge_index", edges, {static_cast<int64_t>(edges.size() / 2), 2});
+    out.add("config_feat", feat, {item.configs, w});
+    out.add("config_runtime", test ? std::vector<int64_t>(clean.size(), 0) : measured, {item.configs});
+    out.add("config_runtime_normalizers", norm, {item.configs});
+    out.close();
+  }
+  NpzWriter ans(dir + "/" + item.answer_path(), Compression::Deflate);
+  ans.add("config_runtime", measured, {item.configs});
+  ans.add("config_runtime_clean", clean, {item.configs});
+  ans.close();
+}
+
+nlohmann::json manifest(SynthScale scale, uint64_t seed, size_t files) {
+  return {{"generator", "fastslow synth"},
+          {"version", kManifestVersion},
+          {"scale", synth_scale_name(scale)},
+          {"seed", seed},
+          {"files", files}};
+}
+
+}  // namespace
+
+SynthScale parse_synth_scale(const std::string& name) {
+  if (name == "tiny") return SynthScale::Tiny;
+  if (name == "small") return SynthScale::Small;
+  if (name == "full") return SynthScale::Full;
+  throw Error("unknown scale '" + name + "' (tiny, small or full)");
+}
+
+const char* synth_scale_name(SynthScale scale) {
+  switch (scale) {
+    case SynthScale::Tiny: return "tiny";
+    case SynthScale::Small: return "small";
+    case SynthScale::Full: return "full";
+  }
+  return "?";
+}
+
+double measurement_noise(Rng& rng) {
+  // Uniform within +-0.5 %: two measurements of one config then differ by
+  // under 1 %, as duplicates in the real data do (DATA.md).
+  return 1.0 + 0.005 * (2 * rng.uniform() - 1);
+}
+
+std::vector<SynthItem> synth_plan(SynthScale scale, uint64_t seed) {
+  std::vector<SynthItem> plan;
+  uint64_t c_index = 0;
+  for (const CollectionPlan& c : collections(scale)) {
+    ++c_index;
+    const bool tile = std::string(c.id) == "tile:xla";
+    const bool nlp = std::string(c.id).find(":nlp:") != std::string::npos;
+    int index = 0;
+    for (int s = 0; s < 3; ++s) {
+      for (int f = 0; f < c.files[s]; ++f, ++index) {
+        SynthItem item;
+        item.collection = c.id;
+        item.split = kSplits[s];
+        item.seed = splitmix(splitmix(splitmix(seed) ^ c_index) ^ static_cast<uint64_t>(index));
+        Rng rng(item.seed ^ 0x5eed);
+        const Sizes z = tile ? tile_sizes(scale) : layout_sizes(scale, nlp);
+        item.target_nodes = static_cast<int>(log_uniform(rng, z.nodes_lo, z.nodes_hi));
+        item.configs = s == 2 ? z.test_configs : log_uniform(rng, z.configs_lo, z.configs_hi);
+        std::string prefix = "kernel";
+        if (!tile) {
+          item.model = pick_model(rng, nlp);
+          prefix = template_name(item.model);
+        }
+        item.path = std::string(c.dir) + "/" + kSplits[s] + "/" + stem(prefix.c_str(), index) + ".npz";
+        plan.push_back(std::move(item));
+      }
+    }
+  }
+  return plan;
+}
+
+void synth_write(const std::string& dir, const SynthItem& item) {
+  fs::create_directories(fs::path(dir) / fs::path(item.path).parent_path());
+  fs::create_directories(fs::path(dir) / fs::path(item.answer_path()).parent_path());
+  if (item.tile()) {
+    write_tile(dir, item);
+  } else {
+    write_layout(dir, item);
+  }
+}
+
+bool synth_dataset(const std::string& dir, SynthScale scale, uint64_t seed,
+                   const std::function<bool(const SynthProgress&)>& progress) {
+  const std::vector<SynthItem> plan = synth_plan(scale, seed);
+  const fs::path root(dir);
+  const fs::path manifest_path = root / "synth.json";
+  const nlohmann::json want = manifest(scale, seed, plan.size());
+  std::error_code ec;
+  if (fs::exists(manifest_path)) {
+    nlohmann::json have;
+    try {
+      std::ifstream(manifest_path) >> have;
+    } catch (const std::exception&) {
+      throw Error(manifest_path.string(), "", "unreadable manifest; remove it or choose another --out");
+    }
+    if (have != want)
+      throw Error(dir, "", "holds a dataset generated with other settings (" + have.dump() +
+                               "); choose another --out or remove it");
+  } else {
+    if (fs::exists(root) && !fs::is_empty(root, ec))
+      throw Error(dir, "", "exists and is not empty; choose an empty or new folder");
+    fs::create_directories(root);
+    std::ofstream(manifest_path) << want.dump(2) << "\n";
+  }
+  SynthProgress p;
+  p.total = plan.size();
+  for (const SynthItem& item : plan) {
+    if (fs::exists(root / item.path) && fs::exists(root / item.answer_path())) {
+      ++p.skipped;
+    } else {
+      synth_write(dir, item);
+    }
+    ++p.done;
+    p.item = &item;
+    if (progress && !progress(p)) return p.done == p.total;
+  }
+  return true;
+}
+
+}  // namespace fastslow::synth
