@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -82,5 +83,32 @@ TEST(CliInfo, HelpExplainsItself) {
   EXPECT_EQ(r.code, 1);
   EXPECT_FALSE(r.err.empty());
   r = run("frobnicate");
+  EXPECT_EQ(r.code, 1);
+}
+
+TEST(CliSynth, WritesATinyDatasetThatInfoReads) {
+  fastslow::test::TempDir dir;
+  const std::string out = dir.file("d");
+  Result r = run("synth --out " + out + " --scale tiny --seed 3");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("synth"), std::string::npos);  // progress goes to stderr
+  size_t files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(out + "/npz")) {
+    if (e.path().extension() != ".npz") continue;
+    const Result info = run("info " + e.path().string() + " --json");
+    ASSERT_EQ(info.code, 0) << info.err;
+    EXPECT_TRUE(nlohmann::json::parse(info.out).at("valid").get<bool>()) << e.path();
+    ++files;
+  }
+  EXPECT_EQ(files, 30u);
+  // Same options again: everything is there already.
+  r = run("synth --out " + out + " --scale tiny --seed 3");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("already there"), std::string::npos) << r.err;
+  // Other options on the same folder: refused, the folder named.
+  r = run("synth --out " + out + " --scale tiny --seed 4");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(out), std::string::npos) << r.err;
+  r = run("synth --out " + out + " --scale huge");
   EXPECT_EQ(r.code, 1);
 }
