@@ -18,6 +18,9 @@ struct Net {
   Rng& rng;
   ElementType t;
 
+  // Builder calls that create nodes are never two arguments of one call:
+  // C++ leaves argument order open (GCC and clang differ), which would make
+  // a seed's graph differ between native and wasm builds.
   Dims dims(int x) const { return b.dims(x); }  // a copy: building may move nodes
   int64_t last(int x) const { return b.dims(x).back(); }
 
@@ -45,7 +48,8 @@ struct Net {
     const int eps = b.broadcast(scalar(), {c}, {});
     const int inv = b.binary("multiply", b.unary("rsqrt", b.binary("add", var, eps)), scale);
     const int centred = b.binary("subtract", x, along_last(mean, d));
-    return b.binary("add", b.binary("multiply", centred, along_last(inv, d)), along_last(offset, d));
+    const int scaled = b.binary("multiply", centred, along_last(inv, d));
+    return b.binary("add", scaled, along_last(offset, d));
   }
 
   // Reduces the last dimension and broadcasts the result back. The reducer
@@ -61,13 +65,15 @@ struct Net {
 
   int layer_norm(int x) {
     const Dims d = dims(x);
-    const int mean = b.binary("multiply", reduce_last_back(x), splat(d));
+    const int sum = reduce_last_back(x);
+    const int mean = b.binary("multiply", sum, splat(d));
     const int centred = b.binary("subtract", x, mean);
-    const int var = b.binary("multiply", reduce_last_back(b.binary("multiply", centred, centred)), splat(d));
+    const int sq_sum = reduce_last_back(b.binary("multiply", centred, centred));
+    const int var = b.binary("multiply", sq_sum, splat(d));
     const int inv = b.unary("rsqrt", b.binary("add", var, splat(d)));
     const int normed = b.binary("multiply", centred, inv);
-    return b.binary("add", b.binary("multiply", normed, along_last(weight({d.back()}), d)),
-                    along_last(weight({d.back()}), d));
+    const int scaled = b.binary("multiply", normed, along_last(weight({d.back()}), d));
+    return b.binary("add", scaled, along_last(weight({d.back()}), d));
   }
 
   int softmax(int x) {
@@ -229,9 +235,12 @@ HloGraph transformer_encoder(Rng& rng, int target_nodes) {
     const int u = n.bias(n.dense(n.layer_norm(r1), ffn));
     const Dims ud = n.dims(u);
     const int cube = b.binary("multiply", b.binary("multiply", u, u), u);
-    const int inner = b.binary("multiply", b.binary("add", u, b.binary("multiply", cube, n.splat(ud))), n.splat(ud));
-    const int gate = b.binary("add", b.unary("tanh", inner), n.splat(ud));
-    const int gelu = b.binary("multiply", b.binary("multiply", u, gate), n.splat(ud));
+    const int poly = b.binary("add", u, b.binary("multiply", cube, n.splat(ud)));
+    const int inner = b.binary("multiply", poly, n.splat(ud));
+    const int th = b.unary("tanh", inner);
+    const int gate = b.binary("add", th, n.splat(ud));
+    const int ug = b.binary("multiply", u, gate);
+    const int gelu = b.binary("multiply", ug, n.splat(ud));
     return b.binary("add", r1, n.bias(n.dense(gelu, model)));
   };
 
@@ -293,13 +302,18 @@ HloGraph rnn_unrolled(Rng& rng, int target_nodes) {
 
   // One LSTM cell on x_t [B, E]; returns {h, c}.
   const auto cell = [&](int xt, int h, int c, int wx_, int wh_, int bias_) {
-    const int z0 = b.binary("add", b.matmul(xt, wx_), b.matmul(h, wh_));
+    const int zx = b.matmul(xt, wx_);
+    const int zh = b.matmul(h, wh_);
+    const int z0 = b.binary("add", zx, zh);
     const int z = b.binary("add", z0, n.along_last(bias_, {batch, 4 * hidden}));
     const auto gate = [&](int i) { return b.slice(z, {0, i * hidden}, {batch, (i + 1) * hidden}); };
     const int ig = b.unary("logistic", gate(0)), fg = b.unary("logistic", gate(1));
     const int gg = b.unary("tanh", gate(2)), og = b.unary("logistic", gate(3));
-    const int c2 = b.binary("add", b.binary("multiply", fg, c), b.binary("multiply", ig, gg));
-    return std::pair<int, int>{b.binary("multiply", og, b.unary("tanh", c2)), c2};
+    const int keep = b.binary("multiply", fg, c);
+    const int write = b.binary("multiply", ig, gg);
+    const int c2 = b.binary("add", keep, write);
+    const int h2 = b.binary("multiply", og, b.unary("tanh", c2));
+    return std::pair<int, int>{h2, c2};
   };
   const auto step_input = [&](int64_t t) {
     return b.reshape(b.slice(input, {t, 0, 0}, {t + 1, batch, embed}), {batch, embed});
@@ -392,7 +406,11 @@ HloGraph tile_kernel(Rng& rng, int target_nodes) {
         x = b.binary("add", x, row);
         break;
       }
-      default: x = b.select(b.compare(x, n.splat(d)), x, n.splat(d)); break;
+      default: {
+        const int mask = b.compare(x, n.splat(d));
+        x = b.select(mask, x, n.splat(d));
+        break;
+      }
     }
   }
   while (b.size() + room < target) x = b.unary(rng.chance(0.5) ? "negate" : "exponential", x);
