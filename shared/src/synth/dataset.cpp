@@ -22,6 +22,9 @@ namespace fastslow::synth {
 namespace {
 
 constexpr int kManifestVersion = 1;
+// The largest published layout file holds 871 MB of config features
+// (100040 x 121 x 18 float32); big graphs get fewer configs to stay within it.
+constexpr int64_t kMaxConfigFeatBytes = 900ll << 20;
 const char* const kSplits[] = {"train", "valid", "test"};
 
 uint64_t splitmix(uint64_t x) {
@@ -129,18 +132,19 @@ void write_layout(const std::string& dir, const SynthItem& item) {
   const bool random = item.collection.find(":random") != std::string::npos;
   const int64_t nc = space.size();
   const int64_t w = 18;
+  const int64_t configs = std::min(item.configs, std::max<int64_t>(1, kMaxConfigFeatBytes / (nc * w * 4 + 1)));
   // Genetic search revisits more than random sampling does.
-  const int64_t dup = item.configs * (random ? 3 : 15) / 100;
-  const int64_t sampled = std::max<int64_t>(1, item.configs - dup);
+  const int64_t dup = configs * (random ? 3 : 15) / 100;
+  const int64_t sampled = std::max<int64_t>(1, configs - dup);
   const std::vector<float> pool =
       sample_layout_configs(g, space, random ? LayoutSearch::Random : LayoutSearch::Default, sampled, rng);
   std::vector<double> pool_clean(static_cast<size_t>(sampled));
   for (int64_t i = 0; i < sampled; ++i) pool_clean[i] = layout_runtime(g, space, pool.data() + i * nc * w);
-  const std::vector<int64_t> src = with_duplicates(rng, sampled, item.configs);
+  const std::vector<int64_t> src = with_duplicates(rng, sampled, configs);
 
-  std::vector<float> feat(static_cast<size_t>(item.configs * nc * w));
-  std::vector<int64_t> clean(static_cast<size_t>(item.configs)), measured(clean.size());
-  for (int64_t i = 0; i < item.configs; ++i) {
+  std::vector<float> feat(static_cast<size_t>(configs * nc * w));
+  std::vector<int64_t> clean(static_cast<size_t>(configs)), measured(clean.size());
+  for (int64_t i = 0; i < configs; ++i) {
     std::copy_n(pool.data() + src[i] * nc * w, nc * w, feat.data() + i * nc * w);
     clean[i] = to_ns(pool_clean[src[i]]);
     measured[i] = to_ns(pool_clean[src[i]] * measurement_noise(rng));
@@ -158,14 +162,14 @@ void write_layout(const std::string& dir, const SynthItem& item) {
     out.add("node_opcode", ops, {n});
     out.add("edge_index", edges, {static_cast<int64_t>(edges.size() / 2), 2});
     out.add("node_config_ids", space.nodes, {nc});
-    out.add("node_config_feat", feat, {item.configs, nc, w});
-    out.add("config_runtime", test ? std::vector<int64_t>(clean.size(), 0) : measured, {item.configs});
+    out.add("node_config_feat", feat, {configs, nc, w});
+    out.add("config_runtime", test ? std::vector<int64_t>(clean.size(), 0) : measured, {configs});
     out.add("node_splits", g.node_splits, {1, static_cast<int64_t>(g.node_splits.size())});
     out.close();
   }
   NpzWriter ans(dir + "/" + item.answer_path(), Compression::Deflate);
-  ans.add("config_runtime", measured, {item.configs});
-  ans.add("config_runtime_clean", clean, {item.configs});
+  ans.add("config_runtime", measured, {configs});
+  ans.add("config_runtime_clean", clean, {configs});
   ans.close();
 }
 

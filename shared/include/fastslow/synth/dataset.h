@@ -31,7 +31,7 @@ struct SynthItem {
   uint64_t seed = 0;
   ModelTemplate model = ModelTemplate::ResNet;  // layout only
   int target_nodes = 0;
-  int64_t configs = 0;
+  int64_t configs = 0;     // layout files keep node_config_feat under ~900 MB, so huge graphs get fewer
   bool tile() const { return collection == "tile:xla"; }
   std::string answer_path() const { return "answers/" + path; }
 };
