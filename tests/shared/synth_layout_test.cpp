@@ -187,8 +187,9 @@ TEST(SynthLayoutCost, ProducerConsumerMismatchAddsACopy) {
   const LayoutCostTerms b = layout_cost_terms(t.g, t.s, mismatch.data());
   const LayoutCostTerms c = layout_cost_terms(t.g, t.s, match.data());
   EXPECT_EQ(a.copies, 0);
-  // [256, 128] f32 fills whole tiles either way: 128 KiB read + 128 KiB written.
-  EXPECT_DOUBLE_EQ(b.copies - c.copies, kCopyFactor * 2 * 256 * 128 * 4 / kBytesPerNs);
+  // [256, 128] f32 fills whole tiles either way: 128 KiB read + 128 KiB
+  // written, through the transpose unit since the minor dim changes.
+  EXPECT_DOUBLE_EQ(b.copies - c.copies, kCopyFactor * kLaneTransposeFactor * 2 * 256 * 128 * 4 / kBytesPerNs);
   EXPECT_GT(b.total(), a.total());
   EXPECT_EQ(b.kernel_pref, a.kernel_pref);
   EXPECT_GT(c.kernel_pref, b.kernel_pref);  // lhs no longer contracting-minor
@@ -267,8 +268,11 @@ TEST(SynthLayoutCost, RealisticScaleAndSpread) {
                 "pref %.3g); random %.3g..%.3g ns (+%.0f%%)\n",
                 template_name(t), static_cast<long long>(g.num_nodes()), s.nodes.size(), d.total(), d.compute,
                 d.padding, d.copies, d.kernel_pref, *lo, *hi, 100 * (*hi / *lo - 1));
+    // Real layout graphs run 1e5..~1e9 ns; the worst random layout of a
+    // mid-size conv net may take a few times its default (AlexNet's range in
+    // the published data is 0.08 s to 0.43 s).
     EXPECT_GE(d.total(), 1e5);
-    EXPECT_LE(*hi, 1e9);
+    EXPECT_LE(*hi, 2e9);
     EXPECT_GT(*hi / *lo, 1.05);
     EXPECT_LT(*hi / *lo, 4.0);
   }

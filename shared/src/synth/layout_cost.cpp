@@ -52,6 +52,15 @@ Layout physical(const std::vector<int64_t>& dims, const Layout& m2m) {
   return out;
 }
 
+// How hard a relayout is: permuting major dims is a strided DMA; moving the
+// minor-most dim transposes data across the 128 lanes, the second-minor one
+// shuffles the 8 sublanes.
+double copy_factor(const Layout& from, const Layout& to) {
+  if (from.empty() || to.empty() || from[0] != to[0]) return kCopyFactor * kLaneTransposeFactor;
+  if (from.size() > 1 && to.size() > 1 && from[1] != to[1]) return kCopyFactor * kSublaneShuffleFactor;
+  return kCopyFactor;
+}
+
 bool same_physical(const std::vector<int64_t>& dims, const Layout& a, const Layout& b) {
   return physical(dims, a) == physical(dims, b);
 }
@@ -275,7 +284,8 @@ LayoutCostTerms layout_cost_terms(const HloGraph& g, const LayoutSpace& s, const
     Layout want = c.second;
     for (int d = 0; d < p.rank(); ++d)
       if (p.dims[static_cast<size_t>(d)] <= 1) want.push_back(d);
-    t.copies += kCopyFactor * (padded_bytes(p, output_layout(c.first)) + padded_bytes(p, want)) / kBytesPerNs;
+    t.copies += copy_factor(physical(p.dims, output_layout(c.first)), c.second) *
+                (padded_bytes(p, output_layout(c.first)) + padded_bytes(p, want)) / kBytesPerNs;
   }
   return t;
 }

@@ -32,8 +32,12 @@
 //               (a configurable consumer's input layout for operand 0, kernel
 //               layout for operand 1 of conv/dot; otherwise the producer's built
 //               layout) needs a copy: kCopyFactor * (padded bytes in the old
-//               layout + padded bytes in the new) / kBytesPerNs. Consumers that
-//               want the same layout of the same producer share one copy.
+//               layout + padded bytes in the new) / kBytesPerNs, times
+//               kLaneTransposeFactor when the minor-most dim changes (a
+//               transpose across lanes) or kSublaneShuffleFactor when only the
+//               second-minor one does; permuting major dims is a plain strided
+//               copy. Consumers that want the same layout of the same producer
+//               share one copy.
 //               (b) A reshape is a free bitcast when both its input and output
 //               layouts are row-major (ignoring size-1 dims); otherwise it moves
 //               its data: real input + output bytes / kBytesPerNs (their tile
@@ -72,6 +76,8 @@ constexpr double kBytesPerNs = 1.2;       // ~1.2 TB/s HBM (TPU v4 class)
 constexpr double kFlopsPerNs = 1.0e5;     // ~100 TFLOP/s sustained
 constexpr double kOpOverheadNs = 100.0;   // per-op launch and pipeline fill
 constexpr double kCopyFactor = 1.0;       // a copy is a read plus a write
+constexpr double kLaneTransposeFactor = 4.0;   // minor-most dim moves: through the transpose unit
+constexpr double kSublaneShuffleFactor = 2.0;  // second-minor dim moves: sublane shuffles
 
 struct LayoutCostTerms {
   double compute = 0, padding = 0, copies = 0, kernel_pref = 0;
