@@ -31,15 +31,7 @@ class Tree : public test::TempDir {
   void mkdir(const std::string& rel) const { fs::create_directories(root() / rel); }
 };
 
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 std::vector<std::string> ids_of(const std::vector<Collection>& cs) {
   std::vector<std::string> out;

@@ -24,16 +24,7 @@ void write_text(const std::string& path, const std::string& text) {
   f << text;
 }
 
-// The message of the Error thrown by f, or "" when none is thrown.
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 // Parses `text` named "sub.csv" and checks the error names the file and line.
 void expect_parse_error(const std::string& text, int line, const std::string& part) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "fastslow/error.h"
+
 namespace fastslow::test {
 
 // Path of a file in ../shared/data (the real AlexNet sample and the tables).
@@ -30,6 +32,17 @@ class TempDir {
 bool numpy_available();
 // Runs a Python script; returns its exit code, stdout in *out.
 int run_python(const std::string& script, std::string* out = nullptr);
+
+// The message of the fastslow::Error thrown by f, or "" when none is thrown.
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const fastslow::Error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 std::vector<uint8_t> read_bytes(const std::string& path);
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes);

@@ -1,12 +1,14 @@
 #include "fastslow/synth/dataset.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "fastslow/collection.h"
 #include "fastslow/error.h"
 #include "fastslow/npz_writer.h"
 #include "fastslow/synth/features.h"
@@ -46,33 +48,14 @@ int64_t log_uniform(Rng& rng, int64_t lo, int64_t hi) {
   return rng.uniform_int(edges[k], edges[k + 1]);
 }
 
-struct CollectionPlan {
-  const char* id;
-  const char* dir;
-  int files[3];  // train, valid, test
-};
-
-// File counts: `full` mirrors the published ones (DATA.md).
-std::vector<CollectionPlan> collections(SynthScale scale) {
+// Files per collection (train, valid, test) in all_collection_ids() order:
+// tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random,
+// layout:nlp:default. `full` mirrors the published counts (DATA.md).
+std::vector<std::array<int, 3>> file_counts(SynthScale scale) {
   switch (scale) {
-    case SynthScale::Tiny:
-      return {{"tile:xla", "npz/tile/xla", {6, 2, 2}},
-              {"layout:xla:random", "npz/layout/xla/random", {3, 1, 1}},
-              {"layout:xla:default", "npz/layout/xla/default", {3, 1, 1}},
-              {"layout:nlp:random", "npz/layout/nlp/random", {3, 1, 1}},
-              {"layout:nlp:default", "npz/layout/nlp/default", {3, 1, 1}}};
-    case SynthScale::Small:
-      return {{"tile:xla", "npz/tile/xla", {240, 30, 30}},
-              {"layout:xla:random", "npz/layout/xla/random", {10, 3, 3}},
-              {"layout:xla:default", "npz/layout/xla/default", {10, 3, 3}},
-              {"layout:nlp:random", "npz/layout/nlp/random", {10, 3, 3}},
-              {"layout:nlp:default", "npz/layout/nlp/default", {10, 3, 3}}};
-    case SynthScale::Full:
-      return {{"tile:xla", "npz/tile/xla", {5709, 676, 844}},
-              {"layout:xla:random", "npz/layout/xla/random", {69, 7, 8}},
-              {"layout:xla:default", "npz/layout/xla/default", {61, 7, 8}},
-              {"layout:nlp:random", "npz/layout/nlp/random", {207, 20, 17}},
-              {"layout:nlp:default", "npz/layout/nlp/default", {198, 20, 17}}};
+    case SynthScale::Tiny: return {{6, 2, 2}, {3, 1, 1}, {3, 1, 1}, {3, 1, 1}, {3, 1, 1}};
+    case SynthScale::Small: return {{240, 30, 30}, {10, 3, 3}, {10, 3, 3}, {10, 3, 3}, {10, 3, 3}};
+    case SynthScale::Full: return {{5709, 676, 844}, {69, 7, 8}, {61, 7, 8}, {207, 20, 17}, {198, 20, 17}};
   }
   return {};
 }
@@ -250,16 +233,19 @@ double measurement_noise(Rng& rng) {
 
 std::vector<SynthItem> synth_plan(SynthScale scale, uint64_t seed) {
   std::vector<SynthItem> plan;
-  uint64_t c_index = 0;
-  for (const CollectionPlan& c : collections(scale)) {
-    ++c_index;
-    const bool tile = std::string(c.id) == "tile:xla";
-    const bool nlp = std::string(c.id).find(":nlp:") != std::string::npos;
+  const std::vector<std::array<int, 3>> counts = file_counts(scale);
+  const std::vector<std::string>& ids = all_collection_ids();
+  for (size_t ci = 0; ci < ids.size(); ++ci) {
+    const uint64_t c_index = ci + 1;
+    const CollectionId id = parse_collection_id(ids[ci]);
+    const bool tile = id.kind == "tile";
+    const bool nlp = id.source == "nlp";
+    const std::string dir = "npz/" + id.kind + "/" + id.source + (id.search.empty() ? "" : "/" + id.search);
     int index = 0;
     for (int s = 0; s < 3; ++s) {
-      for (int f = 0; f < c.files[s]; ++f, ++index) {
+      for (int f = 0; f < counts[ci][s]; ++f, ++index) {
         SynthItem item;
-        item.collection = c.id;
+        item.collection = ids[ci];
         item.split = kSplits[s];
         item.seed = splitmix(splitmix(splitmix(seed) ^ c_index) ^ static_cast<uint64_t>(index));
         Rng rng(item.seed ^ 0x5eed);
@@ -271,7 +257,7 @@ std::vector<SynthItem> synth_plan(SynthScale scale, uint64_t seed) {
           item.model = pick_model(rng, nlp);
           prefix = template_name(item.model);
         }
-        item.path = std::string(c.dir) + "/" + kSplits[s] + "/" + stem(prefix.c_str(), index) + ".npz";
+        item.path = dir + "/" + kSplits[s] + "/" + stem(prefix.c_str(), index) + ".npz";
         plan.push_back(std::move(item));
       }
     }
