@@ -108,6 +108,31 @@ std::vector<int64_t> with_duplicates(Rng& rng, int64_t sampled, int64_t total) {
   return src;
 }
 
+// The arrays tile and layout files share, as the published files hold them.
+void add_graph(NpzWriter& out, const HloGraph& g) {
+  const int64_t n = g.num_nodes();
+  const std::vector<float> nf = node_features(g);
+  const std::vector<int32_t> ops32 = g.opcodes();
+  const std::vector<int64_t> edges = g.edges();
+  out.add("node_feat", nf, {n, static_cast<int64_t>(nf.size()) / std::max<int64_t>(1, n)});
+  out.add("node_opcode", std::vector<uint8_t>(ops32.begin(), ops32.end()), {n});
+  out.add("edge_index", edges, {static_cast<int64_t>(edges.size() / 2), 2});
+}
+
+// Test files carry zero runtimes, as published; the truth goes to answers/.
+std::vector<int64_t> published_runtimes(const SynthItem& item, const std::vector<int64_t>& measured) {
+  return item.split == "test" ? std::vector<int64_t>(measured.size(), 0) : measured;
+}
+
+void write_answers(const std::string& dir, const SynthItem& item, const std::vector<int64_t>& measured,
+                   const std::vector<int64_t>& clean) {
+  const int64_t n = static_cast<int64_t>(measured.size());
+  NpzWriter ans(dir + "/" + item.answer_path(), Compression::Deflate);
+  ans.add("config_runtime", measured, {n});
+  ans.add("config_runtime_clean", clean, {n});
+  ans.close();
+}
+
 void write_layout(const std::string& dir, const SynthItem& item) {
   Rng rng(item.seed);
   const HloGraph g = generate(item.model, rng, item.target_nodes);
@@ -132,28 +157,15 @@ void write_layout(const std::string& dir, const SynthItem& item) {
     clean[i] = to_ns(pool_clean[src[i]]);
     measured[i] = to_ns(pool_clean[src[i]] * measurement_noise(rng));
   }
-  const bool test = item.split == "test";
-  const std::vector<int64_t> edges = g.edges();
-  const std::vector<int32_t> ops32 = g.opcodes();
-  const std::vector<uint8_t> ops(ops32.begin(), ops32.end());
-  const int64_t n = g.num_nodes();
-  const std::vector<float> nf = node_features(g);
-  {
-    // Real files are np.savez_compressed with these dtypes (DATA.md).
-    NpzWriter out(dir + "/" + item.path, Compression::Deflate);
-    out.add("node_feat", nf, {n, static_cast<int64_t>(nf.size()) / std::max<int64_t>(1, n)});
-    out.add("node_opcode", ops, {n});
-    out.add("edge_index", edges, {static_cast<int64_t>(edges.size() / 2), 2});
-    out.add("node_config_ids", space.nodes, {nc});
-    out.add("node_config_feat", feat, {configs, nc, w});
-    out.add("config_runtime", test ? std::vector<int64_t>(clean.size(), 0) : measured, {configs});
-    out.add("node_splits", g.node_splits, {1, static_cast<int64_t>(g.node_splits.size())});
-    out.close();
-  }
-  NpzWriter ans(dir + "/" + item.answer_path(), Compression::Deflate);
-  ans.add("config_runtime", measured, {configs});
-  ans.add("config_runtime_clean", clean, {configs});
-  ans.close();
+  // Real files are np.savez_compressed with these dtypes (DATA.md).
+  NpzWriter out(dir + "/" + item.path, Compression::Deflate);
+  add_graph(out, g);
+  out.add("node_config_ids", space.nodes, {nc});
+  out.add("node_config_feat", feat, {configs, nc, w});
+  out.add("config_runtime", published_runtimes(item, measured), {configs});
+  out.add("node_splits", g.node_splits, {1, static_cast<int64_t>(g.node_splits.size())});
+  out.close();
+  write_answers(dir, item, measured, clean);
 }
 
 void write_tile(const std::string& dir, const SynthItem& item) {
@@ -177,26 +189,13 @@ void write_tile(const std::string& dir, const SynthItem& item) {
     // The default config is re-measured next to each config.
     norm[i] = std::max<int64_t>(1, to_ns(normalizer * measurement_noise(rng)));
   }
-  const bool test = item.split == "test";
-  const std::vector<int64_t> edges = g.edges();
-  const std::vector<int32_t> ops32 = g.opcodes();
-  const std::vector<uint8_t> ops(ops32.begin(), ops32.end());
-  const int64_t n = g.num_nodes();
-  const std::vector<float> nf = node_features(g);
-  {
-    NpzWriter out(dir + "/" + item.path, Compression::Deflate);
-    out.add("node_feat", nf, {n, static_cast<int64_t>(nf.size()) / std::max<int64_t>(1, n)});
-    out.add("node_opcode", ops, {n});
-    out.add("edge_index", edges, {static_cast<int64_t>(edges.size() / 2), 2});
-    out.add("config_feat", feat, {item.configs, w});
-    out.add("config_runtime", test ? std::vector<int64_t>(clean.size(), 0) : measured, {item.configs});
-    out.add("config_runtime_normalizers", norm, {item.configs});
-    out.close();
-  }
-  NpzWriter ans(dir + "/" + item.answer_path(), Compression::Deflate);
-  ans.add("config_runtime", measured, {item.configs});
-  ans.add("config_runtime_clean", clean, {item.configs});
-  ans.close();
+  NpzWriter out(dir + "/" + item.path, Compression::Deflate);
+  add_graph(out, g);
+  out.add("config_feat", feat, {item.configs, w});
+  out.add("config_runtime", published_runtimes(item, measured), {item.configs});
+  out.add("config_runtime_normalizers", norm, {item.configs});
+  out.close();
+  write_answers(dir, item, measured, clean);
 }
 
 nlohmann::json manifest(SynthScale scale, uint64_t seed, size_t files) {
