@@ -1,0 +1,141 @@
+#include "fastslow/graph_cache.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "fastslow/error.h"
+#include "graph_builders.h"
+#include "test_support.h"
+
+namespace fastslow {
+namespace {
+
+using test::SmallLayout;
+using test::SmallTile;
+
+int64_t mtime_ns(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0);
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+TEST(GraphCache, LayoutIsPrunedGroupedAndRowsMatchTheSource) {
+  test::TempDir dir;
+  const std::string src = dir.file("small.npz");
+  test::write_bytes(src, SmallLayout::arrays().bytes(Compression::Deflate));
+  const CachedGraph c = CachedGraph::open(src, {dir.file("cache"), 1});
+  EXPECT_EQ(c.kind, GraphKind::Layout);
+  EXPECT_EQ(c.original_nodes, SmallLayout::kNodes);
+  EXPECT_EQ(c.num_configs, SmallLayout::kConfigs);
+  // Configs 0/3 and 1/4 are copies: three groups, minimum runtimes kept.
+  ASSERT_EQ(c.groups.num_groups(), 3);
+  EXPECT_EQ(c.groups.group_of, (std::vector<int64_t>{0, 1, 2, 0, 1}));
+  EXPECT_EQ(c.groups.best_runtime, (std::vector<double>{400, 700, 300}));
+  EXPECT_EQ(c.runtime, (std::vector<double>{500, 700, 300, 400, 700}));
+  EXPECT_EQ(c.config_row_elems, SmallLayout::kConfigurable * SmallLayout::kConfigFeatWidth);
+  // Rows of groups 2 then 0: configs 2 and 3 (the representative of group 0).
+  const std::vector<float> rows = c.config_rows({2, 0});
+  const std::vector<float> all = SmallLayout::config_feat();
+  const int64_t r = c.config_row_elems;
+  EXPECT_EQ(std::vector<float>(rows.begin(), rows.begin() + r), std::vector<float>(all.begin() + 2 * r, all.begin() + 3 * r));
+  EXPECT_EQ(std::vector<float>(rows.begin() + r, rows.end()), std::vector<float>(all.begin() + 3 * r, all.begin() + 4 * r));
+  // Node features and opcodes follow the kept nodes.
+  ASSERT_EQ(static_cast<int64_t>(c.node_opcode.size()), c.pruned.num_nodes());
+  for (int64_t i = 0; i < c.pruned.num_nodes(); ++i) {
+    const int64_t orig = c.pruned.kept[i];
+    EXPECT_EQ(c.node_opcode[i], SmallLayout::opcodes()[orig]);
+    EXPECT_FLOAT_EQ(c.node_feat[i * c.node_feat_width + 2], SmallLayout::feat(orig, 2));
+  }
+  EXPECT_EQ(c.pruned.config_positions.size(), 3u);
+  EXPECT_THROW(c.config_rows({3}), Error);
+}
+
+TEST(GraphCache, TileTargetsAreRuntimeOverNormalizer) {
+  test::TempDir dir;
+  const std::string src = dir.file("tile.npz");
+  test::write_bytes(src, SmallTile::arrays().bytes());
+  const CachedGraph c = CachedGraph::open(src, {dir.file("cache"), 1});
+  EXPECT_EQ(c.kind, GraphKind::Tile);
+  EXPECT_EQ(c.pruned.num_nodes(), SmallTile::kNodes);  // tile graphs are never pruned
+  EXPECT_EQ(c.groups.num_groups(), 3);
+  ASSERT_EQ(c.runtime.size(), 4u);
+  const TileGraph g = load_tile_graph(SmallTile::arrays().reader());
+  EXPECT_EQ(c.runtime, g.target());
+  EXPECT_EQ(c.config_row_elems, SmallTile::kConfigFeatWidth);
+}
+
+TEST(GraphCache, ReusedUntilTheSourceOrOptionsChange) {
+  test::TempDir dir;
+  const std::string src = dir.file("small.npz");
+  test::write_bytes(src, SmallLayout::arrays().bytes());
+  const CachedGraph a = CachedGraph::open(src, {dir.file("cache"), 1});
+  const int64_t built = mtime_ns(a.path);
+  const CachedGraph b = CachedGraph::open(src, {dir.file("cache"), 1});
+  EXPECT_EQ(b.path, a.path);
+  EXPECT_EQ(mtime_ns(b.path), built);  // not rewritten
+
+  const CachedGraph whole = CachedGraph::open(src, {dir.file("cache"), 0});
+  EXPECT_NE(whole.path, a.path);
+  EXPECT_EQ(whole.pruned.num_nodes(), SmallLayout::kNodes);
+
+  // A changed source (different size) is rebuilt.
+  test::GraphArrays changed = SmallLayout::arrays();
+  changed.set("config_runtime", std::vector<int64_t>{1, 2, 3, 4, 5}, {5});
+  changed.set("extra", std::vector<int64_t>{1}, {1});
+  test::write_bytes(src, changed.bytes());
+  const CachedGraph c = CachedGraph::open(src, {dir.file("cache"), 1});
+  EXPECT_EQ(c.runtime, (std::vector<double>{1, 2, 3, 4, 5}));
+}
+
+TEST(GraphCache, TestSplitFilesHaveNoRuntimes) {
+  test::TempDir dir;
+  const std::string src = dir.file("test.npz");
+  test::write_bytes(src, SmallLayout::arrays().set("config_runtime", std::vector<int64_t>(5, 0), {5}).bytes());
+  const CachedGraph c = CachedGraph::open(src, {dir.file("cache"), 1});
+  EXPECT_FALSE(c.has_runtime());
+  EXPECT_EQ(c.groups.num_groups(), 3);
+}
+
+TEST(GraphCache, BadInputNamesTheSource) {
+  test::TempDir dir;
+  const std::string src = dir.file("broken.npz");
+  test::write_bytes(src, {'P', 'K', 3, 4, 0, 0});
+  const std::string msg = test::error_of([&] { CachedGraph::open(src, {dir.file("cache"), 1}); });
+  EXPECT_NE(msg.find("broken.npz"), std::string::npos) << msg;
+  const std::string missing = test::error_of([&] { CachedGraph::open(dir.file("none.npz"), {dir.file("cache"), 1}); });
+  EXPECT_NE(missing.find("none.npz"), std::string::npos) << missing;
+  // Non-finite config values are refused before anything is cached.
+  test::GraphArrays bad = SmallLayout::arrays();
+  std::vector<float> f = SmallLayout::config_feat();
+  f[4] = std::nanf("");
+  bad.set("node_config_feat", f, {5, 3, 4});
+  test::write_bytes(src, bad.bytes());
+  const std::string range = test::error_of([&] { CachedGraph::open(src, {dir.file("cache"), 1}); });
+  EXPECT_NE(range.find("broken.npz"), std::string::npos) << range;
+  EXPECT_NE(range.find("non-finite"), std::string::npos) << range;
+}
+
+TEST(GraphCache, RealAlexNetGroupsAndRows) {
+  const std::string src = test::shared_data("cleaned_alexnet.npz");
+  if (!std::filesystem::exists(src)) GTEST_SKIP() << "no " << src;
+  test::TempDir dir;
+  const CachedGraph c = CachedGraph::open(src, {dir.file("cache"), 1});
+  EXPECT_EQ(c.num_configs, 47712);
+  EXPECT_EQ(c.groups.num_groups(), 29905);
+  EXPECT_EQ(c.original_nodes, 372);
+  EXPECT_LT(c.pruned.num_nodes(), 372);
+  EXPECT_EQ(c.config_row_elems, 26 * 10);
+  // A group's cached row equals its representative's row in the deflated source.
+  const NpzReader npz = NpzReader::open(src);
+  for (int64_t g : {int64_t{0}, int64_t{12345}, int64_t{29904}}) {
+    const std::vector<float> cached = c.config_rows({g});
+    const std::vector<float> orig = npz.read_rows("node_config_feat", {c.groups.representative[g]}).to_float();
+    EXPECT_EQ(cached, orig) << "group " << g;
+  }
+}
+
+}  // namespace
+}  // namespace fastslow

@@ -1,0 +1,87 @@
+#include "fastslow/holdout.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "fastslow/error.h"
+#include "test_support.h"
+
+namespace fastslow {
+namespace {
+
+using Ids = std::vector<int64_t>;
+
+void expect_partition(const HoldoutSplit& s, int64_t n) {
+  EXPECT_TRUE(std::is_sorted(s.train.begin(), s.train.end()));
+  EXPECT_TRUE(std::is_sorted(s.holdout.begin(), s.holdout.end()));
+  Ids all = s.train;
+  all.insert(all.end(), s.holdout.begin(), s.holdout.end());
+  std::sort(all.begin(), all.end());
+  Ids want(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) want[i] = i;
+  EXPECT_EQ(all, want);  // disjoint and complete
+}
+
+TEST(HoldoutSplit, SameSeedSameSplitOtherSeedOther) {
+  const HoldoutSplit a = split_holdout(100, 0.2, 42);
+  const HoldoutSplit b = split_holdout(100, 0.2, 42);
+  EXPECT_EQ(a.train, b.train);
+  EXPECT_EQ(a.holdout, b.holdout);
+  const HoldoutSplit c = split_holdout(100, 0.2, 43);
+  EXPECT_NE(a.holdout, c.holdout);
+  expect_partition(a, 100);
+  expect_partition(c, 100);
+}
+
+TEST(HoldoutSplit, PinnedSplitIsPortable) {
+  // The same numbers natively and in wasm: the shuffle uses only mt19937_64's
+  // fixed output, never <random>'s distributions.
+  const HoldoutSplit s = split_holdout(10, 0.3, 42);
+  EXPECT_EQ(s.holdout, Ids({1, 7, 9}));
+  expect_partition(s, 10);
+}
+
+TEST(HoldoutSplit, SizesRoundAndClamp) {
+  EXPECT_EQ(split_holdout(10, 0.2, 1).holdout.size(), 2u);
+  EXPECT_EQ(split_holdout(10, 0.2, 1).train.size(), 8u);
+  EXPECT_EQ(split_holdout(5, 0.5, 1).holdout.size(), 3u);   // 2.5 rounds up
+  EXPECT_EQ(split_holdout(30, 0.1, 1).holdout.size(), 3u);  // 3.0000000000000004
+  EXPECT_EQ(split_holdout(1000, 0.1234, 1).holdout.size(), 123u);
+  // At least one held out and at least one kept for training.
+  EXPECT_EQ(split_holdout(3, 0.01, 1).holdout.size(), 1u);
+  EXPECT_EQ(split_holdout(3, 0.99, 1).holdout.size(), 2u);
+  const HoldoutSplit two = split_holdout(2, 0.5, 9);
+  EXPECT_EQ(two.holdout.size(), 1u);
+  EXPECT_EQ(two.train.size(), 1u);
+  expect_partition(two, 2);
+  for (int64_t n : {2, 3, 7, 64, 1001}) expect_partition(split_holdout(n, 0.3, static_cast<uint64_t>(n)), n);
+}
+
+TEST(HoldoutSplit, EveryGroupEquallyLikely) {
+  // 3 of 10 held out over 3000 seeds: each group ~900 times (sd ~25).
+  std::vector<int> count(10, 0);
+  for (uint64_t seed = 0; seed < 3000; ++seed)
+    for (int64_t g : split_holdout(10, 0.3, seed).holdout) ++count[g];
+  for (int g = 0; g < 10; ++g) {
+    EXPECT_GT(count[g], 800) << "group " << g;
+    EXPECT_LT(count[g], 1000) << "group " << g;
+  }
+}
+
+TEST(HoldoutSplit, RejectsBadArguments) {
+  for (double f : {0.0, 1.0, -0.1, 1.5, std::nan("")}) {
+    const std::string e = test::error_of([f] { split_holdout(10, f, 1); });
+    EXPECT_NE(e.find("fraction"), std::string::npos) << f << ": " << e;
+  }
+  for (int64_t n : {1, 0, -3}) {
+    const std::string e = test::error_of([n] { split_holdout(n, 0.5, 1); });
+    EXPECT_NE(e.find(std::to_string(n)), std::string::npos) << e;
+  }
+}
+
+}  // namespace
+}  // namespace fastslow
