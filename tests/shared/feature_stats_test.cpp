@@ -219,7 +219,10 @@ TEST(FeatureStats, FromJsonRejectsMalformedInput) {
       {R"({"log_scale":[0,0],"mean":[0,0],"stddev":[1,0]})", "stddev[1]"},
       {R"({"log_scale":[0],"mean":[0],"stddev":[-1]})", "stddev[0]"},
   };
-  for (const auto& [json, problem] : cases) {
+  for (const auto& c : cases) {
+    // Plain names: clang (the wasm build) cannot capture structured bindings in C++17.
+    const std::string& json = c.first;
+    const std::string& problem = c.second;
     const std::string e = test::error_of([&] { FeatureStats::from_json(json, "runs/a/stats.json"); });
     EXPECT_NE(e.find("runs/a/stats.json"), std::string::npos) << json << " -> " << e;
     EXPECT_NE(e.find(problem), std::string::npos) << json << " -> " << e;
