@@ -1,0 +1,126 @@
+#include "baselines/ridge.h"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "fastslow/error.h"
+
+namespace fastslow::baselines {
+
+namespace {
+
+// Index of `v` among the sorted distinct values, or -1 (unseen, NaN).
+int64_t find_value(const std::vector<float>& values, float v) {
+  const auto it = std::lower_bound(values.begin(), values.end(), v);
+  if (it == values.end() || *it != v) return -1;
+  return it - values.begin();
+}
+
+}  // namespace
+
+void OneHotRidge::fit(const std::vector<float>& rows, int64_t width, const std::vector<double>& target,
+                      double lambda) {
+  const auto count = static_cast<int64_t>(target.size());
+  if (count == 0) throw Error("ridge: no training rows");
+  if (width <= 0) throw Error("ridge: row width must be positive, got " + std::to_string(width));
+  if (static_cast<int64_t>(rows.size()) != count * width)
+    throw Error("ridge: " + std::to_string(rows.size()) + " feature values for " + std::to_string(count) +
+                " targets of width " + std::to_string(width) + " (expected " + std::to_string(count * width) + ")");
+  if (!(lambda >= 0.0) || !std::isfinite(lambda))
+    throw Error("ridge: lambda must be finite and >= 0, got " + std::to_string(lambda));
+  for (int64_t r = 0; r < count; ++r) {
+    if (!std::isfinite(target[static_cast<size_t>(r)]))
+      throw Error("ridge: target of row " + std::to_string(r) + " is not finite");
+    for (int64_t c = 0; c < width; ++c)
+      if (!std::isfinite(rows[static_cast<size_t>(r * width + c)]))
+        throw Error("ridge: feature (row " + std::to_string(r) + ", column " + std::to_string(c) +
+                    ") is not finite");
+  }
+
+  std::vector<std::vector<float>> values(static_cast<size_t>(width));
+  std::vector<int64_t> offset(static_cast<size_t>(width));
+  int64_t features = 0;
+  for (int64_t c = 0; c < width; ++c) {
+    auto& v = values[static_cast<size_t>(c)];
+    v.reserve(static_cast<size_t>(count));
+    for (int64_t r = 0; r < count; ++r) v.push_back(rows[static_cast<size_t>(r * width + c)]);
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    // A constant column's indicator equals the bias: it only adds collinearity.
+    if (v.size() < 2) v.clear();
+    v.shrink_to_fit();
+    offset[static_cast<size_t>(c)] = features;
+    features += static_cast<int64_t>(v.size());
+  }
+
+  double mean = 0.0;
+  for (double t : target) mean += t;
+  mean /= static_cast<double>(count);
+
+  // X^T X from each row's active indicators; the dense design matrix would be
+  // rows x features (GBs on a large layout graph), this is features x features.
+  Eigen::MatrixXd xtx = Eigen::MatrixXd::Zero(features, features);
+  Eigen::VectorXd xty = Eigen::VectorXd::Zero(features);
+  std::vector<int64_t> active;
+  active.reserve(static_cast<size_t>(width));
+  for (int64_t r = 0; r < count; ++r) {
+    active.clear();
+    for (int64_t c = 0; c < width; ++c) {
+      const auto& v = values[static_cast<size_t>(c)];
+      if (v.empty()) continue;
+      active.push_back(offset[static_cast<size_t>(c)] + find_value(v, rows[static_cast<size_t>(r * width + c)]));
+    }
+    const double y = target[static_cast<size_t>(r)] - mean;
+    // Offsets grow with the column, so `active` is ascending: fill the lower triangle.
+    for (size_t i = 0; i < active.size(); ++i) {
+      const int64_t a = active[i];
+      xty(a) += y;
+      double* col = xtx.col(a).data();
+      for (size_t j = i; j < active.size(); ++j) col[active[j]] += 1.0;
+    }
+  }
+  xtx.diagonal().array() += lambda;
+
+  Eigen::VectorXd w;
+  if (features == 0) {
+    w = Eigen::VectorXd();
+  } else if (lambda > 0.0) {
+    w = xtx.selfadjointView<Eigen::Lower>().ldlt().solve(xty);
+  } else {
+    // Without a penalty the indicators of every column sum to one, so X^T X is
+    // singular: take the minimum-norm least-squares solution instead.
+    xtx.triangularView<Eigen::StrictlyUpper>() = xtx.transpose();
+    w = xtx.completeOrthogonalDecomposition().solve(xty);
+  }
+  if (!w.allFinite()) throw Error("ridge: the solve produced non-finite weights");
+
+  width_ = width;
+  values_ = std::move(values);
+  offset_ = std::move(offset);
+  weights_.assign(w.data(), w.data() + w.size());
+  bias_ = mean;
+}
+
+std::vector<double> OneHotRidge::predict(const std::vector<float>& rows) const {
+  if (width_ == 0) throw Error("ridge: predict called before fit");
+  if (rows.size() % static_cast<size_t>(width_) != 0)
+    throw Error("ridge: " + std::to_string(rows.size()) + " feature values are not a whole number of rows of width " +
+                std::to_string(width_));
+  const size_t count = rows.size() / static_cast<size_t>(width_);
+  std::vector<double> out(count, bias_);
+  for (size_t r = 0; r < count; ++r)
+    for (int64_t c = 0; c < width_; ++c) {
+      const auto& v = values_[static_cast<size_t>(c)];
+      if (v.empty()) continue;
+      const int64_t k = find_value(v, rows[r * static_cast<size_t>(width_) + static_cast<size_t>(c)]);
+      if (k >= 0) out[r] += weights_[static_cast<size_t>(offset_[static_cast<size_t>(c)] + k)];
+    }
+  return out;
+}
+
+int64_t OneHotRidge::num_features() const { return static_cast<int64_t>(weights_.size()); }
+
+}  // namespace fastslow::baselines

@@ -1,0 +1,28 @@
+// The per-program baseline the learned models must beat: ridge regression of
+// log runtime on one-hot encoded config features (each column's distinct
+// training values become indicator features). No torch: Eigen only.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace fastslow::baselines {
+
+class OneHotRidge {
+ public:
+  // rows: count x width row-major; target: one value per row (e.g. log runtime).
+  // Throws fastslow::Error on size mismatch, count == 0 or lambda < 0.
+  void fit(const std::vector<float>& rows, int64_t width, const std::vector<double>& target, double lambda = 1.0);
+  // Values unseen in training contribute nothing. Lower = predicted faster.
+  std::vector<double> predict(const std::vector<float>& rows) const;
+  int64_t num_features() const;
+
+ private:
+  int64_t width_ = 0;
+  std::vector<std::vector<float>> values_;  // per column: distinct training values, sorted
+  std::vector<int64_t> offset_;             // per column: first feature index
+  std::vector<double> weights_;
+  double bias_ = 0.0;
+};
+
+}  // namespace fastslow::baselines

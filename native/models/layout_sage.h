@@ -1,0 +1,27 @@
+// The paper's layout baseline: GraphSAGE over both edge directions with the
+// config joined early (raw layout values at the configurable nodes' inputs,
+// zeros elsewhere), mean-pooled to one score per config.
+#pragma once
+
+#include <vector>
+
+#include "models/blocks.h"
+
+namespace fastslow::models {
+
+class LayoutSageImpl : public RankModelImpl {
+ public:
+  explicit LayoutSageImpl(const ModelOptions& options);
+  torch::Tensor forward(const train::GraphTensors& g, const torch::Tensor& config_feat) override;
+
+  NodeEncoder encoder{nullptr};
+  torch::nn::Linear config_in{nullptr};
+  std::vector<SageLayer> layers;
+  ScoreHead head{nullptr};
+
+ private:
+  ModelOptions options_;
+};
+TORCH_MODULE(LayoutSage);
+
+}  // namespace fastslow::models

@@ -1,0 +1,51 @@
+// What every ranking model offers the trainer: scores for a batch of configs
+// of one graph, lower = predicted faster. Concrete models are XxxImpl +
+// TORCH_MODULE(Xxx), one file each; make_model picks one by name.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "train/graph_tensors.h"
+
+namespace fastslow::models {
+
+struct ModelOptions {
+  std::string kind = "layout";  // "tile" | "layout"
+  std::string name;             // tile: mlp | sage | gcn; layout: sage | attn
+  std::string join = "early";   // tile sage/gcn: config features at the input ("early") or after pooling ("late")
+  int64_t node_feat_width = 140;
+  int64_t config_feat_width = 18;
+  int64_t opcode_vocab = 121;  // ids 0..120
+  int64_t hidden = 64;
+  int64_t layers = 3;
+};
+
+class RankModelImpl : public torch::nn::Module {
+ public:
+  // tile:   config_feat [B, Fc] float32, normalised        -> [B]
+  // layout: config_feat [B, nc, Fc] float32, raw layout values (-1..5)
+  //         for the configurable nodes in g.config_nodes order -> [B]
+  virtual torch::Tensor forward(const train::GraphTensors& g, const torch::Tensor& config_feat) = 0;
+};
+using RankModel = std::shared_ptr<RankModelImpl>;
+
+// Throws fastslow::Error on an unknown kind/name/join or bad sizes, listing
+// the valid names.
+RankModel make_model(const ModelOptions& options);
+std::vector<std::string> model_names(const std::string& kind);
+// The stronger model each kind trains by default (tile: sage, layout: attn)
+// and the paper's baseline (tile: mlp, layout: sage).
+std::string default_model(const std::string& kind);
+std::string baseline_model(const std::string& kind);
+
+// Keeps freed CPU memory in the process (glibc: no mmap for big blocks, no
+// trimming) so a training loop reuses its tensors' pages instead of asking
+// the kernel for fresh zeroed pages on every step: ~15-25% of a layout step
+// goes to page faults otherwise. Process-wide; call once before training.
+void keep_freed_cpu_memory();
+
+}  // namespace fastslow::models

@@ -1,0 +1,46 @@
+#include "models/tile_gcn.h"
+
+#include <string>
+
+namespace fastslow::models {
+
+GcnLayerImpl::GcnLayerImpl(int64_t hidden) {
+  lin = register_module("lin", torch::nn::Linear(hidden, hidden));
+  norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({hidden})));
+}
+
+torch::Tensor GcnLayerImpl::forward(const train::GraphTensors& g, const torch::Tensor& h) {
+  // Mean over the closed neighbourhood from the two directed means:
+  // (h + d_in * mean_in + d_out * mean_out) / (1 + d_in + d_out).
+  const int64_t n = g.num_nodes;
+  auto d_in = (g.in_ptr.slice(0, 1) - g.in_ptr.slice(0, 0, n)).to(h.scalar_type()).view({n, 1, 1});
+  auto d_out = (g.out_ptr.slice(0, 1) - g.out_ptr.slice(0, 0, n)).to(h.scalar_type()).view({n, 1, 1});
+  auto a = (h + d_in * mean_in(g, h) + d_out * mean_out(g, h)) / (1 + d_in + d_out);
+  return h + torch::relu(norm(linear(lin, a)));
+}
+
+TileGcnImpl::TileGcnImpl(const ModelOptions& options) : options_(options), early_(options.join == "early") {
+  const int64_t H = options.hidden, Fc = options.config_feat_width;
+  encoder = register_module("encoder", NodeEncoder(options.opcode_vocab, options.node_feat_width, H));
+  if (early_ && Fc > 0) config_in = register_module("config_in", torch::nn::Linear(torch::nn::LinearOptions(Fc, H).bias(false)));
+  for (int64_t i = 0; i < options.layers; ++i)
+    layers.push_back(register_module("layer" + std::to_string(i), GcnLayer(H)));
+  if (!early_) join = register_module("join", torch::nn::Linear(H + Fc, H));
+  head = register_module("head", ScoreHead(H, H));
+}
+
+torch::Tensor TileGcnImpl::forward(const train::GraphTensors& g, const torch::Tensor& config_feat) {
+  check_graph("tile gcn", g, options_);
+  check_tile_configs("tile gcn", config_feat, options_);
+  const int64_t B = config_feat.size(0);
+  // Early: [n, B, H], one row of configs per node; late: [n, 1, H], the
+  // graph is encoded once for all configs.
+  auto node = encoder(g).unsqueeze(1);
+  auto h = torch::relu(config_in ? node + config_in(config_feat).unsqueeze(0) : node);
+  for (auto& layer : layers) h = layer->forward(g, h);
+  auto pooled = mean_pool(h).expand({B, h.size(2)});
+  if (join) pooled = torch::relu(join(torch::cat({pooled, config_feat}, 1)));
+  return head(pooled);
+}
+
+}  // namespace fastslow::models

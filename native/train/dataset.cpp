@@ -1,0 +1,117 @@
+#include "train/dataset.h"
+
+#include <cmath>
+
+#include "fastslow/error.h"
+
+namespace fastslow::train {
+
+nlohmann::json Normalizer::to_json() const {
+  nlohmann::json j;
+  j["node"] = nlohmann::json::parse(node.to_json());
+  if (config.width() > 0) j["config"] = nlohmann::json::parse(config.to_json());
+  return j;
+}
+
+Normalizer Normalizer::from_json(const nlohmann::json& j, const std::string& what) {
+  if (!j.is_object() || !j.contains("node")) throw Error(what, "", "no node feature statistics");
+  Normalizer n;
+  n.node = FeatureStats::from_json(j["node"].dump(), what);
+  if (j.contains("config")) n.config = FeatureStats::from_json(j["config"].dump(), what);
+  return n;
+}
+
+Normalizer fit_normalizer(GraphKind kind, const std::vector<const CachedGraph*>& train) {
+  if (train.empty()) throw Error("no training graphs to fit normalisation statistics on");
+  Normalizer n;
+  FeatureStatsBuilder node(train.front()->node_feat_width);
+  for (const CachedGraph* g : train) {
+    if (g->node_feat_width != node.width())
+      throw Error(g->source, "node_feat",
+                  "has " + std::to_string(g->node_feat_width) + " feature columns, other training graphs have " +
+                      std::to_string(node.width()));
+    node.add(g->node_feat.data(), g->pruned.num_nodes());
+  }
+  n.node = node.finish();
+  if (kind == GraphKind::Tile) {
+    FeatureStatsBuilder cfg(train.front()->config_row_elems);
+    for (const CachedGraph* g : train) {
+      if (g->config_row_elems != cfg.width())
+        throw Error(g->source, "config_feat",
+                    "has " + std::to_string(g->config_row_elems) + " columns, other training graphs have " +
+                        std::to_string(cfg.width()));
+      std::vector<int64_t> all(static_cast<size_t>(g->groups.num_groups()));
+      for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
+      const std::vector<float> rows = g->config_rows(all);
+      cfg.add(rows.data(), g->groups.num_groups());
+    }
+    n.config = cfg.finish();
+  }
+  return n;
+}
+
+GraphEntry make_entry(CachedGraph cache, const Normalizer& norm, const torch::Device& device) {
+  if (cache.node_feat_width != norm.node.width())
+    throw Error(cache.source, "node_feat",
+                "has " + std::to_string(cache.node_feat_width) + " feature columns; the model was trained on " +
+                    std::to_string(norm.node.width()));
+  if (cache.kind == GraphKind::Tile && cache.config_row_elems != norm.config.width())
+    throw Error(cache.source, "config_feat",
+                "has " + std::to_string(cache.config_row_elems) + " columns; the model was trained on " +
+                    std::to_string(norm.config.width()));
+  GraphEntry e;
+  const std::vector<float> feat = norm.node.applied(cache.node_feat);
+  e.tensors = make_graph_tensors(cache.pruned.num_nodes(), cache.node_feat_width, feat, cache.node_opcode,
+                                 cache.pruned.edge_index, cache.pruned.config_positions)
+                  .to(device);
+  const int64_t groups = cache.groups.num_groups();
+  e.train_groups.resize(static_cast<size_t>(groups));
+  for (int64_t g = 0; g < groups; ++g) e.train_groups[g] = g;
+  e.eval_groups = e.train_groups;
+  e.cache = std::move(cache);
+  return e;
+}
+
+void set_targets(GraphEntry* e) {
+  e->group_target.clear();
+  if (!e->cache.has_runtime() || e->train_groups.empty()) return;
+  const auto& best = e->cache.groups.best_runtime;
+  double sum = 0, sq = 0;
+  for (int64_t g : e->train_groups) {
+    const double v = std::log(std::max(best[g], 1e-9));
+    sum += v;
+    sq += v * v;
+  }
+  const double n = static_cast<double>(e->train_groups.size());
+  const double mean = sum / n;
+  const double sd = std::sqrt(std::max(sq / n - mean * mean, 0.0));
+  const double scale = sd > 1e-9 ? 1.0 / sd : 1.0;
+  e->group_target.resize(best.size());
+  for (size_t g = 0; g < best.size(); ++g)
+    e->group_target[g] = static_cast<float>((std::log(std::max(best[g], 1e-9)) - mean) * scale);
+}
+
+Batch make_batch(const GraphEntry& e, const std::vector<int64_t>& groups, const Normalizer& norm,
+                 const torch::Device& device) {
+  Batch b;
+  b.groups = groups;
+  std::vector<float> rows = e.cache.config_rows(groups);
+  const int64_t B = static_cast<int64_t>(groups.size());
+  torch::Tensor feat;
+  if (e.cache.kind == GraphKind::Tile) {
+    norm.config.apply(rows.data(), B);
+    feat = torch::from_blob(rows.data(), {B, e.cache.config_row_elems}, torch::kFloat32).clone();
+  } else {
+    const int64_t nc = static_cast<int64_t>(e.cache.pruned.config_positions.size());
+    feat = torch::from_blob(rows.data(), {B, nc, e.cache.config_feat_width}, torch::kFloat32).clone();
+  }
+  std::vector<float> target(static_cast<size_t>(B), 0.0f);
+  if (!e.group_target.empty())
+    for (int64_t i = 0; i < B; ++i) target[i] = e.group_target[groups[i]];
+  b.target = torch::tensor(target, torch::kFloat32);
+  b.config_feat = feat.to(device);
+  b.target = b.target.to(device);
+  return b;
+}
+
+}  // namespace fastslow::train

@@ -1,0 +1,53 @@
+// The trainer's view of a collection (or of one graph in per-program mode):
+// cached graphs kept in memory as tensors, and batches of configs read row by
+// row from the caches. A collection's config features are never loaded whole,
+// so memory grows with the graphs, not with their configs.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fastslow/feature_stats.h"
+#include "fastslow/graph_cache.h"
+#include "train/graph_tensors.h"
+
+namespace fastslow::train {
+
+// Fitted on the training split, stored with the run, reused by eval/predict.
+struct Normalizer {
+  FeatureStats node;
+  FeatureStats config;  // tile only; layout config values go to the model raw
+  nlohmann::json to_json() const;
+  static Normalizer from_json(const nlohmann::json& j, const std::string& what);
+};
+
+Normalizer fit_normalizer(GraphKind kind, const std::vector<const CachedGraph*>& train);
+
+struct GraphEntry {
+  CachedGraph cache;
+  GraphTensors tensors;               // normalised, on the training device
+  std::vector<int64_t> train_groups;  // groups a training step samples from
+  std::vector<int64_t> eval_groups;   // groups ranked when evaluating
+  // Per group: log(best runtime) standardised over train_groups (empty
+  // without runtimes). Every loss sees the same scale on every graph.
+  std::vector<float> group_target;
+};
+
+struct Batch {
+  std::vector<int64_t> groups;
+  torch::Tensor config_feat;  // tile [B, Fc]; layout [B, nc, Fc]
+  torch::Tensor target;       // [B] (zeros without runtimes)
+};
+
+GraphEntry make_entry(CachedGraph cache, const Normalizer& norm, const torch::Device& device);
+// Per-group training targets from the entry's train_groups; call again
+// after changing them (per-program splits).
+void set_targets(GraphEntry* e);
+// Reads the groups' rows from the cache and normalises them for the model.
+Batch make_batch(const GraphEntry& e, const std::vector<int64_t>& groups, const Normalizer& norm,
+                 const torch::Device& device);
+
+}  // namespace fastslow::train

@@ -1,0 +1,75 @@
+#include "train/evaluate.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "fastslow/collection.h"
+
+namespace fastslow::train {
+
+std::vector<double> score_groups(models::RankModelImpl& model, const GraphEntry& e, const std::vector<int64_t>& groups,
+                                 const Normalizer& norm, int64_t chunk, const torch::Device& device) {
+  torch::NoGradGuard no_grad;
+  const bool was_training = model.is_training();
+  model.eval();
+  std::vector<double> out;
+  out.reserve(groups.size());
+  for (size_t i = 0; i < groups.size(); i += static_cast<size_t>(chunk)) {
+    const std::vector<int64_t> part(groups.begin() + static_cast<std::ptrdiff_t>(i),
+                                    groups.begin() + static_cast<std::ptrdiff_t>(std::min(groups.size(), i + chunk)));
+    const Batch b = make_batch(e, part, norm, device);
+    const torch::Tensor s = model.forward(e.tensors, b.config_feat).to(torch::kCPU, torch::kFloat64).contiguous();
+    out.insert(out.end(), s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
+  }
+  model.train(was_training);
+  return out;
+}
+
+std::vector<int64_t> rank_configs(const ConfigGroups& cg, const std::vector<int64_t>& groups,
+                                  const std::vector<double>& group_scores) {
+  const std::vector<int64_t> order = ranking_from_scores(group_scores);
+  std::vector<std::vector<int64_t>> members(static_cast<size_t>(cg.num_groups()));
+  std::vector<char> wanted(static_cast<size_t>(cg.num_groups()), 0);
+  for (int64_t g : groups) wanted[g] = 1;
+  for (int64_t c = 0; c < cg.num_configs(); ++c)
+    if (wanted[cg.group_of[c]]) members[cg.group_of[c]].push_back(c);
+  std::vector<int64_t> ranking;
+  for (int64_t k : order) {
+    const int64_t g = groups[k];
+    const int64_t rep = cg.representative[g];
+    ranking.push_back(rep);
+    for (int64_t c : members[g])
+      if (c != rep) ranking.push_back(c);
+  }
+  return ranking;
+}
+
+GraphMetrics evaluate_ranking(const std::vector<int64_t>& ranking, const std::vector<double>& runtime) {
+  // Positions as scores: exactly what a submission row tells the scorer.
+  std::vector<double> score(ranking.size()), rt(ranking.size());
+  for (size_t i = 0; i < ranking.size(); ++i) {
+    score[i] = static_cast<double>(i);
+    rt[i] = runtime[ranking[i]];
+  }
+  return evaluate_graph(score, rt);
+}
+
+GraphResult evaluate_entry(models::RankModelImpl& model, const GraphEntry& e, const Normalizer& norm, int64_t chunk,
+                           const torch::Device& device) {
+  GraphResult r;
+  r.graph = file_stem(e.cache.source);
+  const std::vector<double> scores = score_groups(model, e, e.eval_groups, norm, chunk, device);
+  r.ranking = rank_configs(e.cache.groups, e.eval_groups, scores);
+  if (e.cache.has_runtime()) r.metrics = evaluate_ranking(r.ranking, e.cache.runtime);
+  r.metrics.configs = static_cast<int64_t>(r.ranking.size());
+  return r;
+}
+
+double collection_score(GraphKind kind, const std::vector<GraphResult>& results) {
+  std::vector<GraphMetrics> m;
+  for (const GraphResult& r : results) m.push_back(r.metrics);
+  const CollectionMetrics s = summarize(m);
+  return kind == GraphKind::Tile ? s.tile_score : s.kendall;
+}
+
+}  // namespace fastslow::train

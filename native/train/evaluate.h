@@ -1,0 +1,44 @@
+// Scoring every config of a graph and turning scores into the competition's
+// rankings and metrics. Configs are scored once per duplicate group, in
+// fixed-size chunks in group order, because models that attend across a
+// batch give scores that depend on the batch: the same chunking everywhere
+// makes the terminal and the page agree.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "fastslow/metrics.h"
+#include "models/model.h"
+#include "train/dataset.h"
+
+namespace fastslow::train {
+
+// Scores of `groups` (lower = faster), in that order.
+std::vector<double> score_groups(models::RankModelImpl& model, const GraphEntry& e, const std::vector<int64_t>& groups,
+                                 const Normalizer& norm, int64_t chunk, const torch::Device& device);
+
+// The configs of `groups` ranked best first: groups by score, each group's
+// members in index order (its representative first).
+std::vector<int64_t> rank_configs(const ConfigGroups& cg, const std::vector<int64_t>& groups,
+                                  const std::vector<double>& group_scores);
+
+// Metrics of a ranking of a subset of configs against their runtimes.
+GraphMetrics evaluate_ranking(const std::vector<int64_t>& ranking, const std::vector<double>& runtime);
+
+struct GraphResult {
+  std::string graph;  // file stem
+  std::vector<int64_t> ranking;
+  GraphMetrics metrics;  // NaN fields without runtimes
+};
+
+// Ranks e.eval_groups' configs; metrics when the graph has runtimes.
+GraphResult evaluate_entry(models::RankModelImpl& model, const GraphEntry& e, const Normalizer& norm, int64_t chunk,
+                           const torch::Device& device);
+
+// The validation score: mean Kendall (layout) or mean tile score (tile).
+double collection_score(GraphKind kind, const std::vector<GraphResult>& results);
+
+}  // namespace fastslow::train

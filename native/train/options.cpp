@@ -1,0 +1,47 @@
+#include "train/options.h"
+
+#include "fastslow/error.h"
+#include "models/model.h"
+
+namespace fastslow::train {
+
+void TrainOptions::apply_defaults() {
+  const bool tile = kind == "tile";
+  if (model.empty()) model = models::default_model(kind);
+  if (loss.empty()) loss = tile ? "listmle:1,hinge:1" : "hinge:1,listmle:1";
+  if (hidden == 0) hidden = 64;
+  if (layers == 0) layers = 3;
+  if (epochs == 0) epochs = tile ? 20 : 30;
+  if (configs_per_graph == 0) configs_per_graph = tile ? 64 : 32;
+  if (lr == 0) lr = 1e-3;
+  if (weight_decay == 0) weight_decay = 1e-4;
+  if (eval_chunk == 0) eval_chunk = tile ? 256 : 64;
+}
+
+#define FASTSLOW_OPTION_FIELDS(X)                                                                                   \
+  X(data) X(collection) X(graph) X(holdout) X(out) X(cache) X(kind) X(config_feat_width) X(model) X(join) X(loss) X(hidden) X(layers) \
+      X(epochs) X(configs_per_graph) X(steps_per_epoch) X(lr) X(weight_decay) X(warmup) X(clip) X(patience)      \
+          X(eval_chunk) X(khop) X(device) X(threads) X(seed)
+
+nlohmann::json TrainOptions::to_json() const {
+  nlohmann::ordered_json j;
+#define X(f) j[#f] = f;
+  FASTSLOW_OPTION_FIELDS(X)
+#undef X
+  return nlohmann::json(j);
+}
+
+TrainOptions TrainOptions::from_json(const nlohmann::json& j, const std::string& what) {
+  TrainOptions o;
+  try {
+#define X(f) \
+  if (j.contains(#f)) j.at(#f).get_to(o.f);
+    FASTSLOW_OPTION_FIELDS(X)
+#undef X
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(what, "", std::string("malformed run options: ") + e.what());
+  }
+  return o;
+}
+
+}  // namespace fastslow::train

@@ -1,0 +1,48 @@
+// Every option of a training run. Stored as config.json in the run folder,
+// so `--resume`, eval and predict rebuild exactly what was trained.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace fastslow::train {
+
+struct TrainOptions {
+  // Data: a dataset root and a collection, or one graph (per-program tuning).
+  std::string data;
+  std::string collection;  // e.g. "layout:xla:random"
+  std::string graph;       // per-program mode: one .npz
+  double holdout = 0.2;    // per-program mode: share of unique configs held out
+  std::string out;         // the run folder
+  std::string cache;       // cache folder; "" = <out>/../.cache
+
+  // Model and loss; empty / 0 = the collection kind's default.
+  std::string kind;  // "tile" | "layout", filled from the data
+  int64_t config_feat_width = 0;  // filled from the training data
+  std::string model;
+  std::string join = "early";
+  std::string loss;
+  int64_t hidden = 0, layers = 0;
+
+  // Optimisation.
+  int64_t epochs = 0;
+  int64_t configs_per_graph = 0;
+  int64_t steps_per_epoch = 0;  // 0 = one visit per training graph, at least 50 steps
+  double lr = 0, weight_decay = 0;
+  double warmup = 0.05;  // share of all steps
+  double clip = 1.0;     // gradient-norm clipping; 0 = off
+  int64_t patience = 0;  // epochs without a better validation score before stopping; 0 = never
+  int64_t eval_chunk = 0;  // configs per forward when ranking
+  int khop = 1;
+  std::string device = "auto";
+  int threads = 0;  // 0 = LibTorch's default
+  uint64_t seed = 0;
+
+  // Fills every empty / 0 field with the default of `kind`.
+  void apply_defaults();
+  nlohmann::json to_json() const;
+  static TrainOptions from_json(const nlohmann::json& j, const std::string& what);
+};
+
+}  // namespace fastslow::train

@@ -1,0 +1,128 @@
+#include "train/run_dir.h"
+
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "fastslow/error.h"
+
+namespace fastslow::train {
+namespace {
+
+void commit(const std::string& tmp, const std::string& path) {
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw Error(path, "", "cannot write: " + ec.message());
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    if (!f) throw Error(path, "", "cannot write");
+  }
+  commit(tmp, path);
+}
+
+// Archives load onto the device of the model they go into.
+torch::Device device_of(torch::nn::Module& model) {
+  const auto params = model.parameters();
+  return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
+}
+
+}  // namespace
+
+bool RunDir::has(const std::string& name) const { return std::filesystem::exists(file(name)); }
+
+void RunDir::create() const {
+  std::error_code ec;
+  std::filesystem::create_directories(path_, ec);
+  if (ec) throw Error(path_, "", "cannot create the run folder: " + ec.message());
+}
+
+void RunDir::write_json(const std::string& name, const nlohmann::json& j) const {
+  write_text(file(name), j.dump(2) + "\n");
+}
+
+nlohmann::json RunDir::read_json(const std::string& name) const {
+  std::ifstream f(file(name), std::ios::binary);
+  if (!f) throw Error(file(name), "", "missing: is " + path_ + " a training run folder?");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  try {
+    return nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(file(name), "", std::string("malformed JSON: ") + e.what());
+  }
+}
+
+void RunDir::append_log(const nlohmann::json& line) const {
+  std::ofstream f(file("log.jsonl"), std::ios::binary | std::ios::app);
+  f << line.dump() << "\n";
+  if (!f) throw Error(file("log.jsonl"), "", "cannot append");
+}
+
+void RunDir::truncate_log(int64_t epoch) const {
+  std::ifstream f(file("log.jsonl"), std::ios::binary);
+  if (!f) return;
+  std::string line, kept;
+  while (std::getline(f, line)) {
+    if (line.empty()) continue;
+    try {
+      if (nlohmann::json::parse(line).value("epoch", int64_t{0}) >= epoch) continue;
+    } catch (const nlohmann::json::exception&) {
+      continue;  // a line cut short by a crash
+    }
+    kept += line + "\n";
+  }
+  f.close();
+  write_text(file("log.jsonl"), kept);
+}
+
+void RunDir::save_model(torch::nn::Module& model, const std::string& name) const {
+  torch::serialize::OutputArchive ar;
+  model.save(ar);
+  ar.save_to(file(name) + ".tmp");
+  commit(file(name) + ".tmp", file(name));
+}
+
+void RunDir::load_model(torch::nn::Module& model, const std::string& name) const {
+  if (!has(name)) throw Error(file(name), "", "missing: the run has no saved model yet");
+  try {
+    torch::serialize::InputArchive ar;
+    ar.load_from(file(name), device_of(model));
+    model.load(ar);
+  } catch (const c10::Error& e) {
+    throw Error(file(name), "", std::string("does not fit this model: ") + e.what_without_backtrace());
+  }
+}
+
+void RunDir::save_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name) const {
+  torch::serialize::OutputArchive ar, m, o;
+  model.save(m);
+  opt.save(o);
+  ar.write("model", m);
+  ar.write("optimizer", o);
+  ar.save_to(file(name) + ".tmp");
+  commit(file(name) + ".tmp", file(name));
+}
+
+void RunDir::load_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name) const {
+  if (!has(name)) throw Error(file(name), "", "missing: nothing to resume from");
+  try {
+    torch::serialize::InputArchive ar, m, o;
+    ar.load_from(file(name), device_of(model));
+    ar.read("model", m);
+    ar.read("optimizer", o);
+    model.load(m);
+    opt.load(o);
+  } catch (const c10::Error& e) {
+    throw Error(file(name), "", std::string("cannot resume from it: ") + e.what_without_backtrace());
+  }
+}
+
+}  // namespace fastslow::train

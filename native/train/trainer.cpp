@@ -1,0 +1,377 @@
+#include "train/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <unordered_set>
+
+#include "fastslow/collection.h"
+#include "fastslow/error.h"
+#include "fastslow/holdout.h"
+#include "fastslow/synth/rng.h"
+#include "train/losses.h"
+#include "train/run_dir.h"
+#include "train/schedule.h"
+
+namespace fastslow::train {
+namespace {
+
+// Sampling depends only on (seed, epoch, step), never on what ran before, so
+// a resumed run draws exactly the batches the uninterrupted run would have.
+uint64_t mix(uint64_t a, uint64_t b) {
+  uint64_t z = a * 0x9e3779b97f4a7c15ull + b + 0x632be59bd9b4e019ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+std::vector<int64_t> sample_groups(const std::vector<int64_t>& pool, int64_t count, uint64_t seed) {
+  if (count >= static_cast<int64_t>(pool.size())) return pool;
+  synth::Rng rng(seed);
+  std::vector<int64_t> out;
+  std::unordered_set<int64_t> taken;
+  const int64_t n = static_cast<int64_t>(pool.size());
+  // Floyd's algorithm: `count` distinct picks without touching the whole pool.
+  for (int64_t j = n - count; j < n; ++j) {
+    const int64_t t = rng.uniform_int(0, j);
+    const int64_t pick = taken.count(t) ? j : t;
+    taken.insert(pick);
+    out.push_back(pool[pick]);
+  }
+  return out;
+}
+
+std::vector<int64_t> epoch_plan(const std::vector<size_t>& trainable, int64_t steps, uint64_t seed, int64_t epoch) {
+  synth::Rng rng(mix(seed, static_cast<uint64_t>(epoch) * 2 + 1));
+  std::vector<int64_t> plan;
+  while (static_cast<int64_t>(plan.size()) < steps) {
+    std::vector<int64_t> round(trainable.begin(), trainable.end());
+    for (int64_t i = static_cast<int64_t>(round.size()) - 1; i > 0; --i)
+      std::swap(round[i], round[rng.uniform_int(0, i)]);
+    plan.insert(plan.end(), round.begin(), round.end());
+  }
+  plan.resize(static_cast<size_t>(steps));
+  return plan;
+}
+
+std::string default_cache_dir(const TrainOptions& o) {
+  if (!o.cache.empty()) return o.cache;
+  const std::filesystem::path parent = std::filesystem::path(o.out).lexically_normal().parent_path();
+  return (parent.empty() ? std::filesystem::path(".cache") : parent / ".cache").string();
+}
+
+std::vector<std::string> split_files(const TrainOptions& o, const std::string& split) {
+  if (!o.graph.empty()) return {o.graph};
+  const Collection c = find_collection(o.data, o.collection);
+  return c.split(split);
+}
+
+// Per-program runs split one graph's groups; "valid" means the held-out ones.
+void assign_groups(const TrainOptions& o, const std::string& split, GraphEntry* e) {
+  if (o.graph.empty()) return;
+  const HoldoutSplit h = split_holdout(e->cache.groups.num_groups(), o.holdout, o.seed);
+  e->train_groups = h.train;
+  if (split == "valid" || split == "holdout")
+    e->eval_groups = h.holdout;
+  else if (split == "train")
+    e->eval_groups = h.train;
+}
+
+std::vector<CachedGraph> cache_files(const std::vector<std::string>& files, const GraphCacheOptions& co,
+                                     const std::function<void(size_t, size_t, const std::string&)>& progress) {
+  std::vector<CachedGraph> out;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (progress) progress(i, files.size(), files[i]);
+    out.push_back(CachedGraph::open(files[i], co));
+  }
+  if (progress) progress(files.size(), files.size(), "");
+  return out;
+}
+
+std::vector<GraphEntry> entries_for(const TrainOptions& o, const std::string& split, const Normalizer& norm,
+                                    const torch::Device& device, std::vector<CachedGraph> caches) {
+  std::vector<GraphEntry> out;
+  for (CachedGraph& c : caches) {
+    GraphEntry e = make_entry(std::move(c), norm, device);
+    assign_groups(o, split, &e);
+    set_targets(&e);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+models::ModelOptions model_options(const TrainOptions& o, const Normalizer& norm, int64_t config_width) {
+  models::ModelOptions m;
+  m.kind = o.kind;
+  m.name = o.model;
+  m.join = o.join;
+  m.node_feat_width = norm.node.width();
+  m.config_feat_width = config_width;
+  m.hidden = o.hidden;
+  m.layers = o.layers;
+  return m;
+}
+
+nlohmann::json metrics_json(const std::vector<GraphResult>& results, const std::string& split, double score) {
+  auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  nlohmann::json graphs = nlohmann::json::array();
+  std::vector<GraphMetrics> all;
+  for (const GraphResult& r : results) {
+    const GraphMetrics& m = r.metrics;
+    all.push_back(m);
+    graphs.push_back({{"graph", r.graph}, {"configs", m.configs}, {"kendall", num(m.kendall)}, {"opa", num(m.opa)},
+                      {"top1_error", num(m.top1)}, {"top5_error", num(m.top5)}, {"top10_error", num(m.top10)},
+                      {"tile_score", num(m.tile_score)}});
+  }
+  const CollectionMetrics s = summarize(all);
+  return {{"split", split},
+          {"score", num(score)},
+          {"mean", {{"kendall", num(s.kendall)}, {"opa", num(s.opa)}, {"top1_error", num(s.top1)},
+                    {"top5_error", num(s.top5)}, {"top10_error", num(s.top10)}, {"tile_score", num(s.tile_score)}}},
+          {"graphs", graphs}};
+}
+
+void set_lr(torch::optim::Optimizer& opt, double lr) {
+  for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
+}
+
+TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
+  const RunDir run(o.out);
+  auto say = [&](const std::string& s) {
+    if (hooks.message) hooks.message(s);
+  };
+  const torch::Device device = pick_device(o.device);
+  if (o.threads > 0) torch::set_num_threads(o.threads);
+  const GraphCacheOptions co{default_cache_dir(o), o.khop};
+
+  say("preparing training graphs (cache: " + co.dir + ")");
+  std::vector<CachedGraph> train_caches = cache_files(split_files(o, "train"), co, hooks.prepare);
+  if (train_caches.empty()) throw Error(o.data, "", "collection " + o.collection + " has no training graphs");
+  Normalizer norm;
+  if (resuming) {
+    norm = Normalizer::from_json(run.read_json("stats.json"), run.file("stats.json"));
+  } else {
+    std::vector<const CachedGraph*> ptrs;
+    for (const CachedGraph& c : train_caches) ptrs.push_back(&c);
+    norm = fit_normalizer(train_caches.front().kind, ptrs);
+    run.write_json("stats.json", norm.to_json());
+  }
+  const int64_t config_width = train_caches.front().config_feat_width;
+  if (!resuming) {
+    o.config_feat_width = config_width;
+    run.write_json("config.json", o.to_json());
+  }
+  std::vector<GraphEntry> train = entries_for(o, "train", norm, device, std::move(train_caches));
+  std::vector<GraphEntry> valid;
+  if (o.graph.empty()) {
+    say("preparing validation graphs");
+    valid = entries_for(o, "valid", norm, device, cache_files(split_files(o, "valid"), co, hooks.prepare));
+  } else {
+    valid = entries_for(o, "valid", norm, device, {CachedGraph::open(o.graph, co)});
+  }
+  for (const GraphEntry& e : train)
+    if (!e.cache.has_runtime()) throw Error(e.cache.source, "config_runtime", "has no measured runtimes to train on");
+
+  std::vector<size_t> trainable;
+  for (size_t i = 0; i < train.size(); ++i)
+    if (train[i].train_groups.size() >= 2) trainable.push_back(i);
+  if (trainable.empty()) throw Error(o.out, "", "no training graph has two distinct configs to rank");
+  int64_t steps = o.steps_per_epoch;
+  if (steps == 0) {
+    if (!o.graph.empty())
+      steps = std::max<int64_t>(10, static_cast<int64_t>(train[0].train_groups.size()) / o.configs_per_graph);
+    else
+      steps = std::max<int64_t>(50, static_cast<int64_t>(trainable.size()));
+  }
+  const int64_t total_steps = steps * o.epochs;
+  const int64_t warmup = static_cast<int64_t>(o.warmup * static_cast<double>(total_steps));
+
+  torch::manual_seed(o.seed);
+  models::RankModel model = models::make_model(model_options(o, norm, config_width));
+  model->to(device);
+  torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(o.lr).weight_decay(o.weight_decay));
+  const LossSpec loss_fn = LossSpec::parse(o.loss);
+
+  TrainResult result;
+  int64_t epoch = 0, step = 0, bad_epochs = 0;
+  double loss_sum = 0;
+  double best = -std::numeric_limits<double>::infinity();
+  if (resuming && run.has("state.json")) {
+    const nlohmann::json st = run.read_json("state.json");
+    epoch = st.at("epoch");
+    step = st.at("step");
+    loss_sum = st.at("loss_sum");
+    bad_epochs = st.at("bad_epochs");
+    result.best_epoch = st.at("best_epoch");
+    if (!st.at("best_score").is_null()) best = st.at("best_score");
+    run.load_checkpoint(*model, opt, "last.pt");
+    run.truncate_log(epoch);
+    say("resuming at epoch " + std::to_string(epoch + 1) + ", step " + std::to_string(step));
+  }
+  auto save_state = [&] {
+    run.save_checkpoint(*model, opt, "last.pt");
+    run.write_json("state.json", {{"epoch", epoch},
+                                  {"step", step},
+                                  {"loss_sum", loss_sum},
+                                  {"bad_epochs", bad_epochs},
+                                  {"best_epoch", result.best_epoch},
+                                  {"best_score", std::isfinite(best) ? nlohmann::json(best) : nlohmann::json(nullptr)}});
+  };
+  std::vector<torch::Tensor> params = model->parameters();
+  const int64_t patience = o.patience;
+
+  while (epoch < o.epochs) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<int64_t> plan = epoch_plan(trainable, steps, o.seed, epoch);
+    if (hooks.epoch_begin) hooks.epoch_begin(epoch, o.epochs, steps);
+    model->train();
+    for (; step < steps; ++step) {
+      const GraphEntry& e = train[plan[step]];
+      const uint64_t batch_seed = mix(mix(o.seed, static_cast<uint64_t>(epoch)), static_cast<uint64_t>(step));
+      const Batch b = make_batch(e, sample_groups(e.train_groups, o.configs_per_graph, batch_seed), norm, device);
+      const double lr = cosine_lr(epoch * steps + step, total_steps, warmup, o.lr);
+      set_lr(opt, lr);
+      opt.zero_grad();
+      torch::Tensor loss = loss_fn(model->forward(e.tensors, b.config_feat), b.target);
+      loss.backward();
+      if (o.clip > 0) torch::nn::utils::clip_grad_norm_(params, o.clip);
+      opt.step();
+      const double l = loss.item<double>();
+      if (!std::isfinite(l)) throw Error(e.cache.source, "", "training loss became non-finite; try a lower --lr");
+      loss_sum += l;
+      if (hooks.step) hooks.step({epoch, step, steps, l, lr});
+      if (hooks.stop && hooks.stop()) {
+        ++step;
+        save_state();
+        result.interrupted = true;
+        result.stop_reason = "interrupted";
+        result.epochs_done = epoch;
+        result.best_score = best;
+        return result;
+      }
+    }
+    // Validation.
+    std::vector<GraphResult> results;
+    for (const GraphEntry& e : valid) results.push_back(evaluate_entry(*model, e, norm, o.eval_chunk, device));
+    const double train_loss = loss_sum / static_cast<double>(steps);
+    double score = collection_score(train.front().cache.kind, results);
+    if (!std::isfinite(score)) score = -train_loss;  // no validation runtimes: track the training loss
+    const nlohmann::json metrics = metrics_json(results, o.graph.empty() ? "valid" : "holdout", score);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    nlohmann::json line = {{"epoch", epoch}, {"train_loss", train_loss}, {"lr", cosine_lr((epoch + 1) * steps - 1, total_steps, warmup, o.lr)},
+                           {"score", score}, {"seconds", seconds}};
+    line["valid"] = metrics["mean"];
+    const bool improved = score > best;
+    if (improved) {
+      best = score;
+      result.best_epoch = epoch;
+      bad_epochs = 0;
+      run.save_model(*model, "best.pt");
+      run.write_json("metrics.json", metrics);
+    } else {
+      ++bad_epochs;
+    }
+    line["best"] = improved;
+    run.append_log(line);
+    if (hooks.epoch_end) hooks.epoch_end(line);
+    ++epoch;
+    step = 0;
+    loss_sum = 0;
+    save_state();
+    if (patience > 0 && bad_epochs >= patience) {
+      result.stop_reason = "early stopping";
+      break;
+    }
+  }
+  if (result.stop_reason.empty()) result.stop_reason = "epochs";
+  result.epochs_done = epoch;
+  result.best_score = best;
+  return result;
+}
+
+}  // namespace
+
+torch::Device pick_device(const std::string& name) {
+  if (name == "cpu") return torch::kCPU;
+  if (name == "cuda") {
+    if (!torch::cuda::is_available())
+      throw Error("--device cuda: this build of LibTorch sees no CUDA device (use --device auto or cpu)");
+    return torch::kCUDA;
+  }
+  if (name == "auto") return torch::cuda::is_available() ? torch::kCUDA : torch::kCPU;
+  throw Error("--device must be auto, cpu or cuda, got '" + name + "'");
+}
+
+TrainResult train(TrainOptions o, const TrainHooks& hooks) {
+  if (o.out.empty()) throw Error("--out: no run folder given");
+  const RunDir run(o.out);
+  if (run.has("config.json"))
+    throw Error(o.out, "", "already holds a run; continue it with --resume or choose another --out");
+  if (o.graph.empty()) {
+    if (o.data.empty() || o.collection.empty()) throw Error("give --data and --collection, or --graph");
+    o.kind = parse_collection_id(o.collection).kind;
+  } else {
+    if (!(o.holdout > 0 && o.holdout < 1)) throw Error("--holdout must be in (0, 1)");
+    o.kind = graph_kind_name(detect_graph_kind(NpzReader::open(o.graph)));
+    o.collection = o.kind == "tile" ? "tile:xla" : "layout:xla:random";
+  }
+  o.apply_defaults();
+  // Fail on a bad model/loss name before any preparation work.
+  LossSpec::parse(o.loss);
+  bool known = false;
+  for (const std::string& m : models::model_names(o.kind)) known |= m == o.model;
+  if (!known) {
+    std::string names;
+    for (const std::string& m : models::model_names(o.kind)) names += (names.empty() ? "" : ", ") + m;
+    throw Error("--model " + o.model + ": unknown for " + o.kind + " graphs (choose one of: " + names + ")");
+  }
+  if (o.cache.empty()) o.cache = default_cache_dir(o);
+  run.create();
+  run.write_json("config.json", o.to_json());
+  return run_loop(o, false, hooks);
+}
+
+TrainResult resume(const std::string& path, int64_t epochs_override, const TrainHooks& hooks) {
+  const RunDir run(path);
+  TrainOptions o = TrainOptions::from_json(run.read_json("config.json"), run.file("config.json"));
+  o.out = path;
+  if (epochs_override > 0 && epochs_override != o.epochs) {
+    o.epochs = epochs_override;
+    run.write_json("config.json", o.to_json());
+  }
+  return run_loop(o, true, hooks);
+}
+
+std::string LoadedRun::cache_dir() const { return default_cache_dir(options); }
+
+LoadedRun load_run(const std::string& path, const std::string& device) {
+  const RunDir run(path);
+  LoadedRun r;
+  r.options = TrainOptions::from_json(run.read_json("config.json"), run.file("config.json"));
+  r.options.out = path;
+  r.norm = Normalizer::from_json(run.read_json("stats.json"), run.file("stats.json"));
+  r.device = pick_device(device);
+  if (r.options.config_feat_width <= 0) throw Error(run.file("config.json"), "", "no config_feat_width");
+  r.model = models::make_model(model_options(r.options, r.norm, r.options.config_feat_width));
+  r.model->to(r.device);
+  run.load_model(*r.model, "best.pt");
+  r.model->eval();
+  return r;
+}
+
+std::vector<GraphEntry> load_split(const LoadedRun& run, const std::string& split,
+                                   const std::function<void(size_t, size_t, const std::string&)>& progress) {
+  const TrainOptions& o = run.options;
+  std::vector<std::string> files;
+  if (!o.graph.empty()) {
+    if (split != "train" && split != "valid" && split != "holdout" && split != "all" && split != "test")
+      throw Error("--split for a per-program run: train, valid (= holdout) or all");
+    files = {o.graph};
+  } else {
+    files = split_files(o, split);
+    if (files.empty()) throw Error(o.data, "", "collection " + o.collection + " has no '" + split + "' split");
+  }
+  return entries_for(o, split, run.norm, run.device, cache_files(files, {run.cache_dir(), o.khop}, progress));
+}
+
+}  // namespace fastslow::train

@@ -1,0 +1,163 @@
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "fastslow/error.h"
+#include "model_test_graphs.h"
+#include "models/layout_attn.h"
+#include "models/model.h"
+#include "test_support.h"
+
+namespace fastslow::models {
+namespace {
+
+using test::error_of;
+using test::random_graph;
+using test::random_layout_configs;
+
+ModelOptions layout_options(const std::string& name, int64_t feat = 140, int64_t cfg = 18, int64_t hidden = 16) {
+  ModelOptions o;
+  o.kind = "layout";
+  o.name = name;
+  o.node_feat_width = feat;
+  o.config_feat_width = cfg;
+  o.hidden = hidden;
+  o.layers = 3;
+  return o;
+}
+
+const std::vector<std::string> kNames = {"sage", "attn"};
+
+TEST(LayoutModels, Registry) {
+  EXPECT_EQ(model_names("layout"), (std::vector<std::string>{"sage", "attn"}));
+  EXPECT_EQ(default_model("layout"), "attn");
+  EXPECT_EQ(baseline_model("layout"), "sage");
+  const auto msg = error_of([] { make_model(layout_options("mlp")); });
+  EXPECT_NE(msg.find("sage, attn"), std::string::npos) << msg;
+  auto o = layout_options("attn");
+  o.hidden = 0;
+  EXPECT_NE(error_of([&] { make_model(o); }).find("hidden"), std::string::npos);
+}
+
+TEST(LayoutModels, ShapesWidthsAndEdgeCases) {
+  for (const auto& name : kNames) {
+    for (auto widths : std::vector<std::pair<int64_t, int64_t>>{{140, 18}, {70, 10}}) {
+      torch::manual_seed(0);
+      auto model = make_model(layout_options(name, widths.first, widths.second));
+      struct Case {
+        int64_t n, nc;
+        double edges;
+      };
+      for (auto c : std::vector<Case>{{40, 5, 1.5}, {1, 1, 1.5}, {15, 3, 0.0}, {10, 0, 1.5}}) {
+        auto g = random_graph(c.n, widths.first, 3, c.nc, c.edges);
+        for (int64_t B : {1, 7}) {
+          auto s = model->forward(g, random_layout_configs(B, c.nc, widths.second));
+          ASSERT_EQ(s.sizes(), (std::vector<int64_t>{B})) << name;
+          EXPECT_TRUE(torch::isfinite(s).all().item<bool>()) << name << " n=" << c.n;
+        }
+      }
+      // Values outside -1..5 (a rescaled or corrupt file) still score.
+      auto g = random_graph(20, widths.first, 4, 4);
+      auto s = model->forward(g, torch::randn({3, 4, widths.second}) * 100);
+      EXPECT_TRUE(torch::isfinite(s).all().item<bool>()) << name;
+      EXPECT_NE(error_of([&] { model->forward(g, random_layout_configs(3, 5, widths.second)); }).find("[3, 5, "),
+                std::string::npos)
+          << name;
+      EXPECT_NE(error_of([&] { model->forward(g, torch::zeros({3, widths.second})); }), "") << name;
+    }
+  }
+}
+
+TEST(LayoutModels, GradientsReachEveryParameter) {
+  for (const auto& name : kNames) {
+    torch::manual_seed(1);
+    auto model = make_model(layout_options(name));
+    auto g = random_graph(40, 140, 5, 6);
+    test::expect_all_grads_nonzero(*model, model->forward(g, random_layout_configs(6, 6, 18)), name);
+  }
+}
+
+TEST(LayoutModels, ScoresDependOnConfigAndArePermutationEquivariant) {
+  for (const auto& name : kNames) {
+    torch::manual_seed(2);
+    auto model = make_model(layout_options(name));
+    auto g = random_graph(40, 140, 6, 6);
+    auto c = random_layout_configs(9, 6, 18);
+    auto s = model->forward(g, c);
+    EXPECT_GT((s[0] - s[1]).abs().item<double>(), 1e-6) << name;
+    auto perm = torch::randperm(9);
+    auto sp = model->forward(g, c.index_select(0, perm));
+    EXPECT_TRUE(torch::allclose(sp, s.index_select(0, perm), 1e-5, 1e-5)) << name;
+  }
+}
+
+TEST(LayoutModels, SameSeedSameScores) {
+  for (const auto& name : kNames) {
+    auto g = random_graph(30, 140, 7, 4);
+    auto c = random_layout_configs(5, 4, 18);
+    torch::manual_seed(9);
+    auto a = make_model(layout_options(name))->forward(g, c);
+    torch::manual_seed(9);
+    auto b = make_model(layout_options(name))->forward(g, c);
+    EXPECT_TRUE(torch::equal(a, b)) << name;
+  }
+}
+
+// The split forward (shared rows for nodes far from every configurable
+// node) computes the dense forward's function: same scores, same gradients.
+TEST(LayoutModels, AttnSplitMatchesDense) {
+  struct Case {
+    int64_t n, nc, B;
+    double edges;
+  };
+  for (auto c : std::vector<Case>{{400, 6, 5, 1.5}, {60, 2, 3, 1.0}, {30, 0, 4, 1.5}, {1, 1, 2, 1.0},
+                                  {50, 5, 1, 0.0}, {20, 20, 3, 1.5}}) {
+    torch::manual_seed(11);
+    LayoutAttn model(layout_options("attn"));
+    auto g = random_graph(c.n, 140, 12, c.nc, c.edges);
+    auto cfg = random_layout_configs(c.B, c.nc, 18);
+    auto w = torch::randn({c.B});
+    auto run = [&](bool split) {
+      model->zero_grad();
+      auto s = split ? model->forward_split(g, cfg) : model->forward_dense(g, cfg);
+      (s * w).sum().backward();
+      std::vector<torch::Tensor> grads;
+      for (const auto& p : model->parameters()) grads.push_back(p.grad().clone());
+      return std::make_pair(s.detach(), grads);
+    };
+    auto dense = run(false);
+    auto split = run(true);
+    EXPECT_TRUE(torch::allclose(split.first, dense.first, 1e-4, 1e-5)) << c.n << " " << split.first << dense.first;
+    for (size_t i = 0; i < dense.second.size(); ++i)
+      EXPECT_TRUE(torch::allclose(split.second[i], dense.second[i], 1e-3, 1e-5))
+          << c.n << " parameter " << i << " max diff " << (split.second[i] - dense.second[i]).abs().max();
+  }
+}
+
+// The runtime depends on the layouts of a few nodes, one through a
+// neighbour: each model must learn the order of the configs it trains on.
+TEST(LayoutModels, OverfitTinyRankingProblem) {
+  for (const auto& name : kNames) {
+    torch::manual_seed(4);
+    auto model = make_model(layout_options(name, 12, 18, 32));
+    auto g = random_graph(30, 12, 8, 4);
+    auto c = random_layout_configs(32, 4, 18);
+    auto target = c.select(2, 0).eq(0).to(torch::kFloat32).matmul(torch::tensor({1.f, 2.f, -1.5f, 0.7f})) +
+                  0.5 * c.select(2, 6).eq(1).to(torch::kFloat32).select(1, 1) -
+                  0.8 * c.select(2, 12).select(1, 3).eq(c.select(2, 13).select(1, 3)).to(torch::kFloat32);
+    torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(1e-2));
+    for (int step = 0; step < 150; ++step) {
+      opt.zero_grad();
+      test::pairwise_logistic(model->forward(g, c), target).backward();
+      opt.step();
+    }
+    torch::NoGradGuard no_grad;
+    const double tau = test::kendall_tau(model->forward(g, c), target);
+    EXPECT_GT(tau, 0.85) << name;
+  }
+}
+
+}  // namespace
+}  // namespace fastslow::models

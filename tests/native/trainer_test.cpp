@@ -1,0 +1,167 @@
+#include "train/trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fastslow/collection.h"
+#include "fastslow/error.h"
+#include "fastslow/synth/dataset.h"
+#include "test_support.h"
+#include "train/run_dir.h"
+
+namespace fastslow::train {
+namespace {
+
+// One tiny generated dataset for the whole suite (about a second to write).
+const std::string& tiny_data() {
+  static test::TempDir* dir = new test::TempDir;
+  static bool made = false;
+  if (!made) {
+    EXPECT_TRUE(synth::synth_dataset(dir->path(), synth::SynthScale::Tiny, 7, nullptr));
+    made = true;
+  }
+  return dir->path();
+}
+
+TrainOptions small_layout_run(const std::string& out) {
+  TrainOptions o;
+  o.data = tiny_data();
+  o.collection = "layout:xla:random";
+  o.out = out;
+  o.hidden = 32;
+  o.layers = 2;
+  o.epochs = 2;
+  o.steps_per_epoch = 6;
+  o.configs_per_graph = 16;
+  o.threads = 1;  // identical float reductions in both runs
+  return o;
+}
+
+// The model weights of best.pt, or of the checkpoint last.pt (model + optimizer).
+std::vector<torch::Tensor> weights(const std::string& run, const std::string& file) {
+  LoadedRun r = load_run(run, "cpu");
+  if (file == "last.pt") {
+    torch::serialize::InputArchive ar, m;
+    ar.load_from(run + "/" + file);
+    ar.read("model", m);
+    r.model->load(m);
+  } else {
+    RunDir(run).load_model(*r.model, file);
+  }
+  std::vector<torch::Tensor> out;
+  for (const auto& p : r.model->parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+
+TEST(Trainer, ResumeAfterAnInterruptionEqualsAnUninterruptedRun) {
+  test::TempDir dir;
+  const TrainResult full = train(small_layout_run(dir.file("runs/full")));
+  EXPECT_FALSE(full.interrupted);
+  EXPECT_EQ(full.epochs_done, 2);
+
+  int steps = 0;
+  TrainHooks stop_mid_epoch;
+  stop_mid_epoch.stop = [&] { return ++steps == 4; };
+  const TrainResult cut = train(small_layout_run(dir.file("runs/cut")), stop_mid_epoch);
+  EXPECT_TRUE(cut.interrupted);
+  const TrainResult rest = resume(dir.file("runs/cut"), 0);
+  EXPECT_FALSE(rest.interrupted);
+  EXPECT_EQ(rest.epochs_done, 2);
+  EXPECT_EQ(rest.best_epoch, full.best_epoch);
+
+  // Model and optimizer state went through the checkpoint: the last weights
+  // must be bit-identical, not merely close.
+  for (const char* file : {"best.pt", "last.pt"}) {
+    const auto a = weights(dir.file("runs/full"), file);
+    const auto b = weights(dir.file("runs/cut"), file);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i])) << file << " parameter " << i;
+  }
+
+  // One log line per epoch, none repeated by the resumed run.
+  std::ifstream f(dir.file("runs/cut/log.jsonl"));
+  std::string line;
+  int lines = 0;
+  while (std::getline(f, line)) lines += !line.empty();
+  EXPECT_EQ(lines, 2);
+}
+
+TEST(Trainer, LayoutModelBeatsRandomOnTinyData) {
+  test::TempDir dir;
+  TrainOptions o = small_layout_run(dir.file("run"));
+  o.epochs = 6;
+  o.steps_per_epoch = 20;
+  o.hidden = 32;
+  o.threads = 0;
+  const TrainResult r = train(o);
+  // Validation: the tiny valid graph's configs ranked by the best model.
+  const nlohmann::json m = RunDir(o.out).read_json("metrics.json");
+  const double kendall = m["mean"]["kendall"].get<double>();
+  std::printf("tiny layout:xla:random validation Kendall %.3f (best epoch %lld)\n", kendall,
+              static_cast<long long>(r.best_epoch + 1));
+  EXPECT_GT(kendall, 0.3);  // random scores give ~0
+  for (const char* f : {"config.json", "stats.json", "log.jsonl", "best.pt", "metrics.json", "last.pt", "state.json"})
+    EXPECT_TRUE(std::filesystem::exists(o.out + "/" + f)) << f;
+}
+
+TEST(Trainer, TileRunTrainsAndEvaluates) {
+  test::TempDir dir;
+  TrainOptions o;
+  o.data = tiny_data();
+  o.collection = "tile:xla";
+  o.out = dir.file("run");
+  o.epochs = 2;
+  o.hidden = 16;
+  o.steps_per_epoch = 10;
+  const TrainResult r = train(o);
+  EXPECT_GE(r.best_epoch, 0);
+  const LoadedRun run = load_run(o.out, "cpu");
+  const auto graphs = load_split(run, "valid");
+  ASSERT_FALSE(graphs.empty());
+  const GraphResult g = evaluate_entry(*run.model, graphs[0], run.norm, 256, run.device);
+  EXPECT_EQ(static_cast<int64_t>(g.ranking.size()), graphs[0].cache.num_configs);
+  EXPECT_TRUE(std::isfinite(g.metrics.tile_score));
+}
+
+TEST(Trainer, PerProgramModeSplitsOneGraph) {
+  test::TempDir dir;
+  const Collection c = find_collection(tiny_data(), "layout:xla:random");
+  TrainOptions o;
+  o.graph = c.split("train").front();
+  o.holdout = 0.25;
+  o.out = dir.file("runs/one");
+  o.epochs = 1;
+  o.hidden = 16;
+  o.layers = 1;
+  o.steps_per_epoch = 5;
+  train(o);
+  const LoadedRun run = load_run(o.out, "cpu");
+  const auto held = load_split(run, "valid");
+  const auto fit = load_split(run, "train");
+  ASSERT_EQ(held.size(), 1u);
+  const int64_t groups = held[0].cache.groups.num_groups();
+  EXPECT_EQ(static_cast<int64_t>(held[0].eval_groups.size() + fit[0].eval_groups.size()), groups);
+  EXPECT_NEAR(static_cast<double>(held[0].eval_groups.size()) / groups, 0.25, 0.02);
+}
+
+TEST(Trainer, RefusesToOverwriteARunAndBadNames) {
+  test::TempDir dir;
+  TrainOptions o = small_layout_run(dir.file("run"));
+  o.epochs = 1;
+  o.steps_per_epoch = 1;
+  train(o);
+  EXPECT_NE(test::error_of([&] { train(o); }).find("--resume"), std::string::npos);
+  TrainOptions bad = small_layout_run(dir.file("other"));
+  bad.model = "transformer";
+  const std::string msg = test::error_of([&] { train(bad); });
+  EXPECT_NE(msg.find("attn"), std::string::npos) << msg;
+  bad.model = "";
+  bad.loss = "l1";
+  EXPECT_NE(test::error_of([&] { train(bad); }).find("listmle"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { load_run(dir.file("nothing"), "cpu"); }).find("config.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fastslow::train
