@@ -112,3 +112,44 @@ TEST(CliSynth, WritesATinyDatasetThatInfoReads) {
   r = run("synth --out " + out + " --scale huge");
   EXPECT_EQ(r.code, 1);
 }
+
+// train -> eval -> predict -> submit, as the README shows them, on tiny data.
+TEST(CliTrain, TrainEvalPredictSubmitOnGeneratedData) {
+  fastslow::test::TempDir dir;
+  const std::string data = dir.file("data");
+  ASSERT_EQ(run("synth --scale tiny --seed 3 --out " + data).code, 0);
+  const std::string runs = dir.file("runs");
+  const Result t = run("train --data " + data + " --collection layout:xla:random --out " + runs +
+                       "/lx --epochs 2 --steps-per-epoch 5 --hidden 16 --layers 1");
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.err.find("epoch 2:"), std::string::npos) << t.err;
+  for (const char* f : {"config.json", "stats.json", "log.jsonl", "best.pt", "metrics.json"})
+    EXPECT_TRUE(std::filesystem::exists(runs + "/lx/" + std::string(f))) << f;
+
+  const Result e = run("eval --run " + runs + "/lx --json");
+  ASSERT_EQ(e.code, 0) << e.err;
+  const nlohmann::json j = nlohmann::json::parse(e.out);
+  EXPECT_EQ(j.at("split"), "valid");
+  ASSERT_FALSE(j.at("graphs").empty());
+  EXPECT_TRUE(j.at("graphs")[0].at("kendall").is_number());
+
+  const Result p = run("predict --run " + runs + "/lx --csv " + dir.file("lx.csv"));
+  ASSERT_EQ(p.code, 0) << p.err;
+  const Result t2 = run("train --data " + data + " --collection tile:xla --out " + runs +
+                        "/tile --epochs 1 --steps-per-epoch 5 --hidden 16");
+  ASSERT_EQ(t2.code, 0) << t2.err;
+  ASSERT_EQ(run("predict --run " + runs + "/tile --csv " + dir.file("tile.csv")).code, 0);
+  const Result s = run("submit " + dir.file("tile.csv") + " " + dir.file("lx.csv") + " -o " + dir.file("sub.csv"));
+  ASSERT_EQ(s.code, 0) << s.err;
+  const std::vector<uint8_t> bytes = fastslow::test::read_bytes(dir.file("sub.csv"));
+  const std::string csv(bytes.begin(), bytes.end());
+  EXPECT_EQ(csv.rfind("ID,TopConfigs\n", 0), 0u);
+  EXPECT_NE(csv.find("\ntile:xla:"), std::string::npos);
+  EXPECT_NE(csv.find("\nlayout:xla:random:"), std::string::npos);
+  EXPECT_NE(s.err.find("(missing)"), std::string::npos);  // three collections were not predicted
+
+  // A second train into the same folder is refused with a hint.
+  const Result again = run("train --data " + data + " --collection layout:xla:random --out " + runs + "/lx");
+  EXPECT_EQ(again.code, 2);
+  EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
+}

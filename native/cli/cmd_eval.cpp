@@ -1,0 +1,92 @@
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "progress.h"
+#include "train/run_dir.h"
+#include "train/trainer.h"
+
+namespace fastslow::cli {
+namespace {
+
+std::string cell(double v) {
+  if (std::isnan(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", v);
+  return buf;
+}
+
+}  // namespace
+
+Command add_eval_command(CLI::App& app) {
+  struct Opts {
+    std::string run, split = "valid", device = "auto";
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* sub = app.add_subcommand(
+      "eval",
+      "Rank every config of a split's graphs with a run's best model: per-graph Kendall tau, OPA and\n"
+      "top-1/5/10 error, and the collection score. Also written to RUN/eval_<split>.json.");
+  sub->add_option("--run", o->run, "run folder from `fastslow train`")->required();
+  sub->add_option("--split", o->split, "train, valid or test (per-program runs: valid = the held-out configs)")
+      ->capture_default_str();
+  sub->add_option("--device", o->device, "auto, cpu or cuda")->capture_default_str();
+  sub->add_flag("--json", o->json, "print the JSON instead of the table");
+  return {sub, [o] {
+            const train::LoadedRun run = train::load_run(o->run, o->device);
+            std::unique_ptr<ProgressBar> prep;
+            const std::vector<train::GraphEntry> graphs =
+                train::load_split(run, o->split, [&](size_t done, size_t total, const std::string& f) {
+                  if (!prep) prep = std::make_unique<ProgressBar>("cache", total, "graphs");
+                  done == total ? prep->finish() : prep->update(done, f);
+                });
+            ProgressBar bar("rank", graphs.size(), "graphs");
+            std::vector<train::GraphResult> results;
+            for (const train::GraphEntry& e : graphs) {
+              results.push_back(train::evaluate_entry(*run.model, e, run.norm, run.options.eval_chunk, run.device));
+              bar.update(results.size(), results.back().graph);
+            }
+            bar.finish();
+            const double score = train::collection_score(run.kind(), results);
+            std::vector<GraphMetrics> all;
+            for (const auto& r : results) all.push_back(r.metrics);
+            const CollectionMetrics mean = summarize(all);
+            auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+            nlohmann::json j = {{"run", o->run}, {"split", o->split}, {"collection", run.options.collection},
+                                {"score", num(score)}};
+            j["graphs"] = nlohmann::json::array();
+            for (const auto& r : results)
+              j["graphs"].push_back({{"graph", r.graph}, {"configs", r.metrics.configs}, {"kendall", num(r.metrics.kendall)},
+                                     {"opa", num(r.metrics.opa)}, {"top1_error", num(r.metrics.top1)},
+                                     {"top5_error", num(r.metrics.top5)}, {"top10_error", num(r.metrics.top10)},
+                                     {"tile_score", num(r.metrics.tile_score)}});
+            j["mean"] = {{"kendall", num(mean.kendall)}, {"opa", num(mean.opa)}, {"top1_error", num(mean.top1)},
+                         {"top5_error", num(mean.top5)}, {"top10_error", num(mean.top10)},
+                         {"tile_score", num(mean.tile_score)}};
+            train::RunDir(o->run).write_json("eval_" + o->split + ".json", j);
+            if (o->json) {
+              std::printf("%s\n", j.dump(2).c_str());
+              return 0;
+            }
+            std::printf("%-32s %8s %8s %8s %8s %8s %8s %8s\n", "graph", "configs", "kendall", "opa", "top1err",
+                        "top5err", "top10err", "tile");
+            for (const auto& r : results)
+              std::printf("%-32s %8lld %8s %8s %8s %8s %8s %8s\n", r.graph.c_str(),
+                          static_cast<long long>(r.metrics.configs), cell(r.metrics.kendall).c_str(),
+                          cell(r.metrics.opa).c_str(), cell(r.metrics.top1).c_str(), cell(r.metrics.top5).c_str(),
+                          cell(r.metrics.top10).c_str(), cell(r.metrics.tile_score).c_str());
+            std::printf("%-32s %8lld %8s %8s %8s %8s %8s %8s\n", "mean", static_cast<long long>(results.size()),
+                        cell(mean.kendall).c_str(), cell(mean.opa).c_str(), cell(mean.top1).c_str(),
+                        cell(mean.top5).c_str(), cell(mean.top10).c_str(), cell(mean.tile_score).c_str());
+            std::printf("%s score (%s): %s\n", run.options.collection.c_str(),
+                        run.kind() == GraphKind::Tile ? "mean tile score" : "mean Kendall tau", cell(score).c_str());
+            if (mean.graphs > 0 && std::isnan(score))
+              std::printf("(no measured runtimes in this split: use `fastslow predict` for rankings)\n");
+            return 0;
+          }};
+}
+
+}  // namespace fastslow::cli

@@ -1,0 +1,53 @@
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "fastslow/collection.h"
+#include "fastslow/submission.h"
+#include "progress.h"
+#include "train/trainer.h"
+
+namespace fastslow::cli {
+
+Command add_predict_command(CLI::App& app) {
+  struct Opts {
+    std::string run, split = "test", csv, device = "auto", collection;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* sub = app.add_subcommand(
+      "predict",
+      "Rank the configs of a split's graphs with a run's best model and write the competition CSV\n"
+      "(ID,TopConfigs: tile rows the best five, layout rows every config, best first).");
+  sub->add_option("--run", o->run, "run folder from `fastslow train`")->required();
+  sub->add_option("--split", o->split, "test (default), valid or train; per-program runs: all, valid")
+      ->capture_default_str();
+  sub->add_option("--csv", o->csv, "output CSV")->required();
+  sub->add_option("--collection", o->collection, "collection for the row IDs (default: the run's)");
+  sub->add_option("--device", o->device, "auto, cpu or cuda")->capture_default_str();
+  return {sub, [o] {
+            const train::LoadedRun run = train::load_run(o->run, o->device);
+            const std::string collection = o->collection.empty() ? run.options.collection : o->collection;
+            parse_collection_id(collection);
+            std::unique_ptr<ProgressBar> prep;
+            const std::vector<train::GraphEntry> graphs =
+                train::load_split(run, o->split, [&](size_t done, size_t total, const std::string& f) {
+                  if (!prep) prep = std::make_unique<ProgressBar>("cache", total, "graphs");
+                  done == total ? prep->finish() : prep->update(done, f);
+                });
+            ProgressBar bar("rank", graphs.size(), "graphs");
+            std::vector<SubmissionRow> rows;
+            for (const train::GraphEntry& e : graphs) {
+              train::GraphResult r = train::evaluate_entry(*run.model, e, run.norm, run.options.eval_chunk, run.device);
+              if (run.kind() == GraphKind::Tile && r.ranking.size() > 5) r.ranking.resize(5);
+              rows.push_back({submission_id(collection, r.graph), std::move(r.ranking)});
+              bar.update(rows.size(), rows.back().id);
+            }
+            bar.finish();
+            write_submission_csv(o->csv, rows);
+            std::printf("%s (%zu rows)\n", o->csv.c_str(), rows.size());
+            return 0;
+          }};
+}
+
+}  // namespace fastslow::cli
