@@ -142,6 +142,9 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
   };
   const torch::Device device = pick_device(o.device);
   if (o.threads > 0) torch::set_num_threads(o.threads);
+  // Steps allocate and free the same large activations every time; keeping
+  // them in the heap saves 15-25 % of a CPU step in page faults.
+  models::keep_freed_cpu_memory();
   const GraphCacheOptions co{default_cache_dir(o), o.khop};
 
   say("preparing training graphs (cache: " + co.dir + ")");
@@ -351,6 +354,7 @@ LoadedRun load_run(const std::string& path, const std::string& device) {
   r.options.out = path;
   r.norm = Normalizer::from_json(run.read_json("stats.json"), run.file("stats.json"));
   r.device = pick_device(device);
+  models::keep_freed_cpu_memory();
   if (r.options.config_feat_width <= 0) throw Error(run.file("config.json"), "", "no config_feat_width");
   r.model = models::make_model(model_options(r.options, r.norm, r.options.config_feat_width));
   r.model->to(r.device);

@@ -1,0 +1,177 @@
+// The C++ side of the training-step benchmark (bench/train_step_bench.py is
+// the driver and PyTorch the reference): the default layout model on a
+// generated layout-sized graph, forward + backward + AdamW per step.
+//   fastslow_bench_train_step OUT.npz [--threads T] [--steps N] [--warmup W]
+//                             [--nodes N] [--configurable K] [--batch B]
+//                             [--hidden H] [--layers L] [--keep-memory 0|1]
+//                             [--dense 0|1]  (1: every node x every config,
+//                                             no shared rows for far nodes)
+//                             [--profile TRACE.json]
+// Writes the graph, the first batch, its targets and the initial weights to
+// OUT.npz; prints one JSON object: first-step loss, seconds per step, configs/s.
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fastslow/npz_writer.h"
+#include "models/layout_attn.h"
+#include "models/model.h"
+#include "train/graph_tensors.h"
+
+using namespace fastslow;
+
+namespace {
+
+struct Args {
+  std::string out, profile;  // profile: a chrome trace of two timed steps
+  int threads = 1, steps = 15, warmup = 2, keep_memory = 1, dense = 0;
+  int64_t nodes = 5000, configurable = 300, batch = 16, hidden = 64, layers = 3;
+  int64_t feat = 140, config_width = 18;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s OUT.npz [--threads T] [--steps N] [--warmup W] [--nodes N] "
+                 "[--configurable K] [--batch B] [--hidden H] [--layers L] [--keep-memory 0|1] "
+                 "[--dense 0|1] [--profile TRACE.json]\n", argv[0]);
+    std::exit(1);
+  }
+  a.out = argv[1];
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    const long long v = k == "--profile" ? 0 : std::stoll(argv[i + 1]);
+    if (k == "--threads") a.threads = static_cast<int>(v);
+    else if (k == "--steps") a.steps = static_cast<int>(v);
+    else if (k == "--warmup") a.warmup = static_cast<int>(v);
+    else if (k == "--nodes") a.nodes = v;
+    else if (k == "--configurable") a.configurable = v;
+    else if (k == "--batch") a.batch = v;
+    else if (k == "--hidden") a.hidden = v;
+    else if (k == "--layers") a.layers = v;
+    else if (k == "--profile") a.profile = argv[i + 1];
+    else if (k == "--keep-memory") a.keep_memory = static_cast<int>(v);
+    else if (k == "--dense") a.dense = static_cast<int>(v);
+    else {
+      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      std::exit(1);
+    }
+  }
+  return a;
+}
+
+std::vector<float> floats(const torch::Tensor& t) {
+  auto c = t.detach().to(torch::kFloat32).contiguous();
+  return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
+}
+
+std::vector<int64_t> shape_of(const torch::Tensor& t) { return t.sizes().vec(); }
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = parse(argc, argv);
+  at::set_num_threads(a.threads);
+  if (a.keep_memory) models::keep_freed_cpu_memory();
+  torch::manual_seed(0);
+
+  // A random DAG shaped like an HLO graph: each node reads one or two
+  // earlier nodes, mostly recent ones (~1.5 edges per node).
+  std::mt19937 rng(42);
+  std::normal_distribution<float> normal;
+  std::uniform_real_distribution<double> unit(0, 1);
+  const int64_t n = a.nodes;
+  std::vector<float> feat(n * a.feat);
+  for (auto& f : feat) f = normal(rng);
+  std::vector<int32_t> opcode(n);
+  for (auto& o : opcode) o = static_cast<int32_t>(rng() % 121);
+  std::vector<int64_t> edges;
+  for (int64_t u = 1; u < n; ++u) {
+    const int k = unit(rng) < 0.5 ? 2 : 1;
+    for (int j = 0; j < k; ++j) {
+      const int64_t back = 1 + static_cast<int64_t>(std::min<double>(u - 1, -std::log(1 - unit(rng)) * 20));
+      edges.push_back(u);
+      edges.push_back(u - back);
+    }
+  }
+  std::set<int64_t> picked;
+  while (static_cast<int64_t>(picked.size()) < std::min(a.configurable, n)) picked.insert(rng() % n);
+  const std::vector<int64_t> config_nodes(picked.begin(), picked.end());
+  auto g = train::make_graph_tensors(n, a.feat, feat, opcode, edges, config_nodes);
+  const auto nc = static_cast<int64_t>(config_nodes.size());
+
+  models::ModelOptions o;
+  o.kind = "layout";
+  o.name = "attn";
+  o.node_feat_width = a.feat;
+  o.config_feat_width = a.config_width;
+  o.hidden = a.hidden;
+  o.layers = a.layers;
+  auto model = models::make_model(o);
+  auto attn = std::dynamic_pointer_cast<models::LayoutAttnImpl>(model);
+  auto forward = [&](const torch::Tensor& c) { return a.dense ? attn->forward_dense(g, c) : model->forward(g, c); };
+
+  auto configs = torch::randint(-1, 6, {a.batch, nc, a.config_width}, torch::kFloat32);
+  auto target = torch::randn({a.batch});
+
+  {
+    NpzWriter w(a.out, Compression::Stored);
+    w.add("node_feat", feat, {n, a.feat});
+    w.add("node_opcode", opcode, {n});
+    w.add("edge_index", edges, {static_cast<int64_t>(edges.size() / 2), 2});
+    w.add("config_nodes", config_nodes, {nc});
+    w.add("configs", floats(configs), shape_of(configs));
+    w.add("target", floats(target), shape_of(target));
+    for (const auto& p : model->named_parameters()) w.add("param/" + p.key(), floats(p.value()), shape_of(p.value()));
+    w.close();
+  }
+
+  torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-3).weight_decay(0.01));
+  double loss0 = 0;
+  std::vector<double> secs;
+  int64_t params = 0;
+  for (const auto& p : model->parameters()) params += p.numel();
+  auto train_step = [&] {
+    model->zero_grad(true);
+    auto loss = torch::mse_loss(forward(configs), target);
+    loss.backward();
+    opt.step();
+    return loss.item<double>();
+  };
+  for (int step = 0; step < a.warmup + a.steps; ++step) {
+    const double t0 = now();
+    const double loss = train_step();
+    const double t = now() - t0;
+    if (step == 0) loss0 = loss;
+    if (step >= a.warmup) secs.push_back(t);
+  }
+  if (!a.profile.empty()) {
+    torch::autograd::profiler::RecordProfile guard(a.profile);
+    for (int i = 0; i < 2; ++i) train_step();
+  }
+  double total = 0;
+  for (double s : secs) total += s;
+  auto sorted = secs;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  std::printf("{\"loss0\": %.9g, \"keep_memory\": %d, \"dense\": %d, \"threads\": %d, \"params\": %lld, \"nodes\": %lld, \"edges\": %lld, "
+              "\"configurable\": %lld, \"batch\": %lld, \"step_seconds\": [",
+              loss0, a.keep_memory, a.dense, a.threads, static_cast<long long>(params), static_cast<long long>(n),
+              static_cast<long long>(edges.size() / 2), static_cast<long long>(nc), static_cast<long long>(a.batch));
+  for (size_t i = 0; i < secs.size(); ++i) std::printf("%s%.6f", i ? ", " : "", secs[i]);
+  std::printf("], \"median_step_seconds\": %.6f, \"configs_per_second\": %.3f}\n", median, a.batch / median);
+  return 0;
+}
