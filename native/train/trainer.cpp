@@ -196,7 +196,7 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
   const LossSpec loss_fn = LossSpec::parse(o.loss);
 
   TrainResult result;
-  int64_t epoch = 0, step = 0, bad_epochs = 0;
+  int64_t epoch = 0, step = 0, bad_epochs = 0, skipped = 0, skipped_in_a_row = 0;
   double loss_sum = 0;
   double best = -std::numeric_limits<double>::infinity();
   if (resuming && run.has("state.json")) {
@@ -204,6 +204,7 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
     epoch = st.at("epoch");
     step = st.at("step");
     loss_sum = st.at("loss_sum");
+    skipped = st.value("skipped", int64_t{0});
     bad_epochs = st.at("bad_epochs");
     result.best_epoch = st.at("best_epoch");
     if (!st.at("best_score").is_null()) best = st.at("best_score");
@@ -216,6 +217,7 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
     run.write_json("state.json", {{"epoch", epoch},
                                   {"step", step},
                                   {"loss_sum", loss_sum},
+                                  {"skipped", skipped},
                                   {"bad_epochs", bad_epochs},
                                   {"best_epoch", result.best_epoch},
                                   {"best_score", std::isfinite(best) ? nlohmann::json(best) : nlohmann::json(nullptr)}});
@@ -237,11 +239,20 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
       opt.zero_grad();
       torch::Tensor loss = loss_fn(model->forward(e.tensors, b.config_feat), b.target);
       loss.backward();
-      if (o.clip > 0) torch::nn::utils::clip_grad_norm_(params, o.clip);
-      opt.step();
+      // An overflowing step (a rare batch whose gradient reaches inf in
+      // float32) is skipped rather than allowed to turn every weight into NaN.
+      const double norm = torch::nn::utils::clip_grad_norm_(
+          params, o.clip > 0 ? o.clip : std::numeric_limits<double>::infinity());
       const double l = loss.item<double>();
-      if (!std::isfinite(l)) throw Error(e.cache.source, "", "training loss became non-finite; try a lower --lr");
-      loss_sum += l;
+      if (!std::isfinite(l) || !std::isfinite(norm)) {
+        ++skipped;
+        if (++skipped_in_a_row > 20)
+          throw Error(e.cache.source, "", "training diverged (20 steps in a row with a non-finite loss or gradient); try a lower --lr");
+      } else {
+        skipped_in_a_row = 0;
+        opt.step();
+        loss_sum += l;
+      }
       if (hooks.step) hooks.step({epoch, step, steps, l, lr});
       if (hooks.stop && hooks.stop()) {
         ++step;
@@ -256,13 +267,13 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
     // Validation.
     std::vector<GraphResult> results;
     for (const GraphEntry& e : valid) results.push_back(evaluate_entry(*model, e, norm, o.eval_chunk, device));
-    const double train_loss = loss_sum / static_cast<double>(steps);
+    const double train_loss = loss_sum / static_cast<double>(std::max<int64_t>(1, steps - skipped));
     double score = collection_score(train.front().cache.kind, results);
     if (!std::isfinite(score)) score = -train_loss;  // no validation runtimes: track the training loss
     const nlohmann::json metrics = metrics_json(results, o.graph.empty() ? "valid" : "holdout", score);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     nlohmann::json line = {{"epoch", epoch}, {"train_loss", train_loss}, {"lr", cosine_lr((epoch + 1) * steps - 1, total_steps, warmup, o.lr)},
-                           {"score", score}, {"seconds", seconds}};
+                           {"score", score}, {"seconds", seconds}, {"skipped_steps", skipped}};
     line["valid"] = metrics["mean"];
     const bool improved = score > best;
     if (improved) {
@@ -280,6 +291,7 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
     ++epoch;
     step = 0;
     loss_sum = 0;
+    skipped = 0;
     save_state();
     if (patience > 0 && bad_epochs >= patience) {
       result.stop_reason = "early stopping";
