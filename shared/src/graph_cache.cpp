@@ -17,7 +17,7 @@ namespace fastslow {
 namespace {
 
 // Bumped whenever what the cache holds changes, so old files are rebuilt.
-constexpr int kCacheFormat = 1;
+constexpr int kCacheFormat = 2;  // 2: caches built before the gather fix may hold permuted rows
 
 struct SourceStamp {
   std::string path;

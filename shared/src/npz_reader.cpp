@@ -222,8 +222,11 @@ NpyArray NpzReader::gather(const Array& a, const std::vector<int64_t>& rows) con
     for (const Run& run : runs) {
       s.skip(a.header.header_bytes + static_cast<uint64_t>(run.first) * rb - s.position());
       const uint64_t len = static_cast<uint64_t>(run.last - run.first + 1) * rb;
-      const bool direct = run.j - run.k == static_cast<size_t>(run.last - run.first + 1) &&
-                          order[run.j - 1] - order[run.k] == run.j - run.k - 1;
+      // In place only when the run's rows are distinct and land in ascending
+      // consecutive slots: rows {4, 6, 5, 7} asked in that order span slots
+      // 0..3 too, but not in row order.
+      bool direct = run.j - run.k == static_cast<size_t>(run.last - run.first + 1);
+      for (size_t q = run.k + 1; direct && q < run.j; ++q) direct = order[q] == order[q - 1] + 1;
       if (direct) {  // distinct rows landing in consecutive slots: read in place
         s.read(base + order[run.k] * rb, len);
         continue;
