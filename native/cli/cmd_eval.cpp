@@ -37,12 +37,7 @@ Command add_eval_command(CLI::App& app) {
   sub->add_flag("--json", o->json, "print the JSON instead of the table");
   return {sub, [o] {
             const train::LoadedRun run = train::load_run(o->run, o->device);
-            std::unique_ptr<ProgressBar> prep;
-            const std::vector<train::GraphEntry> graphs =
-                train::load_split(run, o->split, [&](size_t done, size_t total, const std::string& f) {
-                  if (!prep) prep = std::make_unique<ProgressBar>("cache", total, "graphs");
-                  done == total ? prep->finish() : prep->update(done, f);
-                });
+            const std::vector<train::GraphEntry> graphs = train::load_split(run, o->split, cache_progress());
             ProgressBar bar("rank", graphs.size(), "graphs");
             std::vector<train::GraphResult> results;
             for (const train::GraphEntry& e : graphs) {
@@ -54,18 +49,9 @@ Command add_eval_command(CLI::App& app) {
             std::vector<GraphMetrics> all;
             for (const auto& r : results) all.push_back(r.metrics);
             const CollectionMetrics mean = summarize(all);
-            auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
-            nlohmann::json j = {{"run", o->run}, {"split", o->split}, {"collection", run.options.collection},
-                                {"score", num(score)}};
-            j["graphs"] = nlohmann::json::array();
-            for (const auto& r : results)
-              j["graphs"].push_back({{"graph", r.graph}, {"configs", r.metrics.configs}, {"kendall", num(r.metrics.kendall)},
-                                     {"opa", num(r.metrics.opa)}, {"top1_error", num(r.metrics.top1)},
-                                     {"top5_error", num(r.metrics.top5)}, {"top10_error", num(r.metrics.top10)},
-                                     {"tile_score", num(r.metrics.tile_score)}});
-            j["mean"] = {{"kendall", num(mean.kendall)}, {"opa", num(mean.opa)}, {"top1_error", num(mean.top1)},
-                         {"top5_error", num(mean.top5)}, {"top10_error", num(mean.top10)},
-                         {"tile_score", num(mean.tile_score)}};
+            nlohmann::json j = train::metrics_json(results, o->split, score);
+            j["run"] = o->run;
+            j["collection"] = run.options.collection;
             train::RunDir(o->run).write_json("eval_" + o->split + ".json", j);
             if (o->json) {
               std::printf("%s\n", j.dump(2).c_str());

@@ -29,12 +29,7 @@ Command add_predict_command(CLI::App& app) {
             const train::LoadedRun run = train::load_run(o->run, o->device);
             const std::string collection = o->collection.empty() ? run.options.collection : o->collection;
             parse_collection_id(collection);
-            std::unique_ptr<ProgressBar> prep;
-            const std::vector<train::GraphEntry> graphs =
-                train::load_split(run, o->split, [&](size_t done, size_t total, const std::string& f) {
-                  if (!prep) prep = std::make_unique<ProgressBar>("cache", total, "graphs");
-                  done == total ? prep->finish() : prep->update(done, f);
-                });
+            const std::vector<train::GraphEntry> graphs = train::load_split(run, o->split, cache_progress());
             ProgressBar bar("rank", graphs.size(), "graphs");
             std::vector<SubmissionRow> rows;
             for (const train::GraphEntry& e : graphs) {

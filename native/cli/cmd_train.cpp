@@ -65,16 +65,7 @@ Command add_train_command(CLI::App& app) {
             train::TrainHooks hooks;
             hooks.stop = [] { return interrupted(); };
             hooks.message = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
-            std::unique_ptr<ProgressBar> prep;
-            hooks.prepare = [&](size_t done, size_t total, const std::string& file) {
-              if (!prep) prep = std::make_unique<ProgressBar>("cache", total, "graphs");
-              if (done == total) {
-                prep->finish();
-                prep.reset();
-              } else {
-                prep->update(done, file);
-              }
-            };
+            hooks.prepare = cache_progress();
             hooks.epoch_begin = [&](int64_t epoch, int64_t epochs, int64_t steps) {
               char label[48];
               std::snprintf(label, sizeof label, "epoch %lld/%lld", static_cast<long long>(epoch + 1),

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <memory>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -64,6 +65,19 @@ void ProgressBar::finish(const std::string& note) {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (tty_) std::fprintf(stderr, "\n");
   std::fprintf(stderr, "%s done in %s %s\n", label_.c_str(), clock(elapsed).c_str(), note.c_str());
+}
+
+std::function<void(size_t, size_t, const std::string&)> cache_progress() {
+  auto bar = std::make_shared<std::unique_ptr<ProgressBar>>();
+  return [bar](size_t done, size_t total, const std::string& file) {
+    if (!*bar) *bar = std::make_unique<ProgressBar>("cache", total, "graphs");
+    if (done < total) {
+      (*bar)->update(done, file);
+      return;
+    }
+    (*bar)->finish();
+    bar->reset();
+  };
 }
 
 }  // namespace fastslow::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 namespace fastslow::cli {
@@ -20,6 +21,10 @@ class ProgressBar {
   int last_percent_ = -1;
   std::chrono::steady_clock::time_point start_, last_draw_;
 };
+
+// A progress callback (done, total, file) for preparing graph caches: a
+// "cache" bar that appears on the first call and finishes at done == total.
+std::function<void(size_t, size_t, const std::string&)> cache_progress();
 
 // Ctrl-C sets a flag instead of killing the process, so long jobs can finish
 // the current step, save, and exit cleanly. A second Ctrl-C exits at once.

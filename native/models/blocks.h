@@ -141,4 +141,20 @@ class ScoreHeadImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ScoreHead);
 
+// The tile graph models (sage, gcn) differ only in their layer kind.
+// Early join: [n, B, H], one row of configs per node; late join: [n, 1, H],
+// the graph encoded once for all configs and joined after pooling.
+template <class Layers>
+torch::Tensor tile_graph_scores(const train::GraphTensors& g, const torch::Tensor& config_feat, NodeEncoder& encoder,
+                                torch::nn::Linear& config_in, Layers& layers, torch::nn::Linear& join,
+                                ScoreHead& head) {
+  const int64_t B = config_feat.size(0);
+  auto node = encoder(g).unsqueeze(1);
+  auto h = torch::relu(config_in ? node + config_in(config_feat).unsqueeze(0) : node);
+  for (auto& layer : layers) h = layer->forward(g, h);
+  auto pooled = mean_pool(h).expand({B, h.size(2)});
+  if (join) pooled = torch::relu(join(torch::cat({pooled, config_feat}, 1)));
+  return head(pooled);
+}
+
 }  // namespace fastslow::models

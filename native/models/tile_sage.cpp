@@ -17,15 +17,7 @@ TileSageImpl::TileSageImpl(const ModelOptions& options) : options_(options), ear
 torch::Tensor TileSageImpl::forward(const train::GraphTensors& g, const torch::Tensor& config_feat) {
   check_graph("tile sage", g, options_);
   check_tile_configs("tile sage", config_feat, options_);
-  const int64_t B = config_feat.size(0);
-  // Early: [n, B, H], one row of configs per node; late: [n, 1, H], the
-  // graph is encoded once for all configs.
-  auto node = encoder(g).unsqueeze(1);
-  auto h = torch::relu(config_in ? node + config_in(config_feat).unsqueeze(0) : node);
-  for (auto& layer : layers) h = layer->forward(g, h);
-  auto pooled = mean_pool(h).expand({B, h.size(2)});
-  if (join) pooled = torch::relu(join(torch::cat({pooled, config_feat}, 1)));
-  return head(pooled);
+  return tile_graph_scores(g, config_feat, encoder, config_in, layers, join, head);
 }
 
 }  // namespace fastslow::models

@@ -72,4 +72,23 @@ double collection_score(GraphKind kind, const std::vector<GraphResult>& results)
   return kind == GraphKind::Tile ? s.tile_score : s.kendall;
 }
 
+nlohmann::json metrics_json(const std::vector<GraphResult>& results, const std::string& split, double score) {
+  auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  nlohmann::json graphs = nlohmann::json::array();
+  std::vector<GraphMetrics> all;
+  for (const GraphResult& r : results) {
+    const GraphMetrics& m = r.metrics;
+    all.push_back(m);
+    graphs.push_back({{"graph", r.graph}, {"configs", m.configs}, {"kendall", num(m.kendall)}, {"opa", num(m.opa)},
+                      {"top1_error", num(m.top1)}, {"top5_error", num(m.top5)}, {"top10_error", num(m.top10)},
+                      {"tile_score", num(m.tile_score)}});
+  }
+  const CollectionMetrics s = summarize(all);
+  return {{"split", split},
+          {"score", num(score)},
+          {"mean", {{"kendall", num(s.kendall)}, {"opa", num(s.opa)}, {"top1_error", num(s.top1)},
+                    {"top5_error", num(s.top5)}, {"top10_error", num(s.top10)}, {"tile_score", num(s.tile_score)}}},
+          {"graphs", graphs}};
+}
+
 }  // namespace fastslow::train

@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ struct GraphResult {
 // Ranks e.eval_groups' configs; metrics when the graph has runtimes.
 GraphResult evaluate_entry(models::RankModelImpl& model, const GraphEntry& e, const Normalizer& norm, int64_t chunk,
                            const torch::Device& device);
+
+// {"split", "score", "mean": {...}, "graphs": [{graph, configs, kendall, opa,
+// top1_error, top5_error, top10_error, tile_score}]}, NaN as null: what
+// metrics.json and eval_<split>.json hold.
+nlohmann::json metrics_json(const std::vector<GraphResult>& results, const std::string& split, double score);
 
 // The validation score: mean Kendall (layout) or mean tile score (tile).
 double collection_score(GraphKind kind, const std::vector<GraphResult>& results);

@@ -112,25 +112,6 @@ models::ModelOptions model_options(const TrainOptions& o, const Normalizer& norm
   return m;
 }
 
-nlohmann::json metrics_json(const std::vector<GraphResult>& results, const std::string& split, double score) {
-  auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
-  nlohmann::json graphs = nlohmann::json::array();
-  std::vector<GraphMetrics> all;
-  for (const GraphResult& r : results) {
-    const GraphMetrics& m = r.metrics;
-    all.push_back(m);
-    graphs.push_back({{"graph", r.graph}, {"configs", m.configs}, {"kendall", num(m.kendall)}, {"opa", num(m.opa)},
-                      {"top1_error", num(m.top1)}, {"top5_error", num(m.top5)}, {"top10_error", num(m.top10)},
-                      {"tile_score", num(m.tile_score)}});
-  }
-  const CollectionMetrics s = summarize(all);
-  return {{"split", split},
-          {"score", num(score)},
-          {"mean", {{"kendall", num(s.kendall)}, {"opa", num(s.opa)}, {"top1_error", num(s.top1)},
-                    {"top5_error", num(s.top5)}, {"top10_error", num(s.top10)}, {"tile_score", num(s.tile_score)}}},
-          {"graphs", graphs}};
-}
-
 void set_lr(torch::optim::Optimizer& opt, double lr) {
   for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
 }
@@ -170,7 +151,10 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
     say("preparing validation graphs");
     valid = entries_for(o, "valid", norm, device, cache_files(split_files(o, "valid"), co, hooks.prepare));
   } else {
-    valid = entries_for(o, "valid", norm, device, {CachedGraph::open(o.graph, co)});
+    // The same graph: share its tensors, rank the held-out groups.
+    GraphEntry held = train.front();
+    assign_groups(o, "valid", &held);
+    valid.push_back(std::move(held));
   }
   for (const GraphEntry& e : train)
     if (!e.cache.has_runtime()) throw Error(e.cache.source, "config_runtime", "has no measured runtimes to train on");
