@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
     baselines::OneHotRidge ridge;
     ridge.fit(c.config_rows(fit.train_groups), c.config_row_elems, y, 1.0);
     const std::vector<double> pred = ridge.predict(held.cache.config_rows(held.eval_groups));
-    GraphMetrics rm = train::evaluate_ranking(train::rank_configs(held.cache.groups, held.eval_groups, pred), held.cache.runtime);
+    GraphMetrics rm = evaluate_ranking(rank_configs(held.cache.groups, held.eval_groups, pred), held.cache.runtime);
     rm.configs = model.metrics.configs;
 
     std::printf("%s: %zu training groups, %zu held-out groups (seed %llu)\n", c.source.c_str(), fit.train_groups.size(),

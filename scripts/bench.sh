@@ -5,6 +5,7 @@
 #   train-step  default layout model step, C++ vs PyTorch    (bench/train_step_bench.py)
 #   quality     default vs paper baseline on generated small (bench/quality.py)
 #   holdout     per-program AlexNet run vs one-hot ridge     (bench/holdout_bench.cpp)
+#   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-npz}; shift || true
@@ -31,5 +32,21 @@ case $what in
       build/native/bin/fastslow train --graph ../shared/data/cleaned_alexnet.npz --holdout 0.2 --out $run "$@"
     fi
     build/native/bin/fastslow_bench_holdout $run ;;
-  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, holdout)" >&2; exit 1 ;;
+  rank)
+    # 1000 configs of a generated 5,000-node layout graph, scored by the
+    # default layout model (briefly trained on tiny data: speed does not
+    # depend on how well it ranks).
+    cmake --build --preset native --target fastslow
+    export NODE_PATH=/usr/share/nodejs  # emscripten's optimizer needs Debian's acorn
+    cmake --preset wasm >/dev/null && cmake --build --preset wasm --target fastslow_core_js
+    f=build/native/bin/fastslow
+    [ -f $work/rank/graph/resnet_5000.npz ] ||
+      $f synth --graph layout:xla:random --nodes 5000 --configs 1000 --seed 1 --out $work/rank/graph
+    $f synth --scale tiny --seed 7 --out $work/rank/tiny  # resumes / skips finished files
+    if [ ! -f $work/rank/model/model.onnx ]; then
+      $f train --data $work/rank/tiny --collection layout:xla:random --out $work/rank/run --epochs 1 --steps-per-epoch 4
+      $f export --run $work/rank/run -o $work/rank/model
+    fi
+    node bench/rank_bench.mjs $f $work/rank/model $work/rank/graph/resnet_5000.npz "$@" ;;
+  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, holdout, rank)" >&2; exit 1 ;;
 esac

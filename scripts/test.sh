@@ -57,6 +57,7 @@ step "web tests (node --test)"
 node --test web/tests/ >"$LOG/web-tests.log" 2>&1
 rc=$?
 tail -9 "$LOG/web-tests.log"
+grep -h "\[ parity \]" "$LOG/web-tests.log" || true
 j_pass=$(grep -oE '^# pass [0-9]+' "$LOG/web-tests.log" | grep -oE '[0-9]+')
 j_fail=$(grep -oE '^# fail [0-9]+' "$LOG/web-tests.log" | grep -oE '[0-9]+')
 passed=$((passed + ${j_pass:-0})); failed=$((failed + ${j_fail:-0}))

@@ -22,6 +22,8 @@ Command add_submit_command(CLI::App& app);
 Command add_train_command(CLI::App& app);
 Command add_eval_command(CLI::App& app);
 Command add_predict_command(CLI::App& app);
+Command add_export_command(CLI::App& app);
+Command add_rank_command(CLI::App& app);
 #endif
 
 }  // namespace fastslow::cli

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
       fastslow::cli::add_train_command(app),
       fastslow::cli::add_eval_command(app),
       fastslow::cli::add_predict_command(app),
+      fastslow::cli::add_export_command(app),
+      fastslow::cli::add_rank_command(app),
 #endif
       fastslow::cli::add_submit_command(app),
   };

@@ -25,35 +25,6 @@ std::vector<double> score_groups(models::RankModelImpl& model, const GraphEntry&
   return out;
 }
 
-std::vector<int64_t> rank_configs(const ConfigGroups& cg, const std::vector<int64_t>& groups,
-                                  const std::vector<double>& group_scores) {
-  const std::vector<int64_t> order = ranking_from_scores(group_scores);
-  std::vector<std::vector<int64_t>> members(static_cast<size_t>(cg.num_groups()));
-  std::vector<char> wanted(static_cast<size_t>(cg.num_groups()), 0);
-  for (int64_t g : groups) wanted[g] = 1;
-  for (int64_t c = 0; c < cg.num_configs(); ++c)
-    if (wanted[cg.group_of[c]]) members[cg.group_of[c]].push_back(c);
-  std::vector<int64_t> ranking;
-  for (int64_t k : order) {
-    const int64_t g = groups[k];
-    const int64_t rep = cg.representative[g];
-    ranking.push_back(rep);
-    for (int64_t c : members[g])
-      if (c != rep) ranking.push_back(c);
-  }
-  return ranking;
-}
-
-GraphMetrics evaluate_ranking(const std::vector<int64_t>& ranking, const std::vector<double>& runtime) {
-  // Positions as scores: exactly what a submission row tells the scorer.
-  std::vector<double> score(ranking.size()), rt(ranking.size());
-  for (size_t i = 0; i < ranking.size(); ++i) {
-    score[i] = static_cast<double>(i);
-    rt[i] = runtime[ranking[i]];
-  }
-  return evaluate_graph(score, rt);
-}
-
 GraphResult evaluate_entry(models::RankModelImpl& model, const GraphEntry& e, const Normalizer& norm, int64_t chunk,
                            const torch::Device& device) {
   GraphResult r;

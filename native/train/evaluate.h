@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fastslow/metrics.h"
+#include "fastslow/rank_inputs.h"
 #include "models/model.h"
 #include "train/dataset.h"
 
@@ -20,14 +21,6 @@ namespace fastslow::train {
 // Scores of `groups` (lower = faster), in that order.
 std::vector<double> score_groups(models::RankModelImpl& model, const GraphEntry& e, const std::vector<int64_t>& groups,
                                  const Normalizer& norm, int64_t chunk, const torch::Device& device);
-
-// The configs of `groups` ranked best first: groups by score, each group's
-// members in index order (its representative first).
-std::vector<int64_t> rank_configs(const ConfigGroups& cg, const std::vector<int64_t>& groups,
-                                  const std::vector<double>& group_scores);
-
-// Metrics of a ranking of a subset of configs against their runtimes.
-GraphMetrics evaluate_ranking(const std::vector<int64_t>& ranking, const std::vector<double>& runtime);
 
 struct GraphResult {
   std::string graph;  // file stem

@@ -352,7 +352,8 @@ LoadedRun load_run(const std::string& path, const std::string& device) {
   r.device = pick_device(device);
   models::keep_freed_cpu_memory();
   if (r.options.config_feat_width <= 0) throw Error(run.file("config.json"), "", "no config_feat_width");
-  r.model = models::make_model(model_options(r.options, r.norm, r.options.config_feat_width));
+  r.model_options = model_options(r.options, r.norm, r.options.config_feat_width);
+  r.model = models::make_model(r.model_options);
   r.model->to(r.device);
   run.load_model(*r.model, "best.pt");
   r.model->eval();

@@ -51,6 +51,7 @@ torch::Device pick_device(const std::string& name);
 struct LoadedRun {
   TrainOptions options;
   Normalizer norm;
+  models::ModelOptions model_options;
   models::RankModel model;
   torch::Device device = torch::kCPU;
   GraphKind kind() const { return options.kind == "tile" ? GraphKind::Tile : GraphKind::Layout; }

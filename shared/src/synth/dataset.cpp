@@ -23,7 +23,7 @@ namespace fastslow::synth {
 
 namespace {
 
-constexpr int kManifestVersion = 1;
+constexpr int kManifestVersion = 2;  // 2: templates drawn by quota per split
 // The largest published layout file holds 871 MB of config features
 // (100040 x 121 x 18 float32); big graphs get fewer configs to stay within it.
 constexpr int64_t kMaxConfigFeatBytes = 900ll << 20;
@@ -83,10 +83,38 @@ Sizes tile_sizes(SynthScale scale) {
 }
 
 // xla collections are mostly conv nets, nlp mostly transformers.
-ModelTemplate pick_model(Rng& rng, bool nlp) {
-  const double u = rng.uniform();
-  if (nlp) return u < 0.8 ? ModelTemplate::Transformer : u < 0.9 ? ModelTemplate::Mlp : ModelTemplate::Rnn;
-  return u < 0.7 ? ModelTemplate::ResNet : u < 0.85 ? ModelTemplate::Mlp : ModelTemplate::Rnn;
+// The templates of a split, in shuffled order. Drawn per file, a 10-file
+// training split came out all ResNets one time in 35 and validation then held
+// a template training never saw; quotas keep each split close to the mix and
+// give training at least one graph of every template.
+std::vector<ModelTemplate> split_templates(Rng& rng, bool nlp, int files, bool train) {
+  const std::array<ModelTemplate, 3> kinds = {nlp ? ModelTemplate::Transformer : ModelTemplate::ResNet,
+                                              ModelTemplate::Mlp, ModelTemplate::Rnn};
+  // Shares in thousandths so the quotas need no floating point.
+  const std::array<int64_t, 3> share = nlp ? std::array<int64_t, 3>{800, 100, 100}
+                                           : std::array<int64_t, 3>{700, 150, 150};
+  std::array<int64_t, 3> count{};
+  const int64_t floor = train && files >= 3 ? 1 : 0;
+  const int64_t rest = files - 3 * floor;
+  std::array<int64_t, 3> remainder{};
+  int64_t given = 0;
+  for (size_t k = 0; k < 3; ++k) {
+    count[k] = floor + rest * share[k] / 1000;
+    remainder[k] = rest * share[k] % 1000;
+    given += count[k];
+  }
+  while (given < files) {  // largest remainder; ties go to the commoner template
+    size_t best = 0;
+    for (size_t k = 1; k < 3; ++k)
+      if (remainder[k] > remainder[best]) best = k;
+    ++count[best];
+    remainder[best] = -1;
+    ++given;
+  }
+  std::vector<ModelTemplate> out;
+  for (size_t k = 0; k < 3; ++k) out.insert(out.end(), static_cast<size_t>(count[k]), kinds[k]);
+  for (size_t i = out.size(); i > 1; --i) std::swap(out[i - 1], out[rng.uniform_int(0, static_cast<int64_t>(i) - 1)]);
+  return out;
 }
 
 std::string stem(const char* prefix, int index) {
@@ -242,6 +270,9 @@ std::vector<SynthItem> synth_plan(SynthScale scale, uint64_t seed) {
     const std::string dir = "npz/" + id.kind + "/" + id.source + (id.search.empty() ? "" : "/" + id.search);
     int index = 0;
     for (int s = 0; s < 3; ++s) {
+      Rng split_rng(splitmix(splitmix(seed) ^ (c_index << 8) ^ static_cast<uint64_t>(s + 1)));
+      const std::vector<ModelTemplate> models =
+          tile ? std::vector<ModelTemplate>{} : split_templates(split_rng, nlp, counts[ci][s], s == 0);
       for (int f = 0; f < counts[ci][s]; ++f, ++index) {
         SynthItem item;
         item.collection = ids[ci];
@@ -253,7 +284,7 @@ std::vector<SynthItem> synth_plan(SynthScale scale, uint64_t seed) {
         item.configs = s == 2 ? z.test_configs : log_uniform(rng, z.configs_lo, z.configs_hi);
         std::string prefix = "kernel";
         if (!tile) {
-          item.model = pick_model(rng, nlp);
+          item.model = models[static_cast<size_t>(f)];
           prefix = template_name(item.model);
         }
         item.path = dir + "/" + kSplits[s] + "/" + stem(prefix.c_str(), index) + ".npz";

@@ -1,0 +1,98 @@
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <unistd.h>
+
+#include "commands.h"
+#include "export/native_ranker.h"
+#include "fastslow/error.h"
+#include "progress.h"
+
+namespace fastslow::cli {
+
+namespace {
+
+std::string cell(double v) {
+  if (std::isnan(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", v);
+  return buf;
+}
+
+std::string default_cache() {
+  return (std::filesystem::temp_directory_path() / ("fastslow-cache-" + std::to_string(::getuid()))).string();
+}
+
+// rank, config, score, runtime: one row per config, best first; scores in
+// full float precision so other tools can compare them.
+void write_table(const std::string& path, const exporter::FileRanking& r) {
+  std::ofstream out(path + ".tmp");
+  out << "rank,config,group,score,runtime\n";
+  char buf[128];
+  for (size_t i = 0; i < r.ranking.size(); ++i) {
+    const int64_t c = r.ranking[i];
+    const int64_t g = r.graph.groups.group_of[c];
+    std::snprintf(buf, sizeof buf, "%zu,%lld,%lld,%.9g,", i + 1, static_cast<long long>(c),
+                  static_cast<long long>(g), r.group_scores[g]);
+    out << buf;
+    if (r.graph.has_runtime()) {
+      std::snprintf(buf, sizeof buf, "%.9g", r.graph.runtime[c]);
+      out << buf;
+    }
+    out << "\n";
+  }
+  out.close();
+  if (!out) throw Error(path, "", "cannot write");
+  std::filesystem::rename(path + ".tmp", path);
+}
+
+}  // namespace
+
+Command add_rank_command(CLI::App& app) {
+  struct Opts {
+    std::string model, file, csv, cache, device = "cpu";
+    int threads = 0;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* sub = app.add_subcommand(
+      "rank",
+      "Rank a file's configs with an exported model (LibTorch), batched as the page batches them;\n"
+      "prints Kendall tau, OPA and top-1/5/10 error when the file has runtimes.");
+  sub->add_option("--model", o->model, "folder from `fastslow export` (model.json + model.pt)")->required();
+  sub->add_option("file", o->file, "a tile or layout .npz")->required();
+  sub->add_option("--csv", o->csv, "write rank,config,group,score,runtime per config, best first");
+  sub->add_option("--cache", o->cache, "cache folder (default: a folder in the system temp dir)");
+  sub->add_option("--device", o->device, "cpu, cuda or auto")->capture_default_str();
+  sub->add_option("--threads", o->threads, "LibTorch threads (0 = its default)");
+  return {sub, [o] {
+            if (o->threads > 0) exporter::set_threads(o->threads);
+            const exporter::ExportedModel m = exporter::load_exported(o->model, o->device);
+            std::unique_ptr<ProgressBar> bar;
+            const exporter::FileRanking r =
+                exporter::rank_file(m, o->file, o->cache.empty() ? default_cache() : o->cache,
+                                    [&](int64_t done, int64_t total) {
+                                      if (!bar) bar = std::make_unique<ProgressBar>("rank", total, "batches");
+                                      if (done > 0) bar->update(static_cast<size_t>(done));
+                                    });
+            if (bar) bar->finish();
+            if (!o->csv.empty()) write_table(o->csv, r);
+            const double n = static_cast<double>(r.group_scores.size());
+            std::printf("%s: %lld configs (%lld unique) scored in %.1f ms (%.0f configs/s), batches of %lld\n",
+                        o->file.c_str(), static_cast<long long>(r.ranking.size()),
+                        static_cast<long long>(r.group_scores.size()), r.score_seconds * 1e3,
+                        r.score_seconds > 0 ? n / r.score_seconds : 0.0, static_cast<long long>(m.card.chunk));
+            if (r.graph.has_runtime())
+              std::printf("kendall %s  opa %s  top1err %s  top5err %s  top10err %s\n", cell(r.metrics.kendall).c_str(),
+                          cell(r.metrics.opa).c_str(), cell(r.metrics.top1).c_str(), cell(r.metrics.top5).c_str(),
+                          cell(r.metrics.top10).c_str());
+            else
+              std::printf("(no measured runtimes in this file: ranking only)\n");
+            if (!o->csv.empty()) std::printf("%s\n", o->csv.c_str());
+            return 0;
+          }};
+}
+
+}  // namespace fastslow::cli

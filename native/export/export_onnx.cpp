@@ -1,0 +1,291 @@
+#include "export/export_onnx.h"
+
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+#include <torch/torch.h>
+
+#include <cmath>
+
+#include "export/onnx_builder.h"
+#include "fastslow/error.h"
+#include "models/layout_attn.h"
+#include "models/layout_sage.h"
+#include "models/tile_gcn.h"
+#include "models/tile_mlp.h"
+#include "models/tile_sage.h"
+
+namespace fastslow::exporter {
+
+namespace {
+
+constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
+constexpr int32_t kInt64 = onnx::TensorProto::INT64;
+
+std::vector<float> values_of(const torch::Tensor& t) {
+  const torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
+
+std::vector<int64_t> dims_of(const torch::Tensor& t) { return t.sizes().vec(); }
+
+// Emits the models' pieces as ONNX ops, mirroring models/blocks.h and the
+// model files. Node values are node-major [n, B or 1, H] as in LibTorch.
+class Emitter {
+ public:
+  explicit Emitter(OnnxBuilder& b) : b_(b) {}
+
+  std::string param(const torch::Tensor& t, const std::string& hint) { return b_.floats(values_of(t), dims_of(t), hint); }
+
+  // x [..., in] -> [..., out]; weights stored transposed so it is one MatMul.
+  std::string linear(const torch::nn::Linear& l, const std::string& x) {
+    const torch::Tensor wt = l->weight.detach().t().contiguous();
+    std::string y = b_.op("MatMul", {x, param(wt, "w")});
+    if (l->bias.defined()) y = b_.op("Add", {y, param(l->bias, "b")});
+    return y;
+  }
+  std::string layer_norm(const torch::nn::LayerNorm& n, const std::string& x) {
+    return b_.op("LayerNormalization", {x, param(n->weight, "ln_w"), param(n->bias, "ln_b")},
+                 {{"axis", int64_t{-1}}, {"epsilon", static_cast<float>(n->options.eps())}});
+  }
+  std::string relu(const std::string& x) { return b_.op("Relu", {x}); }
+  // Exact GELU, as torch::gelu computes it: x/2 (1 + erf(x / sqrt 2)).
+  std::string gelu(const std::string& x) {
+    const std::string e = b_.op("Erf", {b_.op("Mul", {x, b_.scalar(static_cast<float>(M_SQRT1_2))})});
+    return b_.op("Mul", {b_.op("Mul", {x, b_.scalar(0.5f)}), b_.op("Add", {e, b_.scalar(1.0f)})});
+  }
+  // x / max(||x||, eps) over the last axis, as torch's normalize.
+  std::string l2_normalize(const std::string& x, float eps) {
+    const std::string norm = b_.op("ReduceL2", {x}, {{"axes", std::vector<int64_t>{-1}}, {"keepdims", int64_t{1}}});
+    return b_.op("Div", {x, b_.op("Max", {norm, b_.scalar(eps)})});
+  }
+  std::string unsqueeze(const std::string& x, std::vector<int64_t> axes) {
+    const auto n = static_cast<int64_t>(axes.size());
+    return b_.op("Unsqueeze", {x, b_.ints(axes, {n}, "axes")});
+  }
+  std::string squeeze_last(const std::string& x) { return b_.op("Squeeze", {x, b_.ints({-1}, {1}, "axes")}); }
+  std::string mean_over_nodes(const std::string& x) {
+    return b_.op("ReduceMean", {x}, {{"axes", std::vector<int64_t>{0}}, {"keepdims", int64_t{0}}});
+  }
+  // dim `axis` of x's shape as a 1-element int64 tensor.
+  std::string dim(const std::string& x, int64_t axis) {
+    return b_.op("Shape", {x}, {{"start", axis}, {"end", axis + 1}});
+  }
+
+  // Graph values every model needs; computed once.
+  void graph_inputs(int64_t vocab) {
+    vocab_ = vocab;
+    // edge_index rows are [u, v]: v produces, u consumes.
+    dst_ = b_.op("Gather", {"edge_index", b_.ints({0}, {}, "col")}, {{"axis", int64_t{1}}}, "dst");
+    src_ = b_.op("Gather", {"edge_index", b_.ints({1}, {}, "col")}, {{"axis", int64_t{1}}}, "src");
+    dst_idx_ = unsqueeze(dst_, {1});
+    src_idx_ = unsqueeze(src_, {1});
+    const std::string zeros_n = b_.filled(b_.op("Shape", {"node_opcode"}), 0.0f);
+    const std::string ones_m = b_.filled(b_.op("Shape", {dst_}), 1.0f);
+    deg_in_ = b_.op("ScatterND", {zeros_n, dst_idx_, ones_m}, {{"reduction", std::string("add")}}, "deg_in");
+    deg_out_ = b_.op("ScatterND", {zeros_n, src_idx_, ones_m}, {{"reduction", std::string("add")}}, "deg_out");
+  }
+
+  // Sums over neighbours of [n, B, H] values: operands (producers) or users.
+  std::string neighbour_sum(const std::string& x, bool operands) {
+    const std::string zeros = b_.filled(b_.op("Shape", {x}), 0.0f);
+    const std::string from = operands ? src_ : dst_;
+    const std::string to = operands ? dst_idx_ : src_idx_;
+    return b_.op("ScatterND", {zeros, to, b_.op("Gather", {x, from}, {{"axis", int64_t{0}}})},
+                 {{"reduction", std::string("add")}});
+  }
+  std::string per_node(const std::string& v) { return unsqueeze(v, {1, 2}); }  // [n] -> [n, 1, 1]
+  std::string neighbour_mean(const std::string& x, bool operands) {
+    const std::string deg = operands ? deg_in_ : deg_out_;
+    const std::string inv = b_.op("Reciprocal", {b_.op("Max", {deg, b_.scalar(1.0f)})});
+    return b_.op("Mul", {neighbour_sum(x, operands), per_node(inv)});
+  }
+  std::string sage_concat(const std::string& x) {
+    return b_.op("Concat", {x, neighbour_mean(x, true), neighbour_mean(x, false)}, {{"axis", int64_t{-1}}});
+  }
+
+  std::string encoder(const models::NodeEncoder& e) {
+    const std::string ids = b_.op("Clip", {"node_opcode", b_.ints({0}, {}, "lo"), b_.ints({vocab_ - 1}, {}, "hi")});
+    std::string h = b_.op("Gather", {param(e->opcode->weight, "opcode_table"), ids}, {{"axis", int64_t{0}}});
+    if (e->feat) h = b_.op("Add", {h, linear(e->feat, "node_feat")});
+    return h;
+  }
+  std::string score_head(const models::ScoreHead& h, const std::string& x) {
+    return squeeze_last(linear(h->fc2, relu(linear(h->fc1, x))));
+  }
+
+  // [n, H] node values broadcast over the batch: [n, B, H].
+  std::string expand_batch(const std::string& node) {
+    const std::string shape =
+        b_.op("Concat", {dim(node, 0), dim("config_feat", 0), dim(node, 1)}, {{"axis", int64_t{0}}});
+    return b_.op("Expand", {unsqueeze(node, {1}), shape});
+  }
+  // add [B, nc, H] added at the configurable nodes of [n, B, H] values.
+  std::string add_at_config_nodes(const std::string& h, const std::string& add) {
+    return b_.op("ScatterND",
+                 {h, unsqueeze("config_nodes", {1}), b_.op("Transpose", {add}, {{"perm", std::vector<int64_t>{1, 0, 2}}})},
+                 {{"reduction", std::string("add")}});
+  }
+  // Layout values (-1..5) at column p -> table row p*7 + v+1, summed over columns.
+  std::string layout_values(const models::LayoutValueEmbedding& e, int64_t width) {
+    const std::string v = b_.op("Cast", {b_.op("Clip", {b_.op("Round", {"config_feat"}), b_.scalar(-1.0f),
+                                                        b_.scalar(static_cast<float>(e->kValues - 2))})},
+                                {{"to", int64_t{kInt64}}});
+    std::vector<int64_t> col(static_cast<size_t>(width));
+    for (int64_t p = 0; p < width; ++p) col[p] = p * e->kValues + 1;
+    const std::string idx = b_.op("Add", {v, b_.ints(col, {width}, "col")});
+    const std::string rows = b_.op("Gather", {param(e->table, "value_table"), idx}, {{"axis", int64_t{0}}});
+    return b_.op("ReduceSum", {rows, b_.ints({2}, {1}, "axes")}, {{"keepdims", int64_t{0}}});
+  }
+
+  std::string tile_graph(const models::NodeEncoder& enc, const torch::nn::Linear& config_in,
+                         const std::function<std::string(const std::string&)>& layers, const torch::nn::Linear& join,
+                         const models::ScoreHead& head) {
+    const std::string node = unsqueeze(encoder(enc), {1});  // [n, 1, H]
+    std::string h = config_in ? b_.op("Add", {node, unsqueeze(linear(config_in, "config_feat"), {0})}) : node;
+    h = layers(relu(h));
+    std::string pooled = mean_over_nodes(h);  // [B or 1, H]
+    const std::string shape = b_.op("Concat", {dim("config_feat", 0), dim(pooled, 1)}, {{"axis", int64_t{0}}});
+    pooled = b_.op("Expand", {pooled, shape});
+    if (join) pooled = relu(linear(join, b_.op("Concat", {pooled, "config_feat"}, {{"axis", int64_t{1}}})));
+    return score_head(head, pooled);
+  }
+
+  std::string deg_in() const { return deg_in_; }
+  std::string deg_out() const { return deg_out_; }
+  OnnxBuilder& b() { return b_; }
+
+ private:
+  OnnxBuilder& b_;
+  int64_t vocab_ = 1;
+  std::string src_, dst_, src_idx_, dst_idx_, deg_in_, deg_out_;
+};
+
+std::string emit_tile_mlp(Emitter& e, models::TileMlpImpl& m) {
+  OnnxBuilder& b = e.b();
+  const std::string h = e.relu(e.linear(m.node_fc, e.relu(e.encoder(m.encoder))));
+  const std::string graph = e.layer_norm(
+      m.graph_norm, b.op("ReduceSum", {h, b.ints({0}, {1}, "axes")}, {{"keepdims", int64_t{1}}}));  // [1, H]
+  const std::string shape = b.op("Concat", {e.dim("config_feat", 0), e.dim(graph, 1)}, {{"axis", int64_t{0}}});
+  const std::string x = b.op("Concat", {b.op("Expand", {graph, shape}), "config_feat"}, {{"axis", int64_t{1}}});
+  return e.score_head(m.head, e.relu(e.linear(m.fc1, x)));
+}
+
+std::string emit_sage_layer(Emitter& e, const models::SageLayer& l, const std::string& h) {
+  return e.l2_normalize(e.relu(e.linear(l->lin, e.sage_concat(h))), 1e-6f);
+}
+
+std::string emit_gcn_layer(Emitter& e, const models::GcnLayer& l, const std::string& h) {
+  OnnxBuilder& b = e.b();
+  // Mean over the closed neighbourhood: (h + sum_in + sum_out) / (1 + d_in + d_out).
+  const std::string sum = b.op("Add", {b.op("Add", {h, e.neighbour_sum(h, true)}), e.neighbour_sum(h, false)});
+  const std::string count = b.op("Add", {b.op("Add", {e.deg_in(), e.deg_out()}), b.scalar(1.0f)});
+  const std::string a = b.op("Div", {sum, e.per_node(count)});
+  return b.op("Add", {h, e.relu(e.layer_norm(l->norm, e.linear(l->lin, a)))});
+}
+
+std::string emit_layout_sage(Emitter& e, models::LayoutSageImpl& m) {
+  std::string h = e.expand_batch(e.encoder(m.encoder));
+  if (m.config_in) h = e.add_at_config_nodes(h, e.linear(m.config_in, "config_feat"));
+  h = e.relu(h);
+  for (auto& l : m.layers) h = emit_sage_layer(e, l, h);
+  return e.score_head(m.head, e.mean_over_nodes(h));
+}
+
+std::string emit_layout_attn(Emitter& e, models::LayoutAttnImpl& m, int64_t config_width, int64_t hidden) {
+  OnnxBuilder& b = e.b();
+  std::string h = e.expand_batch(e.encoder(m.encoder));
+  if (m.values) h = e.add_at_config_nodes(h, e.layout_values(m.values, config_width));
+  for (auto& block : m.blocks)
+    h = b.op("Add", {h, e.gelu(e.linear(block->lin, e.sage_concat(e.layer_norm(block->norm, h))))});
+  h = e.layer_norm(m.out_norm, h);
+  const std::string at_config = e.mean_over_nodes(b.op("Gather", {h, "config_nodes"}, {{"axis", int64_t{0}}}));
+  std::string z = e.linear(m.pool, b.op("Concat", {e.mean_over_nodes(h), at_config}, {{"axis", int64_t{-1}}}));
+  // Attention across the configs of the batch.
+  const auto& a = m.attn;
+  const std::string u = e.layer_norm(a->norm, z);
+  const std::string logits = b.op("Mul", {b.op("MatMul", {e.linear(a->q, u), b.op("Transpose", {e.linear(a->k, u)})}),
+                                          b.scalar(static_cast<float>(1.0 / std::sqrt(static_cast<double>(hidden))))});
+  const std::string weights = b.op("Softmax", {logits}, {{"axis", int64_t{-1}}});
+  z = b.op("Add", {z, e.linear(a->o, b.op("MatMul", {weights, e.linear(a->v, u)}))});
+  return e.score_head(m.head, e.layer_norm(m.head_norm, z));
+}
+
+
+}  // namespace
+
+std::vector<TensorSpec> model_inputs(const models::ModelOptions& o) {
+  const std::string F = std::to_string(o.node_feat_width), Fc = std::to_string(o.config_feat_width);
+  std::vector<TensorSpec> in = {{"node_feat", "float32", {"nodes", F}},
+                                {"node_opcode", "int64", {"nodes"}},
+                                {"edge_index", "int64", {"edges", "2"}}};
+  if (o.kind == "layout") {
+    in.push_back({"config_nodes", "int64", {"config_nodes"}});
+    in.push_back({"config_feat", "float32", {"batch", "config_nodes", Fc}});
+  } else {
+    in.push_back({"config_feat", "float32", {"batch", Fc}});
+  }
+  return in;
+}
+
+std::vector<TensorSpec> model_outputs() { return {{"scores", "float32", {"batch"}}}; }
+
+onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& o) {
+  torch::NoGradGuard no_grad;
+  onnx::ModelProto proto;
+  proto.set_ir_version(8);  // onnx 1.12 / opset 17
+  proto.set_producer_name("fastslow");
+  proto.set_doc_string(o.kind + " " + o.name + " ranking model: scores [batch], lower = faster");
+  auto* opset = proto.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(kOpset);
+  onnx::GraphProto* graph = proto.mutable_graph();
+  graph->set_name("fastslow_" + o.kind + "_" + o.name);
+  OnnxBuilder b(graph);
+  for (const TensorSpec& s : model_inputs(o)) {
+    std::vector<Dim> dims;
+    for (const std::string& d : s.shape)
+      if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0])))
+        dims.emplace_back(static_cast<int64_t>(std::stoll(d)));
+      else
+        dims.emplace_back(d);
+    b.input(s.name, s.dtype == "int64" ? kInt64 : kFloat, dims);
+  }
+  Emitter e(b);
+  e.graph_inputs(o.opcode_vocab);
+
+  std::string scores;
+  if (auto* m = dynamic_cast<models::TileMlpImpl*>(&model)) {
+    scores = emit_tile_mlp(e, *m);
+  } else if (auto* m = dynamic_cast<models::TileSageImpl*>(&model)) {
+    scores = e.tile_graph(m->encoder, m->config_in, [&](std::string h) {
+      for (auto& l : m->layers) h = emit_sage_layer(e, l, h);
+      return h;
+    }, m->join, m->head);
+  } else if (auto* m = dynamic_cast<models::TileGcnImpl*>(&model)) {
+    scores = e.tile_graph(m->encoder, m->config_in, [&](std::string h) {
+      for (auto& l : m->layers) h = emit_gcn_layer(e, l, h);
+      return h;
+    }, m->join, m->head);
+  } else if (auto* m = dynamic_cast<models::LayoutSageImpl*>(&model)) {
+    scores = emit_layout_sage(e, *m);
+  } else if (auto* m = dynamic_cast<models::LayoutAttnImpl*>(&model)) {
+    scores = emit_layout_attn(e, *m, o.config_feat_width, o.hidden);
+  } else {
+    throw Error("export: no ONNX writer for " + o.kind + " model '" + o.name + "'");
+  }
+  b.output(scores, "scores", kFloat, {Dim{std::string("batch")}});
+  return proto;
+}
+
+void check_onnx(const onnx::ModelProto& model) {
+  try {
+    onnx::checker::check_model(model);
+    onnx::ModelProto copy = model;
+    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(true, 1, false));
+  } catch (const std::exception& ex) {
+    throw Error(std::string("ONNX check failed: ") + ex.what());
+  }
+}
+
+}  // namespace fastslow::exporter

@@ -1,0 +1,39 @@
+// LibTorch's C++ API has no ONNX exporter: each model type is written out
+// here op by op, with its trained weights as initializers. Inputs (dynamic
+// axes in brackets) are what rank_inputs.h prepares for one graph:
+//   node_feat [nodes, F] float32, node_opcode [nodes] int64,
+//   edge_index [edges, 2] int64, config_nodes [config_nodes] int64 (layout),
+//   config_feat [batch, Fc] (tile) / [batch, config_nodes, Fc] (layout) float32
+// and the output is scores [batch] float32, lower = faster.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <vector>
+
+namespace fastslow::models {
+class RankModelImpl;
+struct ModelOptions;
+}  // namespace fastslow::models
+
+namespace fastslow::exporter {
+
+constexpr int64_t kOpset = 17;  // LayerNormalization; ScatterND with reduction
+
+struct TensorSpec {
+  std::string name;
+  std::string dtype;               // "float32" | "int64"
+  std::vector<std::string> shape;  // a number or a dynamic axis name
+};
+std::vector<TensorSpec> model_inputs(const models::ModelOptions& options);
+std::vector<TensorSpec> model_outputs();
+
+// Throws fastslow::Error on a model type it does not know.
+onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& options);
+
+// onnx::checker::check_model plus strict shape inference (all types checked,
+// node errors thrown); throws fastslow::Error with the checker's message.
+void check_onnx(const onnx::ModelProto& model);
+
+}  // namespace fastslow::exporter

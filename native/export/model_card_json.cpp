@@ -1,0 +1,158 @@
+#include "export/model_card_json.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "export/export_onnx.h"
+#include "fastslow/collection.h"
+#include "fastslow/error.h"
+#include "train/run_dir.h"
+#include "train/trainer.h"
+
+#ifndef FASTSLOW_GIT_REVISION
+#define FASTSLOW_GIT_REVISION "unknown"
+#endif
+
+namespace fastslow::exporter {
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json specs_json(const std::vector<TensorSpec>& specs) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const TensorSpec& s : specs) {
+    nlohmann::json shape = nlohmann::json::array();
+    for (const std::string& d : s.shape)
+      if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0])))
+        shape.push_back(std::stoll(d));
+      else
+        shape.push_back(d);
+    a.push_back({{"name", s.name}, {"dtype", s.dtype}, {"shape", shape}});
+  }
+  return a;
+}
+
+// Epochs trained and the last epoch's line, from log.jsonl.
+nlohmann::json training_log(const train::RunDir& run) {
+  nlohmann::json out = {{"epochs_trained", 0}};
+  std::ifstream in(run.file("log.jsonl"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    try {
+      const nlohmann::json j = nlohmann::json::parse(line);
+      out["epochs_trained"] = out["epochs_trained"].get<int64_t>() + 1;
+      out["last_epoch"] = j;
+    } catch (const std::exception&) {
+      throw Error(run.file("log.jsonl"), "", "malformed line: " + line.substr(0, 80));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string git_revision() { return FASTSLOW_GIT_REVISION; }
+
+nlohmann::json model_card_json(const train::LoadedRun& run, const std::string& run_dir, int64_t onnx_bytes) {
+  const train::TrainOptions& o = run.options;
+  const models::ModelOptions& m = run.model_options;
+  const train::RunDir dir(run_dir);
+  int64_t parameters = 0;
+  for (const auto& p : run.model->parameters()) parameters += p.numel();
+
+  nlohmann::json j;
+  j["format"] = "fastslow-model";
+  j["format_version"] = ModelCard::kFormatVersion;
+  j["kind"] = o.kind;
+  nlohmann::json data = {{"mode", o.graph.empty() ? "collection" : "per-program"}};
+  if (o.graph.empty()) {
+    const CollectionId id = parse_collection_id(o.collection);
+    data["collection"] = o.collection;
+    data["source"] = id.source;
+    data["search"] = id.search.empty() ? nlohmann::json(nullptr) : nlohmann::json(id.search);
+    data["root"] = o.data;
+  } else {
+    data["graph"] = std::filesystem::path(o.graph).filename().string();
+    data["holdout"] = o.holdout;
+  }
+  j["data"] = data;
+  j["model"] = {{"name", m.name},   {"join", m.join},
+                {"hidden", m.hidden}, {"layers", m.layers},
+                {"opcode_vocab", m.opcode_vocab}, {"parameters", parameters}};
+  j["onnx"] = {{"file", "model.onnx"}, {"opset", kOpset}, {"bytes", onnx_bytes}};
+  j["weights"] = "model.pt";
+  j["inputs"] = specs_json(model_inputs(m));
+  j["outputs"] = specs_json(model_outputs());
+  j["node_feat_width"] = m.node_feat_width;
+  j["config_feat_width"] = m.config_feat_width;
+  j["normalization"] = run.norm.to_json();
+  j["pruning"] = {{"khop", o.khop}};
+  j["batching"] = {{"chunk", o.eval_chunk},
+                   {"order", "unique configs (duplicate groups, numbered by first appearance) in order, "
+                             "cut into chunks of this many; scores depend on the chunk for models that "
+                             "attend across a batch"}};
+  nlohmann::json training = {{"loss", o.loss},
+                             {"epochs", o.epochs},
+                             {"configs_per_graph", o.configs_per_graph},
+                             {"lr", o.lr},
+                             {"weight_decay", o.weight_decay},
+                             {"seed", o.seed}};
+  training.update(training_log(dir));
+  j["training"] = training;
+  if (dir.has("metrics.json")) {
+    const nlohmann::json metrics = dir.read_json("metrics.json");
+    j["validation"] = {{"split", metrics.value("split", "valid")},
+                       {"score", metrics.value("score", nlohmann::json(nullptr))},
+                       {"mean", metrics.value("mean", nlohmann::json(nullptr))},
+                       {"graphs", metrics.contains("graphs") ? metrics["graphs"].size() : 0}};
+  } else {
+    j["validation"] = nullptr;
+  }
+  j["created"] = utc_now();
+  j["git_revision"] = git_revision();
+  return j;
+}
+
+models::ModelOptions model_options_from_card(const ModelCard& card) {
+  models::ModelOptions m;
+  m.kind = graph_kind_name(card.kind);
+  m.name = card.model;
+  m.join = card.join;
+  m.node_feat_width = card.node_feat_width;
+  m.config_feat_width = card.config_feat_width;
+  m.opcode_vocab = card.opcode_vocab;
+  m.hidden = card.hidden;
+  m.layers = card.layers;
+  return m;
+}
+
+ExportedModel load_exported(const std::string& dir, const std::string& device) {
+  const std::string card_path = dir + "/model.json";
+  std::ifstream in(card_path);
+  if (!in) throw Error(card_path, "", "cannot open (is " + dir + " a folder from `fastslow export`?)");
+  std::stringstream text;
+  text << in.rdbuf();
+  ExportedModel e;
+  e.card = ModelCard::from_json(text.str(), card_path);
+  e.model = models::make_model(model_options_from_card(e.card));
+  train::RunDir(dir).load_model(*e.model, "model.pt");
+  e.model->to(train::pick_device(device));
+  e.model->eval();
+  return e;
+}
+
+}  // namespace fastslow::exporter

@@ -1,0 +1,39 @@
+// The model card (model.json) that travels with an exported model.onnx: what
+// the model expects and how a graph must be prepared for it. The terminal
+// (`fastslow rank`) and the page read it through this one parser, so both
+// refuse a graph the model cannot score with the same message.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "fastslow/feature_stats.h"
+#include "fastslow/graph.h"
+
+namespace fastslow {
+
+struct ModelCard {
+  static constexpr int kFormatVersion = 1;
+
+  GraphKind kind = GraphKind::Layout;
+  std::string model;  // tile: mlp | sage | gcn; layout: sage | attn
+  std::string join = "early";
+  int64_t hidden = 0, layers = 0, opcode_vocab = 0;
+  int64_t node_feat_width = 0;
+  int64_t config_feat_width = 0;  // per config (tile) or per configurable node (layout)
+  FeatureStats node_stats;
+  FeatureStats config_stats;  // tile only: config features are standardised too
+  int khop = 1;               // pruning the model was trained with
+  int64_t chunk = 0;          // configs per model call; scores depend on it for models attending across a batch
+
+  // Throws Error naming `what` (the card's file) on a malformed card, an
+  // unknown format version or inconsistent widths.
+  static ModelCard from_json(const std::string& json, const std::string& what);
+
+  // Throws Error naming `file` when the graph is of the other kind or its
+  // feature widths are not the ones the model was trained on.
+  void check_fits(const std::string& file, GraphKind graph_kind, int64_t graph_node_feat_width,
+                  int64_t graph_config_feat_width) const;
+};
+
+}  // namespace fastslow

@@ -1,0 +1,136 @@
+#include "export/export_onnx.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fastslow/error.h"
+#include "models/model.h"
+#include "test_support.h"
+
+namespace fastslow::exporter {
+namespace {
+
+struct Spec {
+  std::string kind, name, join;
+};
+
+// Every model type the trainer offers.
+std::vector<Spec> all_specs() {
+  std::vector<Spec> specs;
+  for (const std::string& kind : {"tile", "layout"})
+    for (const std::string& name : models::model_names(kind))
+      for (const std::string& join : {"early", "late"}) {
+        if (join == "late" && !(kind == "tile" && name != "mlp")) continue;
+        specs.push_back({kind, name, join});
+      }
+  return specs;
+}
+
+models::ModelOptions options_of(const Spec& s) {
+  models::ModelOptions o;
+  o.kind = s.kind;
+  o.name = s.name;
+  o.join = s.join;
+  o.node_feat_width = 70;
+  o.config_feat_width = s.kind == "tile" ? 24 : 10;
+  o.hidden = 16;
+  o.layers = 2;
+  return o;
+}
+
+std::string dim_str(const onnx::TensorShapeProto_Dimension& d) {
+  return d.has_dim_param() ? d.dim_param() : std::to_string(d.dim_value());
+}
+
+TEST(Export, EveryModelTypePassesTheCheckerAndShapeInference) {
+  const std::vector<Spec> specs = all_specs();
+  EXPECT_EQ(specs.size(), 7u);  // tile mlp, sage x2, gcn x2; layout sage, attn
+  for (const Spec& s : specs) {
+    SCOPED_TRACE(s.kind + " " + s.name + " " + s.join);
+    torch::manual_seed(1);
+    const models::ModelOptions o = options_of(s);
+    models::RankModel model = models::make_model(o);
+    const onnx::ModelProto proto = export_onnx(*model, o);
+    EXPECT_NO_THROW(check_onnx(proto));
+    ASSERT_EQ(proto.opset_import_size(), 1);
+    EXPECT_GE(proto.opset_import(0).version(), 17);
+
+    // Inputs as the card lists them, with the named dynamic axes.
+    const std::vector<TensorSpec> want = model_inputs(o);
+    ASSERT_EQ(proto.graph().input_size(), static_cast<int>(want.size()));
+    for (size_t i = 0; i < want.size(); ++i) {
+      const auto& in = proto.graph().input(static_cast<int>(i));
+      EXPECT_EQ(in.name(), want[i].name);
+      const auto& shape = in.type().tensor_type().shape();
+      ASSERT_EQ(shape.dim_size(), static_cast<int>(want[i].shape.size()));
+      for (int d = 0; d < shape.dim_size(); ++d) EXPECT_EQ(dim_str(shape.dim(d)), want[i].shape[d]);
+    }
+    EXPECT_EQ(proto.graph().input(0).type().tensor_type().shape().dim(0).dim_param(), "nodes");
+    EXPECT_EQ(proto.graph().input(2).type().tensor_type().shape().dim(0).dim_param(), "edges");
+    ASSERT_EQ(proto.graph().output_size(), 1);
+    EXPECT_EQ(proto.graph().output(0).name(), "scores");
+    EXPECT_EQ(proto.graph().output(0).type().tensor_type().shape().dim(0).dim_param(), "batch");
+
+    // Every trained weight is in the file (plus a few small constants).
+    int64_t params = 0, stored = 0;
+    for (const auto& p : model->parameters()) params += p.numel();
+    for (const auto& t : proto.graph().initializer())
+      if (t.data_type() == onnx::TensorProto::FLOAT) stored += static_cast<int64_t>(t.raw_data().size() / 4);
+    EXPECT_GE(stored, params);
+    EXPECT_LE(stored, params + 64);
+
+    // Round trip through the wire format.
+    std::string bytes;
+    ASSERT_TRUE(proto.SerializeToString(&bytes));
+    onnx::ModelProto back;
+    ASSERT_TRUE(back.ParseFromString(bytes));
+    EXPECT_EQ(back.graph().node_size(), proto.graph().node_size());
+  }
+}
+
+TEST(Export, TheWeightsWrittenAreTheModelsOwn) {
+  torch::manual_seed(3);
+  const models::ModelOptions o = options_of({"tile", "mlp", "early"});
+  models::RankModel model = models::make_model(o);
+  const onnx::ModelProto proto = export_onnx(*model, o);
+  // The opcode table is stored as is: find it and compare value by value.
+  const torch::Tensor table = model->named_parameters()["encoder.opcode.weight"].contiguous();
+  bool found = false;
+  for (const auto& t : proto.graph().initializer()) {
+    if (t.name().rfind("opcode_table", 0) != 0) continue;
+    found = true;
+    ASSERT_EQ(t.raw_data().size(), static_cast<size_t>(table.numel()) * 4);
+    EXPECT_EQ(std::memcmp(t.raw_data().data(), table.data_ptr<float>(), t.raw_data().size()), 0);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Export, CheckerErrorsBecomeFastslowErrors) {
+  const models::ModelOptions o = options_of({"layout", "attn", "early"});
+  models::RankModel model = models::make_model(o);
+  onnx::ModelProto proto = export_onnx(*model, o);
+  // Drop the node that produces the first intermediate value: its users now
+  // read an undefined name.
+  proto.mutable_graph()->mutable_node()->DeleteSubrange(0, 1);
+  const std::string msg = test::error_of([&] { check_onnx(proto); });
+  EXPECT_NE(msg.find("ONNX check failed"), std::string::npos) << msg;
+}
+
+TEST(Export, AModelWithoutAWriterIsRefusedByName) {
+  struct Unknown : models::RankModelImpl {
+    torch::Tensor forward(const train::GraphTensors&, const torch::Tensor& c) override { return c.sum(1); }
+  };
+  Unknown m;
+  models::ModelOptions o = options_of({"tile", "mlp", "early"});
+  o.name = "mystery";
+  const std::string msg = test::error_of([&] { export_onnx(m, o); });
+  EXPECT_NE(msg.find("mystery"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace fastslow::exporter

@@ -1,0 +1,99 @@
+#include "fastslow/model_card.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fastslow/error.h"
+#include "test_support.h"
+
+namespace fastslow {
+namespace {
+
+nlohmann::json stats(int64_t width) {
+  nlohmann::json s = {{"log_scale", nlohmann::json::array()}, {"mean", nlohmann::json::array()},
+                      {"stddev", nlohmann::json::array()}};
+  for (int64_t i = 0; i < width; ++i) {
+    s["log_scale"].push_back(i % 2);
+    s["mean"].push_back(0.5 * static_cast<double>(i));
+    s["stddev"].push_back(1.0 + static_cast<double>(i));
+  }
+  return s;
+}
+
+// The fields the readers need; `fastslow export` writes more.
+nlohmann::json card(const std::string& kind) {
+  nlohmann::json j = {{"format", "fastslow-model"},
+                      {"format_version", 1},
+                      {"kind", kind},
+                      {"model", {{"name", "attn"}, {"hidden", 64}, {"layers", 3}, {"opcode_vocab", 121}}},
+                      {"node_feat_width", 7},
+                      {"config_feat_width", kind == "tile" ? 5 : 4},
+                      {"normalization", {{"node", stats(7)}}},
+                      {"pruning", {{"khop", 2}}},
+                      {"batching", {{"chunk", 64}}}};
+  if (kind == "tile") j["normalization"]["config"] = stats(5);
+  return j;
+}
+
+TEST(ModelCard, ReadsWhatTheReadersNeed) {
+  const ModelCard c = ModelCard::from_json(card("layout").dump(), "m/model.json");
+  EXPECT_EQ(c.kind, GraphKind::Layout);
+  EXPECT_EQ(c.model, "attn");
+  EXPECT_EQ(c.join, "early");
+  EXPECT_EQ(c.hidden, 64);
+  EXPECT_EQ(c.layers, 3);
+  EXPECT_EQ(c.opcode_vocab, 121);
+  EXPECT_EQ(c.node_feat_width, 7);
+  EXPECT_EQ(c.config_feat_width, 4);
+  EXPECT_EQ(c.node_stats.width(), 7);
+  EXPECT_DOUBLE_EQ(c.node_stats.stddev[3], 4.0);
+  EXPECT_EQ(c.khop, 2);
+  EXPECT_EQ(c.chunk, 64);
+  const ModelCard t = ModelCard::from_json(card("tile").dump(), "m/model.json");
+  EXPECT_EQ(t.kind, GraphKind::Tile);
+  EXPECT_EQ(t.config_stats.width(), 5);
+}
+
+TEST(ModelCard, MalformedCardsNameTheFileAndTheProblem) {
+  auto error = [](const std::string& text) {
+    return test::error_of([&] { ModelCard::from_json(text, "dir/model.json"); });
+  };
+  EXPECT_NE(error("{not json").find("dir/model.json"), std::string::npos);
+  EXPECT_NE(error("{\"format\": \"other\"}").find("not a fastslow model card"), std::string::npos);
+  nlohmann::json j = card("layout");
+  j["format_version"] = 9;
+  EXPECT_NE(error(j.dump()).find("format version 9"), std::string::npos);
+  j = card("layout");
+  j.erase("pruning");
+  EXPECT_NE(error(j.dump()).find("\"pruning\""), std::string::npos);
+  j = card("layout");
+  j["node_feat_width"] = 8;
+  EXPECT_NE(error(j.dump()).find("node statistics cover 7 columns"), std::string::npos);
+  j = card("tile");
+  j["normalization"].erase("config");
+  EXPECT_NE(error(j.dump()).find("\"config\""), std::string::npos);
+  j = card("layout");
+  j["batching"]["chunk"] = 0;
+  EXPECT_NE(error(j.dump()).find("\"chunk\" must be an integer >= 1"), std::string::npos);
+  j = card("layout");
+  j["kind"] = "graph";
+  EXPECT_NE(error(j.dump()).find("unknown kind 'graph'"), std::string::npos);
+}
+
+TEST(ModelCard, RefusesGraphsOfAnotherKindOrOtherWidths) {
+  const ModelCard c = ModelCard::from_json(card("layout").dump(), "model.json");
+  EXPECT_NO_THROW(c.check_fits("g.npz", GraphKind::Layout, 7, 4));
+  std::string msg = test::error_of([&] { c.check_fits("g.npz", GraphKind::Tile, 7, 4); });
+  EXPECT_NE(msg.find("g.npz"), std::string::npos);
+  EXPECT_NE(msg.find("is a tile graph; the model ranks layout graphs"), std::string::npos) << msg;
+  msg = test::error_of([&] { c.check_fits("g.npz", GraphKind::Layout, 140, 4); });
+  EXPECT_NE(msg.find("node_feat"), std::string::npos);
+  EXPECT_NE(msg.find("has 140 feature columns; the model was trained on 7"), std::string::npos) << msg;
+  msg = test::error_of([&] { c.check_fits("g.npz", GraphKind::Layout, 7, 18); });
+  EXPECT_NE(msg.find("node_config_feat"), std::string::npos);
+  EXPECT_NE(msg.find("has 18 config feature columns; the model was trained on 4"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace fastslow

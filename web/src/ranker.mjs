@@ -1,0 +1,126 @@
+// Ranking a graph's configs in the browser (or node): the wasm core prepares
+// the model inputs from the .npz and the model card, exactly as
+// `fastslow rank` does natively, ONNX Runtime Web scores them batch by batch,
+// and the core turns the scores into the ranking and its metrics.
+// Works with any fastslow_core module instance and any `ort` namespace
+// (onnxruntime-web in the page and under node).
+
+let scratchId = 0;
+
+function callJson(core, fn, ...args) {
+  const out = core[fn](...args);
+  const text = core.UTF8ToString(out);
+  core._fastslow_free_string(out);
+  const json = JSON.parse(text);
+  if (json && json.error) throw new Error(json.error);
+  return json;
+}
+
+function withStrings(core, strings, body) {
+  const ptrs = strings.map((s) => {
+    const n = core.lengthBytesUTF8(s) + 1;
+    const p = core._malloc(n);
+    core.stringToUTF8(s, p, n);
+    return p;
+  });
+  try {
+    return body(...ptrs);
+  } finally {
+    ptrs.forEach((p) => core._free(p));
+  }
+}
+
+function removeTree(FS, path) {
+  let entries;
+  try {
+    entries = FS.readdir(path);
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    if (e === '.' || e === '..') continue;
+    const p = `${path}/${e}`;
+    if (FS.isDir(FS.stat(p).mode)) removeTree(FS, p);
+    else FS.unlink(p);
+  }
+  FS.rmdir(path);
+}
+
+// Copies of wasm memory (views die when the memory grows).
+const f32 = (core, ptr, n) => new Float32Array(core.HEAPU8.buffer, ptr, n).slice();
+const i64 = (core, ptr, n) => new BigInt64Array(core.HEAPU8.buffer, ptr, n).slice();
+
+export class Ranker {
+  // modelBytes: model.onnx; cardText: model.json.
+  static async create(ort, modelBytes, cardText) {
+    const card = JSON.parse(cardText);
+    if (card.format !== 'fastslow-model') throw new Error('model.json is not a fastslow model card');
+    const session = await ort.InferenceSession.create(modelBytes, { executionProviders: ['wasm'] });
+    return new Ranker(ort, session, card, cardText);
+  }
+
+  constructor(ort, session, card, cardText) {
+    this.ort = ort;
+    this.session = session;
+    this.card = card;
+    this.cardText = cardText;
+  }
+
+  // Ranks every config of `bytes` (an .npz named `name`). onProgress(done,
+  // total) after each batch; cancelled() true stops between batches (throws
+  // an Error with name 'AbortError'). Returns { info, groupScores
+  // (Float64Array per duplicate group), ranking, groupOf, metrics, runtime,
+  // scoreMs (model calls only) }.
+  async rank(core, bytes, name, { onProgress, cancelled } = {}) {
+    const dir = `/rank${scratchId++}`;
+    core.FS.mkdirTree(`${dir}/cache`);
+    const file = `${dir}/${name.replace(/[^A-Za-z0-9._-]/g, '_') || 'file.npz'}`;
+    core.FS.writeFile(file, bytes);
+    let info = null;
+    try {
+      info = withStrings(core, [file, this.cardText, `${dir}/cache`], (f, c, d) =>
+        callJson(core, '_fastslow_rank_open', f, c, d));
+      const { ort } = this;
+      const n = info.nodes, m = info.edges, nc = info.config_nodes, fc = info.config_feat_width;
+      const graphFeeds = {
+        node_feat: new ort.Tensor('float32', f32(core, info.node_feat, n * info.node_feat_width), [n, info.node_feat_width]),
+        node_opcode: new ort.Tensor('int64', i64(core, info.node_opcode, n), [n]),
+        edge_index: new ort.Tensor('int64', i64(core, info.edge_index, m * 2), [m, 2]),
+      };
+      if (info.kind === 'layout') graphFeeds.config_nodes = new ort.Tensor('int64', i64(core, info.config_nodes_ptr, nc), [nc]);
+      const groupScores = new Float64Array(info.groups);
+      let filled = 0;
+      let scoreMs = 0;
+      for (let c = 0; c < info.chunks; c++) {
+        if (cancelled && cancelled()) {
+          const e = new Error('ranking cancelled');
+          e.name = 'AbortError';
+          throw e;
+        }
+        const batch = callJson(core, '_fastslow_rank_batch', info.session, c);
+        const B = batch.count;
+        const dims = info.kind === 'layout' ? [B, nc, fc] : [B, fc];
+        const feat = new ort.Tensor('float32', f32(core, batch.ptr, dims.reduce((a, b) => a * b, 1)), dims);
+        const t0 = performance.now();
+        const out = await this.session.run({ ...graphFeeds, config_feat: feat });
+        scoreMs += performance.now() - t0;
+        groupScores.set(out.scores.data, filled);
+        filled += B;
+        if (onProgress) onProgress(c + 1, info.chunks);
+      }
+      const p = core._malloc(8 * Math.max(1, groupScores.length));
+      new Float64Array(core.HEAPU8.buffer, p, groupScores.length).set(groupScores);
+      let result;
+      try {
+        result = callJson(core, '_fastslow_rank_finish', info.session, p, groupScores.length);
+      } finally {
+        core._free(p);
+      }
+      return { info, groupScores, scoreMs, ranking: result.ranking, groupOf: result.group_of,
+        metrics: result.metrics, runtime: result.runtime || null };
+    } finally {
+      if (info && info.session) core._fastslow_rank_close(info.session);
+      removeTree(core.FS, dir);
+    }
+  }
+}

@@ -1,0 +1,135 @@
+// Parity of the exported ONNX models with LibTorch. For every model type the
+// trainer offers: train a small model briefly with the native CLI, export it,
+// rank a graph with `fastslow rank` (LibTorch), then rank the same file in
+// ONNX Runtime Web (wasm backend, as the page does) with inputs prepared by
+// the wasm core. Scores must agree to 1e-4 relative, rankings exactly except
+// among scores equal within 1e-6, and the metrics must be the same.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import * as ort from 'onnxruntime-web';
+import { Ranker } from '../src/ranker.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+const fastslow = path.join(root, 'build/native/bin/fastslow');
+const alexnet = path.resolve(root, '..', 'shared', 'data', 'cleaned_alexnet.npz');
+const require = createRequire(import.meta.url);
+const core = await require(path.join(root, 'build/wasm/bin/fastslow_core.js'))();
+ort.env.wasm.numThreads = 1;
+
+const work = mkdtempSync(path.join(tmpdir(), 'fastslow-parity-'));
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+const data = path.join(work, 'tiny');
+
+function run(...args) {
+  return execFileSync(fastslow, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function firstFile(dir) {
+  return path.join(dir, readdirSync(dir).filter((f) => f.endsWith('.npz')).sort()[0]);
+}
+
+// Trains briefly (the weights only need to be non-trivial), exports, and
+// ranks `file` natively. Returns the export folder and the CSV's per-group
+// scores and group ranking.
+function nativeCase(name, trainArgs, file) {
+  const out = path.join(work, 'runs', name);
+  const model = path.join(work, 'models', name);
+  run('train', ...trainArgs, '--out', out, '--epochs', '1', '--steps-per-epoch', '4', '--threads', '2');
+  run('export', '--run', out, '-o', model);
+  const csv = path.join(work, `${name}.csv`);
+  const printed = run('rank', '--model', model, file, '--csv', csv, '--threads', '2');
+  const rows = readFileSync(csv, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+  const scores = new Map();
+  const ranking = [];
+  for (const [, config, group, score] of rows) {
+    scores.set(Number(group), Number(score));
+    ranking.push(Number(config));
+  }
+  return { model, scores, ranking, printed };
+}
+
+async function browserRank(model, file) {
+  const ranker = await Ranker.create(ort, readFileSync(path.join(model, 'model.onnx')),
+    readFileSync(path.join(model, 'model.json'), 'utf8'));
+  return ranker.rank(core, readFileSync(file), path.basename(file));
+}
+
+function compare(name, native, web) {
+  assert.equal(web.groupScores.length, native.scores.size, `${name}: one score per unique config`);
+  let maxRel = 0;
+  for (const [g, s] of native.scores) {
+    const w = web.groupScores[g];
+    assert.ok(Number.isFinite(w), `${name}: group ${g} scored ${w}`);
+    const rel = Math.abs(w - s) / Math.max(Math.abs(s), 1e-6);
+    maxRel = Math.max(maxRel, rel);
+  }
+  // Rankings: the same config at every position, unless the two configs
+  // there have scores equal within 1e-6 (their order is then a tie-break).
+  assert.equal(web.ranking.length, native.ranking.length);
+  let swapped = 0;
+  for (let i = 0; i < web.ranking.length; i++) {
+    if (web.ranking[i] === native.ranking[i]) continue;
+    const a = native.scores.get(web.groupOf[web.ranking[i]]);
+    const b = native.scores.get(web.groupOf[native.ranking[i]]);
+    assert.ok(Math.abs(a - b) <= 1e-6, `${name}: position ${i} holds config ${web.ranking[i]} (score ${a}) in the browser, ` +
+      `${native.ranking[i]} (score ${b}) natively`);
+    swapped++;
+  }
+  console.log(`[ parity ] ${name}: ${native.scores.size} unique configs, max relative difference ${maxRel.toExponential(2)}, ` +
+    `${swapped} tie positions, ONNX Runtime Web ${web.scoreMs.toFixed(0)} ms`);
+  assert.ok(maxRel <= 1e-4, `${name}: max relative difference ${maxRel}`);
+  if (web.metrics) {
+    const m = /kendall (\S+)\s+opa (\S+)/.exec(native.printed);
+    assert.ok(m, native.printed);
+    assert.equal(web.metrics.kendall.toFixed(4), m[1], `${name}: Kendall`);
+    assert.equal(web.metrics.opa.toFixed(4), m[2], `${name}: OPA`);
+  }
+}
+
+before(() => {
+  run('synth', '--scale', 'tiny', '--seed', '7', '--out', data);
+});
+
+const tileValid = () => firstFile(path.join(data, 'npz/tile/xla/valid'));
+const layoutValid = () => firstFile(path.join(data, 'npz/layout/xla/random/valid'));
+const tileTrain = ['--data', data, '--collection', 'tile:xla'];
+const layoutTrain = ['--data', data, '--collection', 'layout:xla:random'];
+
+const cases = [
+  ['tile mlp', [...tileTrain, '--model', 'mlp'], tileValid],
+  ['tile sage early', [...tileTrain, '--model', 'sage', '--join', 'early'], tileValid],
+  ['tile sage late', [...tileTrain, '--model', 'sage', '--join', 'late'], tileValid],
+  ['tile gcn early', [...tileTrain, '--model', 'gcn', '--join', 'early'], tileValid],
+  ['tile gcn late', [...tileTrain, '--model', 'gcn', '--join', 'late'], tileValid],
+  ['layout sage', [...layoutTrain, '--model', 'sage'], layoutValid],
+  ['layout attn', [...layoutTrain, '--model', 'attn'], layoutValid],
+  ['layout attn on AlexNet', ['--graph', alexnet, '--holdout', '0.2', '--model', 'attn'], () => alexnet],
+];
+
+for (const [name, args, file] of cases) {
+  test(`ONNX Runtime Web matches LibTorch: ${name}`, async () => {
+    const f = file();
+    const native = nativeCase(name.replace(/ /g, '_'), args, f);
+    compare(name, native, await browserRank(native.model, f));
+  });
+}
+
+test('a model trained on other feature widths is refused by the CLI and in the browser', async () => {
+  const model = path.join(work, 'models', 'layout_attn');  // 140 node features; AlexNet has 70
+  const cli = spawnSync(fastslow, ['rank', '--model', model, alexnet], { encoding: 'utf8' });
+  assert.equal(cli.status, 2);
+  assert.match(cli.stderr, /cleaned_alexnet\.npz.*node_feat.*70 feature columns; the model was trained on 140/);
+  await assert.rejects(browserRank(model, alexnet), /node_feat.*70 feature columns; the model was trained on 140/);
+  // A tile model on a layout file: refused by kind.
+  await assert.rejects(browserRank(path.join(work, 'models', 'tile_mlp'), alexnet), /layout graph; the model ranks tile graphs/);
+  // The core keeps working afterwards.
+  const again = await browserRank(path.join(work, 'models', 'layout_attn'), layoutValid());
+  assert.ok(again.groupScores.length > 0);
+});
