@@ -48,10 +48,12 @@ class Emitter {
                  {{"axis", int64_t{-1}}, {"epsilon", static_cast<float>(n->options.eps())}});
   }
   std::string relu(const std::string& x) { return b_.op("Relu", {x}); }
-  // Exact GELU, as torch::gelu computes it: x/2 (1 + erf(x / sqrt 2)).
+  // Exact GELU, as torch::gelu computes it: x/2 (1 + erf(x / sqrt 2)),
+  // written in the op order ONNX Runtime's GeluFusion recognises, so it runs
+  // as one fused kernel there.
   std::string gelu(const std::string& x) {
-    const std::string e = b_.op("Erf", {b_.op("Mul", {x, b_.scalar(static_cast<float>(M_SQRT1_2))})});
-    return b_.op("Mul", {b_.op("Mul", {x, b_.scalar(0.5f)}), b_.op("Add", {e, b_.scalar(1.0f)})});
+    const std::string e = b_.op("Erf", {b_.op("Div", {x, b_.scalar(static_cast<float>(M_SQRT2))})});
+    return b_.op("Mul", {b_.op("Mul", {x, b_.op("Add", {e, b_.scalar(1.0f)})}), b_.scalar(0.5f)});
   }
   // x / max(||x||, eps) over the last axis, as torch's normalize.
   std::string l2_normalize(const std::string& x, float eps) {
@@ -99,8 +101,20 @@ class Emitter {
     const std::string inv = b_.op("Reciprocal", {b_.op("Max", {deg, b_.scalar(1.0f)})});
     return b_.op("Mul", {neighbour_sum(x, operands), per_node(inv)});
   }
-  std::string sage_concat(const std::string& x) {
-    return b_.op("Concat", {x, neighbour_mean(x, true), neighbour_mean(x, false)}, {{"axis", int64_t{-1}}});
+  // The SAGE layers' lin([x, mean_in(x), mean_out(x)]) for x [n, B, H], as
+  // three chained Gemms on 2-D views (Gemm's C input carries the sum), which
+  // spares ONNX Runtime the [n, B, 3H] concatenation and the separate bias add.
+  std::string sage_linear(const torch::nn::Linear& l, const std::string& x) {
+    const int64_t in = l->weight.size(1) / 3, out = l->weight.size(0);
+    const std::string flat = b_.ints({-1, in}, {2}, "shape");
+    std::string y = param(l->bias.detach(), "b");
+    const std::string parts[3] = {x, neighbour_mean(x, true), neighbour_mean(x, false)};
+    for (int k = 0; k < 3; ++k) {
+      const torch::Tensor wk = l->weight.detach().slice(1, k * in, (k + 1) * in).t().contiguous();
+      y = b_.op("Gemm", {b_.op("Reshape", {parts[k], flat}), param(wk, "w"), y});
+    }
+    const std::string shape = b_.op("Concat", {dim(x, 0), dim(x, 1), b_.ints({out}, {1}, "d")}, {{"axis", int64_t{0}}});
+    return b_.op("Reshape", {y, shape});
   }
 
   std::string encoder(const models::NodeEncoder& e) {
@@ -171,7 +185,7 @@ std::string emit_tile_mlp(Emitter& e, models::TileMlpImpl& m) {
 }
 
 std::string emit_sage_layer(Emitter& e, const models::SageLayer& l, const std::string& h) {
-  return e.l2_normalize(e.relu(e.linear(l->lin, e.sage_concat(h))), 1e-6f);
+  return e.l2_normalize(e.relu(e.sage_linear(l->lin, h)), 1e-6f);
 }
 
 std::string emit_gcn_layer(Emitter& e, const models::GcnLayer& l, const std::string& h) {
@@ -196,7 +210,7 @@ std::string emit_layout_attn(Emitter& e, models::LayoutAttnImpl& m, int64_t conf
   std::string h = e.expand_batch(e.encoder(m.encoder));
   if (m.values) h = e.add_at_config_nodes(h, e.layout_values(m.values, config_width));
   for (auto& block : m.blocks)
-    h = b.op("Add", {h, e.gelu(e.linear(block->lin, e.sage_concat(e.layer_norm(block->norm, h))))});
+    h = b.op("Add", {h, e.gelu(e.sage_linear(block->lin, e.layer_norm(block->norm, h)))});
   h = e.layer_norm(m.out_norm, h);
   const std::string at_config = e.mean_over_nodes(b.op("Gather", {h, "config_nodes"}, {{"axis", int64_t{0}}}));
   std::string z = e.linear(m.pool, b.op("Concat", {e.mean_over_nodes(h), at_config}, {{"axis", int64_t{-1}}}));
