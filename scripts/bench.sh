@@ -6,6 +6,7 @@
 #   quality     default vs paper baseline on generated small (bench/quality.py)
 #   holdout     per-program AlexNet run vs one-hot ridge     (bench/holdout_bench.cpp)
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
+#   explorer    the page in headless Chromium: open, frame, rank   (bench/explorer_bench.mjs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-npz}; shift || true
@@ -48,5 +49,17 @@ case $what in
       $f export --run $work/rank/run -o $work/rank/model
     fi
     node bench/rank_bench.mjs $f $work/rank/model $work/rank/graph/resnet_5000.npz "$@" ;;
-  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, holdout, rank)" >&2; exit 1 ;;
+  explorer)
+    bash scripts/bench.sh rank --repeats 1 >/dev/null  # the 5,000-node graph and its model
+    export NODE_PATH=/usr/share/nodejs
+    cmake --build --preset wasm --target fastslow_explorer
+    f=build/native/bin/fastslow
+    [ -f $work/explorer/layout_20000.npz ] || {
+      $f synth --graph layout:xla:random --nodes 20000 --configs 200 --seed 2 --out $work/explorer
+      mv $work/explorer/resnet_20000.npz $work/explorer/layout_20000.npz; }
+    cp $work/rank/graph/resnet_5000.npz $work/rank/model/demo.npz
+    bash scripts/stage_site.sh $work/explorer/site $work/rank/model >/dev/null
+    node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
+      $work/rank/graph/resnet_5000.npz $work/rank/model $f "$@" ;;
+  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, holdout, rank, explorer)" >&2; exit 1 ;;
 esac

@@ -59,12 +59,15 @@ std::vector<int32_t> assign_layers(int64_t n, const Adjacency& out, const Adjace
     indeg[next_unseen] = 0;
     queue.push_back(next_unseen);
   }
-  // Inputs and constants sit right above their first user instead of all in
-  // layer 0 (in HLO graphs they are most of the sources).
-  for (int32_t v = 0; v < n; ++v) {
-    if (in.end(v) != in.begin(v) || out.end(v) == out.begin(v)) continue;
+  // Every node that is not on a longest path moves down to just above its
+  // first user (reverse topological order, so users are final first): inputs,
+  // constants and side branches then sit next to where they are used instead
+  // of all at the top. Edges that close a cycle are left out.
+  for (auto it = queue.rbegin(); it != queue.rend(); ++it) {
+    const int32_t v = *it;
     int32_t lowest = INT32_MAX;
-    for (int64_t k = out.begin(v); k < out.end(v); ++k) lowest = std::min(lowest, layer[out.idx[k]]);
+    for (int64_t k = out.begin(v); k < out.end(v); ++k)
+      if (layer[out.idx[k]] > layer[v]) lowest = std::min(lowest, layer[out.idx[k]]);
     if (lowest != INT32_MAX && lowest - 1 > layer[v]) layer[v] = lowest - 1;
   }
   return layer;

@@ -22,10 +22,10 @@ struct Spec {
 // Every model type the trainer offers.
 std::vector<Spec> all_specs() {
   std::vector<Spec> specs;
-  for (const std::string& kind : {"tile", "layout"})
+  for (const char* kind : {"tile", "layout"})
     for (const std::string& name : models::model_names(kind))
-      for (const std::string& join : {"early", "late"}) {
-        if (join == "late" && !(kind == "tile" && name != "mlp")) continue;
+      for (const char* join : {"early", "late"}) {
+        if (std::string(join) == "late" && !(std::string(kind) == "tile" && name != "mlp")) continue;
         specs.push_back({kind, name, join});
       }
   return specs;

@@ -1,6 +1,6 @@
 // A layered drawing of an HLO graph (Sugiyama style) for the explorer:
-// layers by longest path from the inputs (sources pulled down next to their
-// first user), crossings reduced by barycentre sweeps, x coordinates pulled
+// layers by longest path from the inputs, then every node off the longest
+// paths pulled down next to its first user, crossings reduced by barycentre sweeps, x coordinates pulled
 // toward neighbours while keeping each layer's order and spacing. Long edges
 // get no dummy nodes: drawn straight, they keep a 50k-node graph at O((n + m)
 // log n) per sweep, which a browser lays out in about a second.

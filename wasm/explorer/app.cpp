@@ -1,0 +1,116 @@
+#include "app.h"
+
+#include <imgui.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "fastslow/op_family.h"
+#include "js_bridge.h"
+
+namespace fastslow::explorer {
+
+App& app() {
+  static App a;
+  return a;
+}
+
+void App::open(std::string name, std::vector<uint8_t> bytes, double started_ms) {
+  // A failure keeps the previous graph on screen.
+  std::unique_ptr<Document> d = open_document(std::move(name), std::move(bytes));
+  doc = std::move(d);
+  error.clear();
+  selected = hovered = -1;
+  search[0] = 0;
+  search_hits.clear();
+  heatmap_config = 0;
+  rank = RankState{};
+  std::vector<uint32_t> rgba(static_cast<size_t>(doc->graph.num_nodes), 0);
+  renderer.set_graph(doc->drawing, doc->graph.edge_index, rgba);
+  recolor();
+  fit_pending = 2;
+  open_started_ms = started_ms;
+  first_frame_after_open_ms = -1;
+}
+
+void App::frame(float width, float height) {
+  const float side = std::min(420.0f * dpr, 0.4f * width);
+  const float menu_h = ImGui::GetFrameHeight();
+  if (ImGui::BeginMainMenuBar()) {
+    if (ImGui::BeginMenu("File")) {
+      if (ImGui::MenuItem("Open graph (.npz)...")) js_open_dialog(0);
+      if (ImGui::MenuItem("Open model (model.onnx + model.json)...")) js_open_dialog(1);
+      ImGui::EndMenu();
+    }
+    if (doc) ImGui::TextDisabled("  %s  |  %s  |  %lld nodes  |  %lld configs", doc->name.c_str(), graph_kind_name(doc->kind),
+                                 static_cast<long long>(doc->graph.num_nodes), static_cast<long long>(doc->info.configs));
+    if (!status.empty()) ImGui::TextColored({0.6f, 0.8f, 1, 1}, "  %s", status.c_str());
+    ImGui::EndMainMenuBar();
+  }
+  graph_view(0, menu_h, width - side, height - menu_h);
+  ImGui::SetNextWindowPos({width - side, menu_h});
+  ImGui::SetNextWindowSize({side, height - menu_h});
+  ImGui::Begin("Panel", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove);
+  side_panel();
+  ImGui::End();
+  inspector();
+  if (!error.empty()) {
+    ImGui::SetNextWindowPos({0.5f * width, 0.3f * height}, ImGuiCond_Always, {0.5f, 0.5f});
+    ImGui::SetNextWindowSize({std::min(560.0f * dpr, 0.9f * width), 0});
+    ImGui::Begin("Could not open the file", nullptr, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove);
+    ImGui::TextWrapped("%s", error.c_str());
+    if (ImGui::Button("OK")) error.clear();
+    ImGui::End();
+  }
+}
+
+void App::frame_done(double ms) {
+  last_frame_ms = ms;
+  avg_frame_ms = frames ? 0.9 * avg_frame_ms + 0.1 * ms : ms;
+  ++frames;
+}
+
+std::string App::state_json() const {
+  auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  nlohmann::json j;
+  j["frames"] = frames;
+  j["frame_ms"] = last_frame_ms;
+  j["frame_ms_avg"] = avg_frame_ms;
+  j["first_frame_ms"] = first_frame_after_open_ms;
+  j["error"] = error;
+  j["models"] = nlohmann::json::array();
+  for (const ModelSlot& m : models) j["models"].push_back(m.name);
+  j["selected"] = selected;
+  j["search_hits"] = search_hits.size();
+  j["view"] = {{"zoom", view.zoom}, {"center_x", view.center_x}, {"center_y", view.center_y}};
+  if (doc) {
+    j["graph"] = {{"name", doc->name},
+                  {"kind", graph_kind_name(doc->kind)},
+                  {"nodes", doc->graph.num_nodes},
+                  {"edges", doc->graph.num_edges()},
+                  {"configurable_nodes", doc->config_nodes.size()},
+                  {"configs", doc->info.configs},
+                  {"unique_configs", doc->info.unique_configs},
+                  {"layers", doc->drawing.num_layers()},
+                  {"load_ms", doc->load_ms},
+                  {"layout_ms", doc->layout_ms},
+                  {"vertices", renderer.vertices()}};
+  } else {
+    j["graph"] = nullptr;
+  }
+  const char* status_names[] = {"idle", "running", "done", "failed", "cancelled"};
+  j["rank"] = {{"status", status_names[static_cast<int>(rank.status)]},
+               {"done", rank.done},
+               {"total", rank.total},
+               {"message", rank.message},
+               {"model", rank.model},
+               {"scores", rank.group_scores.size()},
+               {"configs", rank.ranking.size()},
+               {"kendall", num(rank.kendall)},
+               {"opa", num(rank.opa)},
+               {"top1_error", num(rank.top1)},
+               {"seconds", rank.seconds}};
+  return j.dump();
+}
+
+}  // namespace fastslow::explorer

@@ -1,0 +1,89 @@
+#include "document.h"
+
+#include <algorithm>
+#include <chrono>
+#include <variant>
+
+#include "fastslow/error.h"
+
+namespace fastslow::explorer {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void build_csr(int64_t n, const std::vector<int64_t>& edges, bool producers, std::vector<int64_t>& ptr,
+               std::vector<int32_t>& idx) {
+  const size_t m = edges.size() / 2;
+  ptr.assign(static_cast<size_t>(n + 1), 0);
+  for (size_t e = 0; e < m; ++e) ++ptr[edges[2 * e + (producers ? 0 : 1)] + 1];
+  for (int64_t i = 0; i < n; ++i) ptr[i + 1] += ptr[i];
+  idx.resize(m);
+  std::vector<int64_t> next(ptr.begin(), ptr.end() - 1);
+  for (size_t e = 0; e < m; ++e) {
+    const int64_t u = edges[2 * e], v = edges[2 * e + 1];
+    if (producers)
+      idx[next[u]++] = static_cast<int32_t>(v);
+    else
+      idx[next[v]++] = static_cast<int32_t>(u);
+  }
+}
+
+}  // namespace
+
+std::vector<float> Document::config_row(int64_t c) const {
+  const char* array = kind == GraphKind::Tile ? "config_feat" : "node_config_feat";
+  return npz->read_rows(array, c, c + 1).to_float(array);
+}
+
+std::unique_ptr<Document> open_document(std::string name, std::vector<uint8_t> bytes) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto d = std::make_unique<Document>();
+  d->name = name;
+  d->npz = std::make_shared<NpzReader>(NpzReader::from_memory(std::move(name), std::move(bytes)));
+  d->info = graph_info(*d->npz);
+  for (const Problem& p : d->info.problems)
+    if (p.severity == Severity::Error) throw Error(d->name, p.array, p.message);
+  d->kind = d->info.kind;
+  LoadOptions lo;
+  lo.config_features = false;  // rows are read when a view asks for them
+  const Graph g = load_graph(*d->npz, lo);
+  if (const auto* t = std::get_if<TileGraph>(&g)) {
+    d->graph = *t;
+    if (!t->config_runtime.empty()) d->runtime = t->target();
+    // Tile files are small: de-duplicate from the whole config matrix.
+    d->groups = dedup_configs(*d->npz, "config_feat", d->runtime.empty() ? std::vector<double>(t->num_configs, 0.0)
+                                                                          : d->runtime);
+  } else {
+    const auto& l = std::get<LayoutGraph>(g);
+    d->graph = l;
+    d->config_nodes = l.node_config_ids;
+    d->node_splits = l.node_splits;
+    if (!l.config_runtime.empty()) d->runtime = l.target();
+    d->groups = dedup_configs(*d->npz, "node_config_feat",
+                              d->runtime.empty() ? std::vector<double>(l.num_configs, 0.0) : d->runtime);
+  }
+  // Test files carry zero runtimes: nothing to measure against.
+  if (std::all_of(d->runtime.begin(), d->runtime.end(), [](double r) { return r <= 0; })) d->runtime.clear();
+  const int64_t n = d->graph.num_nodes;
+  d->configurable.assign(static_cast<size_t>(n), 0);
+  for (int64_t c : d->config_nodes) d->configurable[c] = 1;
+  d->computation.assign(static_cast<size_t>(n), 0);
+  for (size_t s = 0; s < d->node_splits.size(); ++s) {
+    const int64_t from = std::clamp<int64_t>(d->node_splits[s], 0, n);
+    for (int64_t v = from; v < n; ++v) d->computation[v] = static_cast<int32_t>(s);
+  }
+  build_csr(n, d->graph.edge_index, true, d->in_ptr, d->in_idx);
+  build_csr(n, d->graph.edge_index, false, d->out_ptr, d->out_idx);
+  d->load_ms = ms_since(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+  DrawingOptions o;
+  o.layer_gap = 1.6f;
+  d->drawing = draw_layered(n, d->graph.edge_index, o);
+  d->layout_ms = ms_since(t1);
+  return d;
+}
+
+}  // namespace fastslow::explorer

@@ -1,0 +1,44 @@
+// One opened .npz as the explorer holds it: the archive (its bytes owned
+// here, config rows read on demand), the graph, its drawing, its config
+// groups and runtimes. No ImGui, no GL: the views read it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fastslow/dedup.h"
+#include "fastslow/graph.h"
+#include "fastslow/graph_info.h"
+#include "fastslow/graph_layout.h"
+#include "fastslow/npz_reader.h"
+
+namespace fastslow::explorer {
+
+struct Document {
+  std::string name;
+  std::shared_ptr<NpzReader> npz;
+  GraphInfo info;
+  GraphKind kind = GraphKind::Layout;
+  GraphNodes graph;                      // nodes, features, opcodes, edges
+  std::vector<int64_t> config_nodes;     // layout: node ids of the configurable nodes
+  std::vector<int8_t> configurable;      // per node
+  std::vector<int64_t> node_splits;      // layout: first node of each computation
+  std::vector<int32_t> computation;      // per node: index of its computation (0 without splits)
+  std::vector<double> runtime;           // per config: what configs rank by (empty in test files)
+  ConfigGroups groups;
+  GraphDrawing drawing;
+  // Neighbours per node (CSR): producers (operands) and users.
+  std::vector<int64_t> in_ptr, out_ptr;
+  std::vector<int32_t> in_idx, out_idx;
+  double load_ms = 0, layout_ms = 0;
+
+  // Config c's row: tile [Fc]; layout [configurable nodes x Fc].
+  std::vector<float> config_row(int64_t c) const;
+  int64_t config_width() const { return info.config_feat_width; }
+};
+
+// Throws fastslow::Error naming the file on anything wrong with it.
+std::unique_ptr<Document> open_document(std::string name, std::vector<uint8_t> bytes);
+
+}  // namespace fastslow::explorer

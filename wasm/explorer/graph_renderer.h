@@ -1,0 +1,45 @@
+// Draws a GraphDrawing with WebGL2 from buffers built once per graph, so a
+// frame costs a few draw calls whatever the graph's size: edges as lines,
+// nodes as quads that never shrink below a couple of pixels (level of detail
+// by the vertex shader instead of per-node CPU work).
+#pragma once
+
+#include <GLES3/gl3.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "fastslow/graph_layout.h"
+
+namespace fastslow::explorer {
+
+struct View {
+  // World -> framebuffer pixels: px = (world - center) * zoom + viewport centre.
+  float center_x = 0, center_y = 0, zoom = 1;
+};
+
+class GraphRenderer {
+ public:
+  GraphRenderer() = default;
+  ~GraphRenderer();
+  GraphRenderer(const GraphRenderer&) = delete;
+  GraphRenderer& operator=(const GraphRenderer&) = delete;
+
+  // node_rgba: per node 0xAABBGGRR. Builds the GPU buffers.
+  void set_graph(const GraphDrawing& d, const std::vector<int64_t>& edge_index, const std::vector<uint32_t>& node_rgba);
+  // Re-colours nodes (search hits, dimming) without rebuilding the edges.
+  void set_colors(const std::vector<uint32_t>& node_rgba);
+  // Viewport (x, y, w, h) in framebuffer pixels, y from the top; fb_h the
+  // framebuffer height. Leaves GL state for ImGui to reset.
+  void draw(const View& v, float x, float y, float w, float h, float fb_h, float node_w, float node_h,
+            bool edges) const;
+  int64_t vertices() const { return node_vertices_ + edge_vertices_; }
+
+ private:
+  void ensure_program();
+  GLuint program_ = 0, vao_nodes_ = 0, vao_edges_ = 0, vbo_nodes_ = 0, vbo_colors_ = 0, vbo_edges_ = 0;
+  GLint u_center_ = -1, u_scale_ = -1, u_half_ = -1, u_min_half_ = -1, u_alpha_ = -1;
+  int64_t node_vertices_ = 0, edge_vertices_ = 0, nodes_ = 0;
+};
+
+}  // namespace fastslow::explorer

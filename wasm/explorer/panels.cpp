@@ -1,0 +1,389 @@
+// The side panel (Summary, Configs, Rank) and the node inspector.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "app.h"
+#include "fastslow/hlo_tables.h"
+#include "fastslow/op_family.h"
+#include "fastslow/submission.h"
+#include "js_bridge.h"
+
+namespace fastslow::explorer {
+
+namespace {
+
+std::string fmt(double v, const char* f = "%.4f") {
+  if (std::isnan(v)) return "-";
+  char b[48];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+// Rows of one config, read on demand and kept for the few configs a view shows.
+const std::vector<float>& cached_row(const Document& doc, int64_t c) {
+  static const Document* owner = nullptr;
+  static std::map<int64_t, std::vector<float>> cache;
+  if (owner != &doc) cache.clear(), owner = &doc;
+  auto it = cache.find(c);
+  if (it != cache.end()) return it->second;
+  if (cache.size() > 256) cache.clear();
+  return cache[c] = doc.config_row(c);
+}
+
+void section(const char* title) {
+  ImGui::Spacing();
+  ImGui::Separator();
+  ImGui::TextDisabled("%s", title);
+}
+
+void histogram(const char* label, const std::vector<float>& values, float height) {
+  float hi = 0;
+  for (float v : values) hi = std::max(hi, v);
+  ImGui::PlotHistogram(label, values.data(), static_cast<int>(values.size()), 0, nullptr, 0, hi * 1.05f,
+                       {ImGui::GetContentRegionAvail().x, height});
+}
+
+}  // namespace
+
+void App::side_panel() {
+  if (!ImGui::BeginTabBar("tabs")) return;
+  if (ImGui::BeginTabItem("Summary")) {
+    summary_tab();
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("Configs")) {
+    configs_tab();
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("Rank")) {
+    rank_tab();
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
+}
+
+void App::summary_tab() {
+  if (!doc) {
+    ImGui::TextDisabled("No graph open.");
+    return;
+  }
+  const GraphInfo& i = doc->info;
+  ImGui::Text("%s", doc->name.c_str());
+  ImGui::Text("kind: %s", graph_kind_name(i.kind));
+  ImGui::Text("nodes: %lld   edges: %lld", static_cast<long long>(i.nodes), static_cast<long long>(i.edges));
+  if (i.kind == GraphKind::Layout)
+    ImGui::Text("configurable nodes: %lld   computations: %lld", static_cast<long long>(i.configurable_nodes),
+                static_cast<long long>(i.computations));
+  ImGui::Text("configs: %lld (%lld unique)", static_cast<long long>(i.configs), static_cast<long long>(i.unique_configs));
+  ImGui::Text("features: %lld per node, %lld per config%s", static_cast<long long>(i.node_feat_width),
+              static_cast<long long>(i.config_feat_width), i.kind == GraphKind::Layout ? " and node" : "");
+  ImGui::TextDisabled("read in %.0f ms, laid out in %.0f ms", doc->load_ms, doc->layout_ms);
+
+  // Degree statistics.
+  int64_t max_in = 0, max_out = 0;
+  for (int64_t v = 0; v < doc->graph.num_nodes; ++v) {
+    max_in = std::max(max_in, doc->in_ptr[v + 1] - doc->in_ptr[v]);
+    max_out = std::max(max_out, doc->out_ptr[v + 1] - doc->out_ptr[v]);
+  }
+  const double mean = doc->graph.num_nodes ? static_cast<double>(doc->graph.num_edges()) / doc->graph.num_nodes : 0;
+  ImGui::Text("degree: mean %.2f, max in %lld, max out %lld", mean, static_cast<long long>(max_in),
+              static_cast<long long>(max_out));
+
+  section("Opcodes");
+  std::map<int, int64_t> count;
+  for (int32_t op : doc->graph.node_opcode) ++count[op];
+  std::vector<std::pair<int64_t, int>> top;
+  for (auto [op, c] : count) top.emplace_back(c, op);
+  std::sort(top.rbegin(), top.rend());
+  const float bar_w = ImGui::GetContentRegionAvail().x * 0.5f;
+  for (size_t k = 0; k < top.size() && k < 16; ++k) {
+    const uint32_t col = op_family_color(op_family(top[k].second));
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float w = bar_w * static_cast<float>(top[k].first) / static_cast<float>(top[0].first);
+    ImGui::GetWindowDrawList()->AddRectFilled({p.x, p.y + 2}, {p.x + w, p.y + ImGui::GetTextLineHeight() - 1},
+                                              IM_COL32((col >> 16) & 255, (col >> 8) & 255, col & 255, 200));
+    ImGui::Dummy({bar_w, ImGui::GetTextLineHeight()});
+    ImGui::SameLine();
+    ImGui::Text("%s %lld", opcode_name(top[k].second), static_cast<long long>(top[k].first));
+  }
+  if (top.size() > 16) ImGui::TextDisabled("... %zu opcodes in all", top.size());
+
+  if (!doc->runtime.empty()) {
+    section("Runtimes (log scale)");
+    double lo = INFINITY, hi = 0;
+    for (double r : doc->runtime) lo = std::min(lo, r), hi = std::max(hi, r);
+    std::vector<float> bins(40, 0.0f);
+    const double a = std::log(std::max(lo, 1e-12)), b = std::log(std::max(hi, 1e-12));
+    for (double r : doc->runtime) {
+      const double t = b > a ? (std::log(std::max(r, 1e-12)) - a) / (b - a) : 0;
+      ++bins[std::min<size_t>(39, static_cast<size_t>(t * 40))];
+    }
+    histogram("##runtime", bins, 80 * dpr);
+    ImGui::TextDisabled("min %.4g  max %.4g  (%s)", lo, hi, doc->kind == GraphKind::Tile ? "runtime / normaliser" : "ns");
+  }
+  section("Validation");
+  if (doc->info.problems.empty()) ImGui::TextDisabled("no problems found");
+  for (const Problem& p : doc->info.problems)
+    ImGui::TextWrapped("%s: %s%s%s", severity_name(p.severity), p.array.c_str(), p.array.empty() ? "" : ": ",
+                       p.message.c_str());
+}
+
+void App::configs_tab() {
+  if (!doc) {
+    ImGui::TextDisabled("No graph open.");
+    return;
+  }
+  const int64_t n = doc->info.configs;
+  const bool ranked = rank.status == RankStatus::Done && static_cast<int64_t>(rank.position.size()) == n;
+  section("Heatmap of one config");
+  ImGui::SetNextItemWidth(140 * dpr);
+  if (ImGui::InputScalar("config", ImGuiDataType_S64, &heatmap_config)) heatmap_config = std::clamp<int64_t>(heatmap_config, 0, n - 1);
+  const std::vector<float>& row = cached_row(*doc, std::clamp<int64_t>(heatmap_config, 0, n - 1));
+  const int64_t w = doc->config_width(), rows = w > 0 ? static_cast<int64_t>(row.size()) / w : 0;
+  const float cell = std::max(3.0f, std::min(14.0f * dpr, (ImGui::GetContentRegionAvail().x - 8) / std::max<int64_t>(w, 1)));
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const int64_t shown = std::min<int64_t>(rows, 64);
+  for (int64_t r = 0; r < shown; ++r)
+    for (int64_t c = 0; c < w; ++c) {
+      const float v = row[r * w + c];
+      // Layout values run -1..5; tile values are sizes, shown on a log scale.
+      const float t = doc->kind == GraphKind::Layout ? (v + 1) / 6.0f : std::min(1.0f, std::log1p(std::max(v, 0.0f)) / 8.0f);
+      const ImU32 col = v < 0 ? IM_COL32(40, 40, 48, 255) : static_cast<ImU32>(ImColor::HSV(0.66f - 0.66f * std::clamp(t, 0.0f, 1.0f), 0.7f, 0.9f));
+      dl->AddRectFilled({p.x + c * cell, p.y + r * cell}, {p.x + (c + 1) * cell - 1, p.y + (r + 1) * cell - 1}, col);
+    }
+  ImGui::Dummy({w * cell, shown * cell});
+  if (doc->kind == GraphKind::Layout)
+    ImGui::TextDisabled("rows: configurable nodes (%lld%s), columns: layout values (-1 = none)", static_cast<long long>(rows),
+                        rows > shown ? ", first 64 shown" : "");
+
+  section("All configs");
+  const int cols = ranked ? 5 : 4;
+  if (ImGui::BeginTable("configs", cols, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV,
+                        {0, ImGui::GetContentRegionAvail().y})) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("config");
+    ImGui::TableSetupColumn("runtime");
+    ImGui::TableSetupColumn("group");
+    ImGui::TableSetupColumn("copies");
+    if (ranked) ImGui::TableSetupColumn("rank");
+    ImGui::TableHeadersRow();
+    ImGuiListClipper clip;
+    clip.Begin(static_cast<int>(n));
+    while (clip.Step())
+      for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+        const int64_t g = doc->groups.group_of[i];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        if (ImGui::Selectable(std::to_string(i).c_str(), heatmap_config == i, ImGuiSelectableFlags_SpanAllColumns)) heatmap_config = i;
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(doc->runtime.empty() ? "-" : fmt(doc->runtime[i], "%.6g").c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%lld", static_cast<long long>(g));
+        ImGui::TableNextColumn();
+        ImGui::Text("%lld", static_cast<long long>(doc->groups.group_size[g]));
+        if (ranked) {
+          ImGui::TableNextColumn();
+          ImGui::Text("%lld", static_cast<long long>(rank.position[i] + 1));
+        }
+      }
+    ImGui::EndTable();
+  }
+}
+
+void App::rank_tab() {
+  if (models.empty()) ImGui::TextDisabled("No model loaded yet.");
+  std::vector<const char*> names;
+  for (const ModelSlot& m : models) names.push_back(m.name.c_str());
+  ImGui::SetNextItemWidth(200 * dpr);
+  if (!models.empty()) ImGui::Combo("model", &model_index, names.data(), static_cast<int>(names.size()));
+  ImGui::SameLine();
+  if (ImGui::Button("Open model...")) js_open_dialog(1);
+  const bool running = rank.status == RankStatus::Running;
+  const bool can = doc && !models.empty() && !running;
+  if (!models.empty()) {
+    const ModelSlot& m = models[std::clamp<int>(model_index, 0, static_cast<int>(models.size()) - 1)];
+    ImGui::TextDisabled("%s model, %lld node / %lld config features", m.kind.c_str(),
+                        static_cast<long long>(m.node_feat_width), static_cast<long long>(m.config_feat_width));
+  }
+  ImGui::BeginDisabled(!can);
+  if (ImGui::Button("Rank", {120 * dpr, 0})) {
+    rank = RankState{};
+    rank.status = RankStatus::Running;
+    rank.model = models[model_index].name;
+    js_request_rank(model_index);
+  }
+  ImGui::EndDisabled();
+  if (running) {
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) {
+      rank.cancel_requested = true;
+      js_cancel_rank();
+    }
+    const float f = rank.total ? static_cast<float>(rank.done) / static_cast<float>(rank.total) : 0.0f;
+    char label[64];
+    std::snprintf(label, sizeof label, "%lld / %lld batches", static_cast<long long>(rank.done), static_cast<long long>(rank.total));
+    ImGui::ProgressBar(f, {-1, 0}, label);
+  }
+  if (rank.status == RankStatus::Failed) ImGui::TextColored({1, 0.4f, 0.4f, 1}, "%s", rank.message.c_str());
+  if (rank.status == RankStatus::Cancelled) ImGui::TextDisabled("ranking cancelled");
+  if (rank.status != RankStatus::Done || !doc) return;
+
+  section("Result");
+  ImGui::Text("%zu configs ranked with %s in %.1f s", rank.ranking.size(), rank.model.c_str(), rank.seconds);
+  if (!std::isnan(rank.kendall)) {
+    ImGui::Text("Kendall tau %s   OPA %s", fmt(rank.kendall).c_str(), fmt(rank.opa).c_str());
+    ImGui::Text("top-1 / 5 / 10 error %s / %s / %s", fmt(rank.top1).c_str(), fmt(rank.top5).c_str(), fmt(rank.top10).c_str());
+  } else {
+    ImGui::TextDisabled("no measured runtimes in this file: ranking only");
+  }
+  if (ImGui::Button("Download submission row")) {
+    std::vector<int64_t> top = rank.ranking;
+    if (doc->kind == GraphKind::Tile && top.size() > 5) top.resize(5);
+    std::string stem = doc->name.substr(0, doc->name.rfind('.'));
+    std::string text = "ID,TopConfigs\n" + std::string(doc->kind == GraphKind::Tile ? "tile:xla:" : "layout:xla:random:") + stem + ",";
+    for (size_t k = 0; k < top.size(); ++k) text += (k ? ";" : "") + std::to_string(top[k]);
+    text += "\n";
+    js_download((stem + "_submission.csv").c_str(), text.c_str());
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Download table")) {
+    std::string text = "rank,config,group,score,runtime\n";
+    char buf[128];
+    for (size_t k = 0; k < rank.ranking.size(); ++k) {
+      const int64_t c = rank.ranking[k], g = doc->groups.group_of[c];
+      std::snprintf(buf, sizeof buf, "%zu,%lld,%lld,%.9g,", k + 1, static_cast<long long>(c), static_cast<long long>(g),
+                    rank.group_scores[g]);
+      text += buf;
+      if (!doc->runtime.empty()) text += fmt(doc->runtime[c], "%.9g");
+      text += "\n";
+    }
+    js_download((doc->name.substr(0, doc->name.rfind('.')) + "_ranking.csv").c_str(), text.c_str());
+  }
+  // Predicted vs measured.
+  if (!doc->runtime.empty()) {
+    section("Predicted score vs measured runtime");
+    const float W = ImGui::GetContentRegionAvail().x, H = 180 * dpr;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p, {p.x + W, p.y + H}, IM_COL32(20, 20, 26, 255));
+    double s_lo = INFINITY, s_hi = -INFINITY, r_lo = INFINITY, r_hi = -INFINITY;
+    for (double s : rank.group_scores) s_lo = std::min(s_lo, s), s_hi = std::max(s_hi, s);
+    for (double r : doc->runtime) r_lo = std::min(r_lo, std::log(r)), r_hi = std::max(r_hi, std::log(r));
+    const size_t n = doc->runtime.size(), step = std::max<size_t>(1, n / 4000);
+    for (size_t c = 0; c < n; c += step) {
+      const double s = rank.group_scores[doc->groups.group_of[c]];
+      const float x = p.x + 4 + (W - 8) * static_cast<float>(s_hi > s_lo ? (s - s_lo) / (s_hi - s_lo) : 0.5);
+      const float y = p.y + H - 4 - (H - 8) * static_cast<float>(r_hi > r_lo ? (std::log(doc->runtime[c]) - r_lo) / (r_hi - r_lo) : 0.5);
+      dl->AddRectFilled({x - 1, y - 1}, {x + 1, y + 1}, IM_COL32(90, 170, 250, 160));
+    }
+    ImGui::Dummy({W, H});
+    ImGui::TextDisabled("x: score (lower = predicted faster), y: log runtime");
+  }
+  section("Ranking");
+  if (ImGui::BeginTable("ranking", 4, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg, {0, ImGui::GetContentRegionAvail().y})) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("rank");
+    ImGui::TableSetupColumn("config");
+    ImGui::TableSetupColumn("score");
+    ImGui::TableSetupColumn("runtime");
+    ImGui::TableHeadersRow();
+    ImGuiListClipper clip;
+    clip.Begin(static_cast<int>(rank.ranking.size()));
+    while (clip.Step())
+      for (int k = clip.DisplayStart; k < clip.DisplayEnd; ++k) {
+        const int64_t c = rank.ranking[k];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("%d", k + 1);
+        ImGui::TableNextColumn();
+        ImGui::Text("%lld", static_cast<long long>(c));
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(fmt(rank.group_scores[doc->groups.group_of[c]], "%.6g").c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(doc->runtime.empty() ? "-" : fmt(doc->runtime[c], "%.6g").c_str());
+      }
+    ImGui::EndTable();
+  }
+}
+
+void App::inspector() {
+  if (!doc || selected < 0 || selected >= doc->graph.num_nodes) return;
+  const int64_t v = selected;
+  bool open = true;
+  ImGui::SetNextWindowSize({360 * dpr, 480 * dpr}, ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowPos({ImGui::GetIO().DisplaySize.x - 380 * dpr, 200 * dpr}, ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("Node", &open)) {
+    ImGui::End();
+    return;
+  }
+  const int op = doc->graph.node_opcode[v];
+  ImGui::Text("#%lld  %s", static_cast<long long>(v), opcode_name(op));
+  ImGui::TextDisabled("opcode %d, %s, computation %d%s", op, op_family_name(op_family(op)), doc->computation[v],
+                      doc->configurable[v] ? ", configurable" : "");
+  auto neighbours = [&](const char* title, const std::vector<int64_t>& ptr, const std::vector<int32_t>& idx) {
+    section(title);
+    for (int64_t k = ptr[v]; k < ptr[v + 1]; ++k) {
+      const int32_t u = idx[k];
+      char label[96];
+      std::snprintf(label, sizeof label, "#%d %s##%s%lld", u, opcode_name(doc->graph.node_opcode[u]), title, static_cast<long long>(k));
+      if (ImGui::SmallButton(label)) select(u);
+      if ((k - ptr[v]) % 3 != 2 && k + 1 < ptr[v + 1]) ImGui::SameLine();
+    }
+    if (ptr[v] == ptr[v + 1]) ImGui::TextDisabled("none");
+  };
+  neighbours("Operands", doc->in_ptr, doc->in_idx);
+  neighbours("Users", doc->out_ptr, doc->out_idx);
+  if (doc->configurable[v]) {
+    section("Config values across configs");
+    const int64_t slot = std::find(doc->config_nodes.begin(), doc->config_nodes.end(), v) - doc->config_nodes.begin();
+    const int64_t w = doc->config_width();
+    const auto& names = config_feature_names(GraphKind::Layout);
+    if (ImGui::BeginTable("cv", static_cast<int>(w + 1), ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_RowBg, {0, 160 * dpr})) {
+      ImGui::TableSetupScrollFreeze(1, 1);
+      ImGui::TableSetupColumn("config");
+      for (int64_t c = 0; c < w; ++c) ImGui::TableSetupColumn(c < static_cast<int64_t>(names.size()) && w == 18 ? names[c].c_str() : std::to_string(c).c_str());
+      ImGui::TableHeadersRow();
+      ImGuiListClipper clip;
+      clip.Begin(static_cast<int>(doc->info.configs));
+      while (clip.Step())
+        for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+          const std::vector<float>& row = cached_row(*doc, i);
+          ImGui::TableNextRow();
+          ImGui::TableNextColumn();
+          ImGui::Text("%d", i);
+          for (int64_t c = 0; c < w; ++c) {
+            ImGui::TableNextColumn();
+            ImGui::Text("%g", static_cast<double>(row[slot * w + c]));
+          }
+        }
+      ImGui::EndTable();
+    }
+  }
+  section("Features");
+  const auto& names = node_feature_names();
+  const bool named = doc->graph.node_feat_width == static_cast<int64_t>(names.size());
+  if (!named) ImGui::TextDisabled("%lld columns (not the published 140: names unknown)", static_cast<long long>(doc->graph.node_feat_width));
+  if (ImGui::BeginTable("feat", 2, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg, {0, ImGui::GetContentRegionAvail().y})) {
+    ImGuiListClipper clip;
+    clip.Begin(static_cast<int>(doc->graph.node_feat_width));
+    while (clip.Step())
+      for (int c = clip.DisplayStart; c < clip.DisplayEnd; ++c) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(named ? names[c].c_str() : std::to_string(c).c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%g", static_cast<double>(doc->graph.node_feat[v * doc->graph.node_feat_width + c]));
+      }
+    ImGui::EndTable();
+  }
+  ImGui::End();
+  if (!open) selected = -1;
+}
+
+}  // namespace fastslow::explorer
