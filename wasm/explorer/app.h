@@ -57,6 +57,7 @@ struct App {
   double first_frame_after_open_ms = -1;  // time from open to the first full frame
   double open_started_ms = 0;
   float dpr = 1;
+  bool dirty = true;  // something changed that the next frame must show
 
   void open(std::string name, std::vector<uint8_t> bytes, double started_ms);
   void frame(float width, float height);  // the whole UI for one frame

@@ -46,6 +46,7 @@ EMSCRIPTEN_KEEPALIVE void explorer_free(char* p) { std::free(p); }
 // Takes ownership of `bytes` (malloc'd by JS). The previous graph stays when
 // the new one fails; the message is shown and returned.
 EMSCRIPTEN_KEEPALIVE char* explorer_open(uint8_t* bytes, size_t size, const char* name, double started_ms) {
+  app().dirty = true;
   std::vector<uint8_t> data(bytes, bytes + size);
   std::free(bytes);
   try {
@@ -59,11 +60,18 @@ EMSCRIPTEN_KEEPALIVE char* explorer_open(uint8_t* bytes, size_t size, const char
   }
 }
 
-EMSCRIPTEN_KEEPALIVE void explorer_set_status(const char* text) { app().status = text; }
-EMSCRIPTEN_KEEPALIVE void explorer_set_error(const char* text) { app().error = text; }
+EMSCRIPTEN_KEEPALIVE void explorer_set_status(const char* text) {
+  app().dirty = true;
+  app().status = text;
+}
+EMSCRIPTEN_KEEPALIVE void explorer_set_error(const char* text) {
+  app().dirty = true;
+  app().error = text;
+}
 
 // Adds (or replaces, by name) a model; checks the card with the core's parser.
 EMSCRIPTEN_KEEPALIVE char* explorer_add_model(const char* name, const char* card_json) {
+  app().dirty = true;
   try {
     const fastslow::ModelCard card = fastslow::ModelCard::from_json(card_json, std::string(name) + "/model.json");
     fastslow::explorer::ModelSlot m{name, card_json, fastslow::graph_kind_name(card.kind), card.node_feat_width,
@@ -88,6 +96,7 @@ EMSCRIPTEN_KEEPALIVE char* explorer_add_model(const char* name, const char* card
 
 // Starts a ranking from JS (tests, or a page button) as the Rank button does.
 EMSCRIPTEN_KEEPALIVE int explorer_start_rank(int model_index) {
+  app().dirty = true;
   auto& a = app();
   if (!a.doc || model_index < 0 || model_index >= static_cast<int>(a.models.size()) ||
       a.rank.status == RankStatus::Running)
@@ -101,12 +110,14 @@ EMSCRIPTEN_KEEPALIVE int explorer_start_rank(int model_index) {
 }
 
 EMSCRIPTEN_KEEPALIVE void explorer_rank_progress(int done, int total) {
+  app().dirty = true;
   app().rank.done = done;
   app().rank.total = total;
 }
 
 // {"group_scores": [...], "ranking": [...], "metrics": {...} | null, "seconds"}
 EMSCRIPTEN_KEEPALIVE void explorer_rank_done(const char* json) {
+  app().dirty = true;
   auto& r = app().rank;
   try {
     const nlohmann::json j = nlohmann::json::parse(json);
@@ -130,6 +141,7 @@ EMSCRIPTEN_KEEPALIVE void explorer_rank_done(const char* json) {
 }
 
 EMSCRIPTEN_KEEPALIVE void explorer_rank_failed(const char* message, int cancelled) {
+  app().dirty = true;
   app().rank.status = cancelled ? RankStatus::Cancelled : RankStatus::Failed;
   app().rank.message = message;
 }
@@ -148,11 +160,18 @@ EMSCRIPTEN_KEEPALIVE char* explorer_ranking() {
 }
 
 // Test hooks: select a node, search, zoom to fit.
-EMSCRIPTEN_KEEPALIVE void explorer_select(int node) { app().select(node); }
+EMSCRIPTEN_KEEPALIVE void explorer_select(int node) {
+  app().dirty = true;
+  app().select(node);
+}
 EMSCRIPTEN_KEEPALIVE void explorer_search(const char* text) {
+  app().dirty = true;
   std::snprintf(app().search, sizeof app().search, "%s", text);
   app().run_search();
 }
-EMSCRIPTEN_KEEPALIVE void explorer_fit() { app().fit_pending = 1; }
+EMSCRIPTEN_KEEPALIVE void explorer_fit() {
+  app().dirty = true;
+  app().fit_pending = 1;
+}
 
 }

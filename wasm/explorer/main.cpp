@@ -40,9 +40,23 @@ void apply_scale(float dpr) {
   g_font_dpr = dpr;
 }
 
+// The last time the user touched the page (pointer, wheel, keys), from the
+// page's listeners.
+EM_JS(double, js_last_input_ms, (), { return Module.fastslowLastInput || 0; });
+
+double g_last_render = 0;
+
 void frame() {
   const double t0 = js_now_ms();
   auto& app = fastslow::explorer::app();
+  // Drawing costs CPU that ranking needs (and SwiftShader draws on the CPU):
+  // redraw at full rate only while the user interacts or something changed,
+  // else a few times a second.
+  const bool busy = t0 - js_last_input_ms() < 1000 || app.dirty;
+  const double period = app.rank.status == fastslow::explorer::RankStatus::Running ? 500 : 250;
+  if (!busy && t0 - g_last_render < period) return;
+  g_last_render = t0;
+  app.dirty = false;
   double css_w = 0, css_h = 0;
   emscripten_get_element_css_size("#canvas", &css_w, &css_h);
   const float dpr = static_cast<float>(emscripten_get_device_pixel_ratio());

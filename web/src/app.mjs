@@ -10,6 +10,8 @@ import { Ranker } from './ranker.mjs';
 const MAX_FILE_BYTES = 1536 * 1024 * 1024;
 ort.env.wasm.wasmPaths = new URL('./ort/', import.meta.url).href;
 // Threads need a cross-origin-isolated page (serve.mjs sends the headers).
+// Inference runs in ONNX Runtime's worker so the UI keeps drawing frames.
+ort.env.wasm.proxy = true;
 ort.env.wasm.numThreads = globalThis.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
 
 const state = { bytes: null, name: '', models: [], cancel: false, ranking: null };
@@ -129,6 +131,10 @@ async function boot() {
     print: (t) => console.log(t),
     printErr: (t) => console.warn(t),
   });
+  // The app redraws at full rate only after input (see main.cpp).
+  const touched = () => { M.fastslowLastInput = performance.now(); };
+  for (const ev of ['pointermove', 'pointerdown', 'pointerup', 'wheel', 'keydown', 'keyup', 'resize'])
+    window.addEventListener(ev, touched, { passive: true, capture: true });
   document.getElementById('npz-input').addEventListener('change', (e) => {
     if (e.target.files[0]) openFile(e.target.files[0]);
     e.target.value = '';

@@ -82,12 +82,15 @@ export class Ranker {
         callJson(core, '_fastslow_rank_open', f, c, d));
       const { ort } = this;
       const n = info.nodes, m = info.edges, nc = info.config_nodes, fc = info.config_feat_width;
-      const graphFeeds = {
-        node_feat: new ort.Tensor('float32', f32(core, info.node_feat, n * info.node_feat_width), [n, info.node_feat_width]),
-        node_opcode: new ort.Tensor('int64', i64(core, info.node_opcode, n), [n]),
-        edge_index: new ort.Tensor('int64', i64(core, info.edge_index, m * 2), [m, 2]),
+      const graph = {
+        node_feat: ['float32', f32(core, info.node_feat, n * info.node_feat_width), [n, info.node_feat_width]],
+        node_opcode: ['int64', i64(core, info.node_opcode, n), [n]],
+        edge_index: ['int64', i64(core, info.edge_index, m * 2), [m, 2]],
       };
-      if (info.kind === 'layout') graphFeeds.config_nodes = new ort.Tensor('int64', i64(core, info.config_nodes_ptr, nc), [nc]);
+      if (info.kind === 'layout') graph.config_nodes = ['int64', i64(core, info.config_nodes_ptr, nc), [nc]];
+      // Fresh tensors for every call: ONNX Runtime's worker proxy takes
+      // ownership of (detaches) the buffers it is given.
+      const graphFeeds = () => Object.fromEntries(Object.entries(graph).map(([k, [t, a, d]]) => [k, new ort.Tensor(t, a.slice(), d)]));
       const groupScores = new Float64Array(info.groups);
       let filled = 0;
       let scoreMs = 0;
@@ -102,7 +105,7 @@ export class Ranker {
         const dims = info.kind === 'layout' ? [B, nc, fc] : [B, fc];
         const feat = new ort.Tensor('float32', f32(core, batch.ptr, dims.reduce((a, b) => a * b, 1)), dims);
         const t0 = performance.now();
-        const out = await this.session.run({ ...graphFeeds, config_feat: feat });
+        const out = await this.session.run({ ...graphFeeds(), config_feat: feat });
         scoreMs += performance.now() - t0;
         groupScores.set(out.scores.data, filled);
         filled += B;

@@ -66,7 +66,7 @@ async function waitState(pred, what, timeout = 60000) {
 }
 
 test('the page opens the demo graph with the demo model, and the canvas is drawn', async () => {
-  const s = await waitState((x) => x.graph && x.frames > 5, 'the demo graph');
+  const s = await waitState((x) => x.graph && x.frames > 2, 'the demo graph');
   assert.equal(s.graph.name, 'demo.npz');
   assert.equal(s.graph.kind, 'layout');
   assert.ok(s.graph.nodes > 10);
