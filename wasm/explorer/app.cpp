@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -25,12 +26,59 @@ void App::open(std::string name, std::vector<uint8_t> bytes, double started_ms) 
   search_hits.clear();
   heatmap_config = 0;
   rank = RankState{};
-  std::vector<uint32_t> rgba(static_cast<size_t>(doc->graph.num_nodes), 0);
-  renderer.set_graph(doc->drawing, doc->graph.edge_index, rgba);
-  recolor();
+  collapsed.assign(std::max<size_t>(1, doc->node_splits.size()), 0);
+  rebuild_display();
   fit_pending = 2;
   open_started_ms = started_ms;
   first_frame_after_open_ms = -1;
+}
+
+void App::rebuild_display() {
+  Display d;
+  const int64_t n = doc->graph.num_nodes;
+  const bool any = std::find(collapsed.begin(), collapsed.end(), 1) != collapsed.end();
+  d.display_of.resize(static_cast<size_t>(n));
+  std::vector<int64_t> box_of(collapsed.size(), -1);
+  for (int64_t v = 0; v < n; ++v) {
+    const int32_t c = doc->computation[v];
+    if (any && collapsed[c]) {
+      if (box_of[c] < 0) {
+        box_of[c] = static_cast<int64_t>(d.node_of.size());
+        d.node_of.push_back(-1 - c);
+        d.members.push_back(0);
+      }
+      d.display_of[v] = static_cast<int32_t>(box_of[c]);
+    } else {
+      d.display_of[v] = static_cast<int32_t>(d.node_of.size());
+      d.node_of.push_back(v);
+      d.members.push_back(0);
+    }
+    ++d.members[d.display_of[v]];
+  }
+  if (!any) {
+    d.drawing = doc->drawing;  // laid out when the file was opened
+    d.edges = doc->graph.edge_index;
+  } else {
+    const auto& e = doc->graph.edge_index;
+    for (size_t k = 0; k + 1 < e.size(); k += 2) {
+      const int64_t u = d.display_of[e[k]], v = d.display_of[e[k + 1]];
+      if (u != v) d.edges.insert(d.edges.end(), {u, v});
+    }
+    DrawingOptions o;
+    o.layer_gap = 1.6f;
+    d.drawing = draw_layered(static_cast<int64_t>(d.node_of.size()), d.edges, o);
+  }
+  disp = std::move(d);
+  std::vector<uint32_t> rgba(disp.node_of.size(), 0);
+  renderer.set_graph(disp.drawing, disp.edges, rgba);
+  recolor();
+  dirty = true;
+}
+
+void App::set_collapsed(int64_t computation, bool c) {
+  if (!doc || computation < 0 || computation >= static_cast<int64_t>(collapsed.size())) return;
+  collapsed[computation] = c ? 1 : 0;
+  rebuild_display();
 }
 
 void App::frame(float width, float height) {
@@ -92,6 +140,9 @@ std::string App::state_json() const {
                   {"configs", doc->info.configs},
                   {"unique_configs", doc->info.unique_configs},
                   {"layers", doc->drawing.num_layers()},
+                  {"computations", collapsed.size()},
+                  {"collapsed", std::count(collapsed.begin(), collapsed.end(), 1)},
+                  {"display_nodes", disp.node_of.size()},
                   {"load_ms", doc->load_ms},
                   {"layout_ms", doc->layout_ms},
                   {"vertices", renderer.vertices()}};

@@ -35,11 +35,24 @@ struct RankState {
   bool cancel_requested = false;
 };
 
+// What the graph view draws: the graph with some computations (node_splits)
+// collapsed into one box each, laid out again.
+struct Display {
+  GraphDrawing drawing;
+  std::vector<int64_t> edges;       // [u, v] rows between display nodes
+  std::vector<int64_t> node_of;     // display node -> original node, or -(1 + computation) for a collapsed one
+  std::vector<int32_t> display_of;  // original node -> display node
+  std::vector<int64_t> members;     // per display node: original nodes it stands for
+};
+
 struct App {
   std::unique_ptr<Document> doc;
   std::string error;  // the last failure, shown until dismissed
   std::string status;  // e.g. "loading big.npz (120 MB)"
   GraphRenderer renderer;
+  Display disp;
+  std::vector<char> collapsed;  // per computation
+  bool group_boxes = false;     // outline each computation in the graph view
   View view;
   int fit_pending = 0;  // 1: fit the whole graph, 2: the top of it (on open)
   int64_t selected = -1, hovered = -1;
@@ -68,9 +81,12 @@ struct App {
   void graph_view(float x, float y, float w, float h);
   void side_panel();
   void summary_tab();
+  void computations_section();
   void configs_tab();
   void rank_tab();
   void inspector();
+  void rebuild_display();
+  void set_collapsed(int64_t computation, bool c);
   void fit();
   void fit_top();
   void select(int64_t node);

@@ -169,6 +169,10 @@ EMSCRIPTEN_KEEPALIVE void explorer_search(const char* text) {
   std::snprintf(app().search, sizeof app().search, "%s", text);
   app().run_search();
 }
+EMSCRIPTEN_KEEPALIVE void explorer_collapse(int computation, int collapsed) {
+  app().dirty = true;
+  app().set_collapsed(computation, collapsed != 0);
+}
 EMSCRIPTEN_KEEPALIVE void explorer_fit() {
   app().dirty = true;
   app().fit_pending = 1;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -46,9 +47,8 @@ ImVec2 to_screen(const View& v, const Viewport& vp, float wx, float wy) {
   return {(wx - v.center_x) * v.zoom + vp.x + 0.5f * vp.w, (wy - v.center_y) * v.zoom + vp.y + 0.5f * vp.h};
 }
 
-// The node under a world point, or -1.
-int64_t pick(const Document& doc, float wx, float wy, float zoom) {
-  const GraphDrawing& d = doc.drawing;
+// The display node under a world point, or -1.
+int64_t pick(const GraphDrawing& d, float wx, float wy, float zoom) {
   if (d.num_layers() == 0) return -1;
   const float layer_gap = d.max_y > 0 && d.num_layers() > 1 ? d.max_y / static_cast<float>(d.num_layers() - 1) : 1.6f;
   const int32_t l = static_cast<int32_t>(std::lround(wy / layer_gap));
@@ -73,14 +73,14 @@ int64_t pick(const Document& doc, float wx, float wy, float zoom) {
 
 void App::fit() {
   if (!doc) return;
-  view = fit_view(doc->drawing, g_main.w > 0 ? g_main.w : 800, g_main.h > 0 ? g_main.h : 600);
+  view = fit_view(disp.drawing, g_main.w > 0 ? g_main.w : 800, g_main.h > 0 ? g_main.h : 600);
 }
 
 void App::fit_top() {
   // Deep graphs (thousands of layers, a few nodes wide) fit to a thin line:
   // open them at the top with about 40 layers on screen; the minimap shows where.
   fit();
-  const GraphDrawing& d = doc->drawing;
+  const GraphDrawing& d = disp.drawing;
   const float layer_gap = d.num_layers() > 1 ? d.max_y / static_cast<float>(d.num_layers() - 1) : 1.6f;
   const float w = g_main.w > 0 ? g_main.w : 800, h = g_main.h > 0 ? g_main.h : 600;
   const float gw = std::max(d.max_x - d.min_x + 2 * kNodeW, 1.0f);
@@ -93,20 +93,23 @@ void App::fit_top() {
 void App::select(int64_t node) {
   selected = node;
   if (!doc || node < 0) return;
-  view.center_x = doc->drawing.x[node];
-  view.center_y = doc->drawing.y[node];
+  const int32_t dn = disp.display_of[node];
+  view.center_x = disp.drawing.x[dn];
+  view.center_y = disp.drawing.y[dn];
   view.zoom = std::max(view.zoom, 60.0f * dpr);
 }
 
 void App::recolor() {
   if (!doc) return;
-  const int64_t n = doc->graph.num_nodes;
-  std::vector<uint32_t> rgba(static_cast<size_t>(n));
+  const size_t n = disp.node_of.size();
+  std::vector<uint32_t> rgba(n);
   const bool searching = search[0] != 0;
-  std::vector<char> hit(searching ? static_cast<size_t>(n) : 0, 0);
-  for (int64_t h : search_hits) hit[h] = 1;
-  for (int64_t v = 0; v < n; ++v) {
-    const uint32_t c = op_family_color(op_family(doc->graph.node_opcode[v]));
+  std::vector<char> hit(searching ? n : 0, 0);
+  for (int64_t h : search_hits) hit[disp.display_of[h]] = 1;
+  for (size_t v = 0; v < n; ++v) {
+    const int64_t orig = disp.node_of[v];
+    // A collapsed computation is a pale box.
+    const uint32_t c = orig < 0 ? 0xc8c8d8 : op_family_color(op_family(doc->graph.node_opcode[orig]));
     uint32_t r = (c >> 16) & 255, g = (c >> 8) & 255, b = c & 255, a = 255;
     if (searching && !hit[v]) r /= 4, g /= 4, b /= 4, a = 140;  // dim what the search did not find
     rgba[v] = (a << 24) | (b << 16) | (g << 8) | r;
@@ -163,8 +166,12 @@ void App::graph_view(float x, float y, float w, float h) {
     }
   }
   ImGui::SameLine();
+  if (collapsed.size() > 1) {
+    ImGui::Checkbox("computations", &group_boxes);
+    ImGui::SameLine();
+  }
   ImGui::TextDisabled("%s: %lld nodes, %d layers", doc->name.c_str(), static_cast<long long>(doc->graph.num_nodes),
-                      doc->drawing.num_layers());
+                      disp.drawing.num_layers());
 
   const ImVec2 p0 = ImGui::GetCursorScreenPos(), avail = ImGui::GetContentRegionAvail();
   g_main = {p0.x, p0.y, std::max(avail.x, 1.0f), std::max(avail.y, 1.0f), view};
@@ -189,9 +196,15 @@ void App::graph_view(float x, float y, float w, float h) {
     view.center_y = my - (my - view.center_y) * view.zoom / z;
     view.zoom = z;
   }
-  hovered = hovering ? pick(*doc, mx, my, view.zoom) : -1;
-  if (ImGui::IsItemDeactivated() && io.MouseDragMaxDistanceSqr[0] < 16.0f && hovered >= 0)
-    selected = hovered;
+  const GraphDrawing& d = disp.drawing;
+  const int64_t under = hovering ? pick(d, mx, my, view.zoom) : -1;
+  hovered = under >= 0 ? disp.node_of[under] : -1;  // an original node; negative = a collapsed computation
+  if (ImGui::IsItemDeactivated() && io.MouseDragMaxDistanceSqr[0] < 16.0f && under >= 0) {
+    if (hovered >= 0)
+      selected = hovered;
+    else
+      set_collapsed(-1 - hovered, false);  // clicking a collapsed computation opens it
+  }
   g_main.view = view;
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -201,7 +214,6 @@ void App::graph_view(float x, float y, float w, float h) {
   dl->PushClipRect({g_main.x, g_main.y}, {g_main.x + g_main.w, g_main.y + g_main.h}, true);
 
   // Labels, configurable marks and highlights for what is on screen only.
-  const GraphDrawing& d = doc->drawing;
   const float layer_gap = d.num_layers() > 1 ? d.max_y / static_cast<float>(d.num_layers() - 1) : 1.6f;
   const float y_lo = view.center_y - 0.5f * g_main.h / view.zoom, y_hi = view.center_y + 0.5f * g_main.h / view.zoom;
   const float x_lo = view.center_x - 0.5f * g_main.w / view.zoom, x_hi = view.center_x + 0.5f * g_main.w / view.zoom;
@@ -216,26 +228,54 @@ void App::graph_view(float x, float y, float w, float h) {
     for (const int32_t* it = std::lower_bound(a, b, x_lo - kNodeW, [&](int32_t v, float xx) { return d.x[v] < xx; });
          it < b && d.x[*it] <= x_hi + kNodeW; ++it, ++drawn) {
       const int32_t v = *it;
+      const int64_t orig = disp.node_of[v];
       const ImVec2 c = to_screen(view, g_main, d.x[v], d.y[v]);
       const float hw = 0.5f * kNodeW * view.zoom, hh = 0.5f * kNodeH * view.zoom;
-      if (doc->configurable[v]) dl->AddRect({c.x - hw - 2, c.y - hh - 2}, {c.x + hw + 2, c.y + hh + 2}, IM_COL32(255, 230, 80, 255), 0, 0, 2.0f);
+      if (orig >= 0 && doc->configurable[orig])
+        dl->AddRect({c.x - hw - 2, c.y - hh - 2}, {c.x + hw + 2, c.y + hh + 2}, IM_COL32(255, 230, 80, 255), 0, 0, 2.0f);
       if (labels) {
-        const char* name = opcode_name(doc->graph.node_opcode[v]);
+        char box[48];
+        if (orig < 0) std::snprintf(box, sizeof box, "comp %lld", static_cast<long long>(-1 - orig));
+        const char* name = orig >= 0 ? opcode_name(doc->graph.node_opcode[orig]) : box;
         const ImVec2 ts = ImGui::CalcTextSize(name);
         if (ts.x < 2 * hw) dl->AddText({c.x - 0.5f * ts.x, c.y - 0.5f * ts.y}, IM_COL32(10, 10, 10, 255), name);
       }
     }
   }
-  for (int64_t v : {hovered, selected}) {
+  for (int64_t sel : {under, selected >= 0 ? static_cast<int64_t>(disp.display_of[selected]) : -1}) {
+    const int64_t v = sel;
     if (v < 0) continue;
     const ImVec2 c = to_screen(view, g_main, d.x[v], d.y[v]);
     const float hw = std::max(0.5f * kNodeW * view.zoom, 4.0f), hh = std::max(0.5f * kNodeH * view.zoom, 4.0f);
-    dl->AddRect({c.x - hw - 3, c.y - hh - 3}, {c.x + hw + 3, c.y + hh + 3}, v == selected ? IM_COL32(255, 255, 255, 255) : IM_COL32(255, 255, 255, 120), 0, 0, 2.0f);
+    dl->AddRect({c.x - hw - 3, c.y - hh - 3}, {c.x + hw + 3, c.y + hh + 3}, v != under ? IM_COL32(255, 255, 255, 255) : IM_COL32(255, 255, 255, 120), 0, 0, 2.0f);
   }
   dl->PopClipRect();
+  // Computation outlines: the bounding box of each computation's visible nodes.
+  if (group_boxes && collapsed.size() > 1) {
+    std::vector<ImVec4> box(collapsed.size(), ImVec4(INFINITY, INFINITY, -INFINITY, -INFINITY));
+    for (size_t v = 0; v < disp.node_of.size(); ++v) {
+      const int64_t orig = disp.node_of[v];
+      const int32_t comp = orig >= 0 ? doc->computation[orig] : static_cast<int32_t>(-1 - orig);
+      ImVec4& b = box[comp];
+      b.x = std::min(b.x, d.x[v]), b.y = std::min(b.y, d.y[v]), b.z = std::max(b.z, d.x[v]), b.w = std::max(b.w, d.y[v]);
+    }
+    for (size_t k = 0; k < box.size(); ++k) {
+      if (box[k].x > box[k].z) continue;
+      const ImVec2 a = to_screen(view, g_main, box[k].x - kNodeW, box[k].y - kNodeH);
+      const ImVec2 b = to_screen(view, g_main, box[k].z + kNodeW, box[k].w + kNodeH);
+      const ImU32 col = ImColor::HSV(static_cast<float>(k % 12) / 12.0f, 0.5f, 0.9f, 0.7f);
+      dl->AddRect(a, b, col, 4.0f, 0, 1.5f);
+      char label[32];
+      std::snprintf(label, sizeof label, "computation %zu", k);
+      dl->AddText({a.x + 2, a.y - ImGui::GetTextLineHeight()}, col, label);
+    }
+  }
   if (hovered >= 0)
     ImGui::SetTooltip("#%lld %s%s", static_cast<long long>(hovered), opcode_name(doc->graph.node_opcode[hovered]),
                       doc->configurable[hovered] ? " (configurable)" : "");
+  else if (under >= 0)
+    ImGui::SetTooltip("computation %lld: %lld nodes, collapsed (click to expand)", static_cast<long long>(-1 - hovered),
+                      static_cast<long long>(disp.members[under]));
 
   // Minimap, bottom right: the whole graph and the visible rectangle.
   const float mw = std::min(220.0f * dpr, 0.3f * g_main.w), mh = std::min(160.0f * dpr, 0.3f * g_main.h);

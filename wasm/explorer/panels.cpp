@@ -126,11 +126,58 @@ void App::summary_tab() {
     histogram("##runtime", bins, 80 * dpr);
     ImGui::TextDisabled("min %.4g  max %.4g  (%s)", lo, hi, doc->kind == GraphKind::Tile ? "runtime / normaliser" : "ns");
   }
+  computations_section();
   section("Validation");
   if (doc->info.problems.empty()) ImGui::TextDisabled("no problems found");
   for (const Problem& p : doc->info.problems)
     ImGui::TextWrapped("%s: %s%s%s", severity_name(p.severity), p.array.c_str(), p.array.empty() ? "" : ": ",
                        p.message.c_str());
+}
+
+void App::computations_section() {
+  if (collapsed.size() < 2) return;
+  section("Computations (node_splits)");
+  if (ImGui::SmallButton("collapse all")) {
+    std::fill(collapsed.begin(), collapsed.end(), 1);
+    rebuild_display();
+    fit_pending = 1;
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("expand all")) {
+    std::fill(collapsed.begin(), collapsed.end(), 0);
+    rebuild_display();
+    fit_pending = 1;
+  }
+  ImGui::SameLine();
+  ImGui::Checkbox("outline in the graph", &group_boxes);
+  std::vector<int64_t> size(collapsed.size(), 0), configurable(collapsed.size(), 0);
+  for (int64_t v = 0; v < doc->graph.num_nodes; ++v) {
+    ++size[doc->computation[v]];
+    configurable[doc->computation[v]] += doc->configurable[v];
+  }
+  if (ImGui::BeginTable("comps", 4, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg, {0, 140 * dpr})) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("collapsed");
+    ImGui::TableSetupColumn("computation");
+    ImGui::TableSetupColumn("nodes");
+    ImGui::TableSetupColumn("configurable");
+    ImGui::TableHeadersRow();
+    for (size_t k = 0; k < collapsed.size(); ++k) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      bool c = collapsed[k] != 0;
+      ImGui::PushID(static_cast<int>(k));
+      if (ImGui::Checkbox("##c", &c)) set_collapsed(static_cast<int64_t>(k), c);
+      ImGui::PopID();
+      ImGui::TableNextColumn();
+      ImGui::Text("%zu (from #%lld)", k, static_cast<long long>(k < doc->node_splits.size() ? doc->node_splits[k] : 0));
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(size[k]));
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(configurable[k]));
+    }
+    ImGui::EndTable();
+  }
 }
 
 void App::configs_tab() {

@@ -176,5 +176,6 @@ window.fastslow = {
   select: (node) => M._explorer_select(node),
   search: (text) => call('_explorer_search', text),
   fit: () => M._explorer_fit(),
+  collapse: (computation, collapsed = true) => M._explorer_collapse(computation, collapsed ? 1 : 0),
 };
 window.fastslow.ready = boot();

@@ -20,7 +20,7 @@ const alexnet = path.resolve(root, '..', 'shared', 'data', 'cleaned_alexnet.npz'
 const work = mkdtempSync(path.join(tmpdir(), 'fastslow-explorer-'));
 const run = (...args) => execFileSync(fastslow, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-let server, browser, page, layoutFile, demo;
+let server, browser, page, layoutFile, demo, bigFile;
 const pageErrors = [];
 
 before(async () => {
@@ -31,6 +31,9 @@ before(async () => {
   layoutFile = path.join(valid, readdirSync(valid).filter((f) => f.endsWith('.npz')).sort()[0]);
   run('train', '--data', data, '--collection', 'layout:xla:random', '--out', path.join(work, 'run'),
     '--epochs', '1', '--steps-per-epoch', '4', '--threads', '2');
+  // A bigger generated graph with several computations (node_splits).
+  bigFile = run('synth', '--graph', 'layout:xla:random', '--nodes', '1500', '--configs', '20', '--out',
+    path.join(work, 'big')).trim();
   demo = path.join(work, 'demo');
   run('export', '--run', path.join(work, 'run'), '-o', demo);
   copyFileSync(layoutFile, path.join(demo, 'demo.npz'));
@@ -86,6 +89,28 @@ test('the page opens the demo graph with the demo model, and the canvas is drawn
     }
   assert.ok(drawn / total > 0.005, `only ${drawn} of ${total} sampled pixels drawn`);
   assert.ok(colours.size > 8, `only ${colours.size} colours`);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('search, selection and collapsing a computation act on the graph view', async () => {
+  await page.setInputFiles('#npz-input', bigFile);
+  await waitState((x) => x.graph && x.graph.name === path.basename(bigFile), 'the bigger graph');
+  await page.evaluate(() => window.fastslow.search('parameter'));
+  let s = await state();
+  assert.ok(s.search_hits > 0);
+  await page.evaluate(() => window.fastslow.search(''));
+  await page.evaluate(() => window.fastslow.select(3));
+  s = await state();
+  assert.equal(s.selected, 3);
+  assert.ok(s.graph.computations > 1, 'generated layout graphs have node_splits');
+  const nodes = s.graph.nodes;
+  await page.evaluate(() => window.fastslow.collapse(0, true));
+  s = await state();
+  assert.equal(s.graph.collapsed, 1);
+  assert.ok(s.graph.display_nodes < nodes, `${s.graph.display_nodes} display nodes of ${nodes}`);
+  await page.evaluate(() => window.fastslow.collapse(0, false));
+  s = await state();
+  assert.equal(s.graph.display_nodes, nodes);
   assert.deepEqual(pageErrors, []);
 });
 
