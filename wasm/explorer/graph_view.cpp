@@ -219,7 +219,7 @@ void App::graph_view(float x, float y, float w, float h) {
   const float x_lo = view.center_x - 0.5f * g_main.w / view.zoom, x_hi = view.center_x + 0.5f * g_main.w / view.zoom;
   const int32_t l_lo = std::max(0, static_cast<int32_t>(std::floor(y_lo / layer_gap)) - 1);
   const int32_t l_hi = std::min(d.num_layers() - 1, static_cast<int32_t>(std::ceil(y_hi / layer_gap)) + 1);
-  const bool labels = kNodeW * view.zoom > 48.0f;
+  const bool labels = kNodeW * view.zoom > 30.0f;
   const bool marks = kNodeW * view.zoom > 6.0f;
   int64_t drawn = 0;
   for (int32_t l = l_lo; l <= l_hi && (labels || marks) && drawn < 20000; ++l) {
@@ -237,8 +237,11 @@ void App::graph_view(float x, float y, float w, float h) {
         char box[48];
         if (orig < 0) std::snprintf(box, sizeof box, "comp %lld", static_cast<long long>(-1 - orig));
         const char* name = orig >= 0 ? opcode_name(doc->graph.node_opcode[orig]) : box;
-        const ImVec2 ts = ImGui::CalcTextSize(name);
-        if (ts.x < 2 * hw) dl->AddText({c.x - 0.5f * ts.x, c.y - 0.5f * ts.y}, IM_COL32(10, 10, 10, 255), name);
+        // As much of the name as fits the box.
+        const char* end = name + std::strlen(name);
+        ImVec2 ts = ImGui::CalcTextSize(name, end);
+        while (end > name && ts.x > 2 * hw - 4) ts = ImGui::CalcTextSize(name, --end);
+        if (end > name) dl->AddText({c.x - 0.5f * ts.x, c.y - 0.5f * ts.y}, IM_COL32(10, 10, 10, 255), name, end);
       }
     }
   }
