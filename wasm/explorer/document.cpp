@@ -33,9 +33,9 @@ void build_csr(int64_t n, const std::vector<int64_t>& edges, bool producers, std
 
 }  // namespace
 
-std::vector<float> Document::config_row(int64_t c) const {
+std::vector<float> Document::config_rows(int64_t begin, int64_t end) const {
   const char* array = kind == GraphKind::Tile ? "config_feat" : "node_config_feat";
-  return npz->read_rows(array, c, c + 1).to_float(array);
+  return npz->read_rows(array, begin, end).to_float(array);
 }
 
 std::unique_ptr<Document> open_document(std::string name, std::vector<uint8_t> bytes) {

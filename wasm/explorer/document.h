@@ -33,8 +33,8 @@ struct Document {
   std::vector<int32_t> in_idx, out_idx;
   double load_ms = 0, layout_ms = 0;
 
-  // Config c's row: tile [Fc]; layout [configurable nodes x Fc].
-  std::vector<float> config_row(int64_t c) const;
+  // Rows of configs [begin, end): each tile [Fc]; layout [configurable nodes x Fc].
+  std::vector<float> config_rows(int64_t begin, int64_t end) const;
   int64_t config_width() const { return info.config_feat_width; }
 };
 

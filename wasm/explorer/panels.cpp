@@ -24,15 +24,23 @@ std::string fmt(double v, const char* f = "%.4f") {
   return b;
 }
 
-// Rows of one config, read on demand and kept for the few configs a view shows.
+// Rows of one config, read on demand in blocks of 128 configs: a deflated
+// array is inflated from its start up to the rows asked for, so a table
+// scrolled far down reads once per block, not once per row.
 const std::vector<float>& cached_row(const Document& doc, int64_t c) {
+  constexpr int64_t kBlock = 128;
   static const Document* owner = nullptr;
   static std::map<int64_t, std::vector<float>> cache;
   if (owner != &doc) cache.clear(), owner = &doc;
   auto it = cache.find(c);
   if (it != cache.end()) return it->second;
-  if (cache.size() > 256) cache.clear();
-  return cache[c] = doc.config_row(c);
+  if (cache.size() > 8 * kBlock) cache.clear();
+  const int64_t lo = c / kBlock * kBlock, hi = std::min(doc.info.configs, lo + kBlock);
+  const std::vector<float> rows = doc.config_rows(lo, hi);
+  const size_t width = rows.size() / static_cast<size_t>(std::max<int64_t>(1, hi - lo));
+  for (int64_t r = lo; r < hi; ++r)
+    cache[r] = std::vector<float>(rows.begin() + (r - lo) * width, rows.begin() + (r - lo + 1) * width);
+  return cache[c];
 }
 
 void section(const char* title) {
