@@ -52,8 +52,9 @@ void frame() {
   // Drawing costs CPU that ranking needs (and SwiftShader draws on the CPU):
   // redraw at full rate only while the user interacts or something changed,
   // else a few times a second.
-  const bool busy = t0 - js_last_input_ms() < 1000 || app.dirty;
-  const double period = app.rank.status == fastslow::explorer::RankStatus::Running ? 500 : 250;
+  const bool ranking = app.rank.status == fastslow::explorer::RankStatus::Running;
+  const bool busy = t0 - js_last_input_ms() < 1000 || (app.dirty && !ranking);
+  const double period = ranking ? 1000 : 250;
   if (!busy && t0 - g_last_render < period) return;
   g_last_render = t0;
   app.dirty = false;
