@@ -10,12 +10,18 @@ set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodej
 add_compile_options(-fexceptions)
 add_link_options(-fexceptions)
 
-file(GLOB _fastslow_zlib_dirs LIST_DIRECTORIES true "${FASTSLOW_DEPS_DIR}/zlib-*")
-list(FILTER _fastslow_zlib_dirs EXCLUDE REGEX "\\.(tar|dsc|xz|bz2|gz)$")
-if(NOT _fastslow_zlib_dirs)
-  message(FATAL_ERROR "zlib sources not found under ${FASTSLOW_DEPS_DIR}: run scripts/setup.sh")
-endif()
-list(GET _fastslow_zlib_dirs 0 FASTSLOW_ZLIB_SRC)
+# The unpacked Debian source tree of package NAME (not its tarballs) -> OUT.
+function(fastslow_deps_source name out)
+  file(GLOB _dirs LIST_DIRECTORIES true "${FASTSLOW_DEPS_DIR}/${name}-*")
+  list(FILTER _dirs EXCLUDE REGEX "\\.(tar|dsc|xz|bz2|gz)$")
+  if(NOT _dirs)
+    message(FATAL_ERROR "${name} sources not found under ${FASTSLOW_DEPS_DIR}: run scripts/setup.sh")
+  endif()
+  list(GET _dirs 0 _dir)
+  set(${out} "${_dir}" PARENT_SCOPE)
+endfunction()
+
+fastslow_deps_source(zlib FASTSLOW_ZLIB_SRC)
 # zlib's own CMakeLists renames files in its source tree; build it here instead.
 set(_zlib_files adler32.c compress.c crc32.c deflate.c infback.c inffast.c inflate.c
     inftrees.c trees.c uncompr.c zutil.c)

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "c_strings.h"
 #include "fastslow/error.h"
 #include "fastslow/graph_cache.h"
 #include "fastslow/graph_info.h"
@@ -18,13 +19,8 @@
 
 namespace {
 
-char* to_c(const std::string& s) {
-  char* p = static_cast<char*>(std::malloc(s.size() + 1));
-  if (p) std::memcpy(p, s.c_str(), s.size() + 1);
-  return p;
-}
-
-std::string error_json(const std::string& message) { return nlohmann::json{{"error", message}}.dump(); }
+using fastslow::wasm::error_json;
+using fastslow::wasm::to_c;
 
 // One file being ranked: the prepared graph inputs stay here while JS feeds
 // ONNX Runtime one batch after another.

@@ -4,21 +4,12 @@
 #include <memory>
 
 #include "commands.h"
+#include "format.h"
 #include "progress.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
 
 namespace fastslow::cli {
-namespace {
-
-std::string cell(double v) {
-  if (std::isnan(v)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4f", v);
-  return buf;
-}
-
-}  // namespace
 
 Command add_eval_command(CLI::App& app) {
   struct Opts {
@@ -61,14 +52,14 @@ Command add_eval_command(CLI::App& app) {
                         "top5err", "top10err", "tile");
             for (const auto& r : results)
               std::printf("%-32s %8lld %8s %8s %8s %8s %8s %8s\n", r.graph.c_str(),
-                          static_cast<long long>(r.metrics.configs), cell(r.metrics.kendall).c_str(),
-                          cell(r.metrics.opa).c_str(), cell(r.metrics.top1).c_str(), cell(r.metrics.top5).c_str(),
-                          cell(r.metrics.top10).c_str(), cell(r.metrics.tile_score).c_str());
+                          static_cast<long long>(r.metrics.configs), metric_cell(r.metrics.kendall).c_str(),
+                          metric_cell(r.metrics.opa).c_str(), metric_cell(r.metrics.top1).c_str(), metric_cell(r.metrics.top5).c_str(),
+                          metric_cell(r.metrics.top10).c_str(), metric_cell(r.metrics.tile_score).c_str());
             std::printf("%-32s %8lld %8s %8s %8s %8s %8s %8s\n", "mean", static_cast<long long>(results.size()),
-                        cell(mean.kendall).c_str(), cell(mean.opa).c_str(), cell(mean.top1).c_str(),
-                        cell(mean.top5).c_str(), cell(mean.top10).c_str(), cell(mean.tile_score).c_str());
+                        metric_cell(mean.kendall).c_str(), metric_cell(mean.opa).c_str(), metric_cell(mean.top1).c_str(),
+                        metric_cell(mean.top5).c_str(), metric_cell(mean.top10).c_str(), metric_cell(mean.tile_score).c_str());
             std::printf("%s score (%s): %s\n", run.options.collection.c_str(),
-                        run.kind() == GraphKind::Tile ? "mean tile score" : "mean Kendall tau", cell(score).c_str());
+                        run.kind() == GraphKind::Tile ? "mean tile score" : "mean Kendall tau", metric_cell(score).c_str());
             if (mean.graphs > 0 && std::isnan(score))
               std::printf("(no measured runtimes in this split: use `fastslow predict` for rankings)\n");
             return 0;

@@ -1,7 +1,6 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include "commands.h"
@@ -9,23 +8,11 @@
 #include "export/model_card_json.h"
 #include "fastslow/error.h"
 #include "fastslow/model_card.h"
+#include "fastslow/write_file.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
 
 namespace fastslow::cli {
-
-namespace {
-
-void write_file(const std::string& path, const std::string& bytes) {
-  {
-    std::ofstream out(path + ".tmp", std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw Error(path, "", "cannot write");
-  }
-  std::filesystem::rename(path + ".tmp", path);
-}
-
-}  // namespace
 
 Command add_export_command(CLI::App& app) {
   struct Opts {
@@ -46,7 +33,7 @@ Command add_export_command(CLI::App& app) {
             if (!proto.SerializeToString(&bytes)) throw Error(o->out, "", "cannot serialise the ONNX model");
             std::filesystem::create_directories(o->out);
             const train::RunDir dir(o->out);
-            write_file(dir.file("model.onnx"), bytes);
+            write_file_atomically(dir.file("model.onnx"), bytes);
             dir.save_model(*run.model, "model.pt");
             const nlohmann::json card = exporter::model_card_json(run, o->run, static_cast<int64_t>(bytes.size()));
             // The card must read back through the parser the page uses.

@@ -2,25 +2,19 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <unistd.h>
 
 #include "commands.h"
+#include "format.h"
 #include "export/native_ranker.h"
 #include "fastslow/error.h"
+#include "fastslow/write_file.h"
 #include "progress.h"
 
 namespace fastslow::cli {
 
 namespace {
-
-std::string cell(double v) {
-  if (std::isnan(v)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4f", v);
-  return buf;
-}
 
 std::string default_cache() {
   return (std::filesystem::temp_directory_path() / ("fastslow-cache-" + std::to_string(::getuid()))).string();
@@ -29,24 +23,21 @@ std::string default_cache() {
 // rank, config, score, runtime: one row per config, best first; scores in
 // full float precision so other tools can compare them.
 void write_table(const std::string& path, const exporter::FileRanking& r) {
-  std::ofstream out(path + ".tmp");
-  out << "rank,config,group,score,runtime\n";
+  std::string text = "rank,config,group,score,runtime\n";
   char buf[128];
   for (size_t i = 0; i < r.ranking.size(); ++i) {
     const int64_t c = r.ranking[i];
     const int64_t g = r.graph.groups.group_of[c];
     std::snprintf(buf, sizeof buf, "%zu,%lld,%lld,%.9g,", i + 1, static_cast<long long>(c),
                   static_cast<long long>(g), r.group_scores[g]);
-    out << buf;
+    text += buf;
     if (r.graph.has_runtime()) {
       std::snprintf(buf, sizeof buf, "%.9g", r.graph.runtime[c]);
-      out << buf;
+      text += buf;
     }
-    out << "\n";
+    text += '\n';
   }
-  out.close();
-  if (!out) throw Error(path, "", "cannot write");
-  std::filesystem::rename(path + ".tmp", path);
+  write_file_atomically(path, text);
 }
 
 }  // namespace
@@ -85,9 +76,9 @@ Command add_rank_command(CLI::App& app) {
                         static_cast<long long>(r.group_scores.size()), r.score_seconds * 1e3,
                         r.score_seconds > 0 ? n / r.score_seconds : 0.0, static_cast<long long>(m.card.chunk));
             if (r.graph.has_runtime())
-              std::printf("kendall %s  opa %s  top1err %s  top5err %s  top10err %s\n", cell(r.metrics.kendall).c_str(),
-                          cell(r.metrics.opa).c_str(), cell(r.metrics.top1).c_str(), cell(r.metrics.top5).c_str(),
-                          cell(r.metrics.top10).c_str());
+              std::printf("kendall %s  opa %s  top1err %s  top5err %s  top10err %s\n", metric_cell(r.metrics.kendall).c_str(),
+                          metric_cell(r.metrics.opa).c_str(), metric_cell(r.metrics.top1).c_str(), metric_cell(r.metrics.top5).c_str(),
+                          metric_cell(r.metrics.top10).c_str());
             else
               std::printf("(no measured runtimes in this file: ranking only)\n");
             if (!o->csv.empty()) std::printf("%s\n", o->csv.c_str());

@@ -228,20 +228,21 @@ std::string emit_layout_attn(Emitter& e, models::LayoutAttnImpl& m, int64_t conf
 }  // namespace
 
 std::vector<TensorSpec> model_inputs(const models::ModelOptions& o) {
-  const std::string F = std::to_string(o.node_feat_width), Fc = std::to_string(o.config_feat_width);
-  std::vector<TensorSpec> in = {{"node_feat", "float32", {"nodes", F}},
-                                {"node_opcode", "int64", {"nodes"}},
-                                {"edge_index", "int64", {"edges", "2"}}};
+  const Dim nodes = std::string("nodes"), edges = std::string("edges"), configs = std::string("config_nodes"),
+            batch = std::string("batch"), F = o.node_feat_width, Fc = o.config_feat_width;
+  std::vector<TensorSpec> in = {{"node_feat", "float32", {nodes, F}},
+                                {"node_opcode", "int64", {nodes}},
+                                {"edge_index", "int64", {edges, int64_t{2}}}};
   if (o.kind == "layout") {
-    in.push_back({"config_nodes", "int64", {"config_nodes"}});
-    in.push_back({"config_feat", "float32", {"batch", "config_nodes", Fc}});
+    in.push_back({"config_nodes", "int64", {configs}});
+    in.push_back({"config_feat", "float32", {batch, configs, Fc}});
   } else {
-    in.push_back({"config_feat", "float32", {"batch", Fc}});
+    in.push_back({"config_feat", "float32", {batch, Fc}});
   }
   return in;
 }
 
-std::vector<TensorSpec> model_outputs() { return {{"scores", "float32", {"batch"}}}; }
+std::vector<TensorSpec> model_outputs() { return {{"scores", "float32", {Dim{std::string("batch")}}}}; }
 
 onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& o) {
   torch::NoGradGuard no_grad;
@@ -255,15 +256,7 @@ onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOp
   onnx::GraphProto* graph = proto.mutable_graph();
   graph->set_name("fastslow_" + o.kind + "_" + o.name);
   OnnxBuilder b(graph);
-  for (const TensorSpec& s : model_inputs(o)) {
-    std::vector<Dim> dims;
-    for (const std::string& d : s.shape)
-      if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0])))
-        dims.emplace_back(static_cast<int64_t>(std::stoll(d)));
-      else
-        dims.emplace_back(d);
-    b.input(s.name, s.dtype == "int64" ? kInt64 : kFloat, dims);
-  }
+  for (const TensorSpec& s : model_inputs(o)) b.input(s.name, s.dtype == "int64" ? kInt64 : kFloat, s.shape);
   Emitter e(b);
   e.graph_inputs(o.opcode_vocab);
 
@@ -287,7 +280,7 @@ onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOp
   } else {
     throw Error("export: no ONNX writer for " + o.kind + " model '" + o.name + "'");
   }
-  b.output(scores, "scores", kFloat, {Dim{std::string("batch")}});
+  b.output(scores, "scores", kFloat, model_outputs().front().shape);
   return proto;
 }
 

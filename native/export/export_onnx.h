@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "export/onnx_builder.h"
+
 namespace fastslow::models {
 class RankModelImpl;
 struct ModelOptions;
@@ -23,8 +25,8 @@ constexpr int64_t kOpset = 17;  // LayerNormalization; ScatterND with reduction
 
 struct TensorSpec {
   std::string name;
-  std::string dtype;               // "float32" | "int64"
-  std::vector<std::string> shape;  // a number or a dynamic axis name
+  std::string dtype;       // "float32" | "int64"
+  std::vector<Dim> shape;  // a size or a dynamic axis name
 };
 std::vector<TensorSpec> model_inputs(const models::ModelOptions& options);
 std::vector<TensorSpec> model_outputs();

@@ -35,11 +35,11 @@ nlohmann::json specs_json(const std::vector<TensorSpec>& specs) {
   nlohmann::json a = nlohmann::json::array();
   for (const TensorSpec& s : specs) {
     nlohmann::json shape = nlohmann::json::array();
-    for (const std::string& d : s.shape)
-      if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0])))
-        shape.push_back(std::stoll(d));
+    for (const Dim& d : s.shape)
+      if (std::holds_alternative<int64_t>(d))
+        shape.push_back(std::get<int64_t>(d));
       else
-        shape.push_back(d);
+        shape.push_back(std::get<std::string>(d));
     a.push_back({{"name", s.name}, {"dtype", s.dtype}, {"shape", shape}});
   }
   return a;

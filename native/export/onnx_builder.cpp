@@ -40,25 +40,25 @@ void OnnxBuilder::output(const std::string& value, const std::string& name, int3
   set_type(v, elem_type, dims);
 }
 
-std::string OnnxBuilder::floats(const std::vector<float>& data, const std::vector<int64_t>& dims,
-                                const std::string& hint) {
+std::string OnnxBuilder::initializer(int32_t data_type, const void* data, size_t bytes,
+                                     const std::vector<int64_t>& dims, const std::string& hint) {
   auto* t = graph_->add_initializer();
   t->set_name(fresh(hint));
-  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->set_data_type(data_type);
   for (int64_t d : dims) t->add_dims(d);
   // raw_data (little-endian bytes) keeps large weights compact and fast to load.
-  t->set_raw_data(std::string(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(float)));
+  t->set_raw_data(std::string(static_cast<const char*>(data), bytes));
   return t->name();
+}
+
+std::string OnnxBuilder::floats(const std::vector<float>& data, const std::vector<int64_t>& dims,
+                                const std::string& hint) {
+  return initializer(onnx::TensorProto::FLOAT, data.data(), data.size() * sizeof(float), dims, hint);
 }
 
 std::string OnnxBuilder::ints(const std::vector<int64_t>& data, const std::vector<int64_t>& dims,
                               const std::string& hint) {
-  auto* t = graph_->add_initializer();
-  t->set_name(fresh(hint));
-  t->set_data_type(onnx::TensorProto::INT64);
-  for (int64_t d : dims) t->add_dims(d);
-  t->set_raw_data(std::string(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(int64_t)));
-  return t->name();
+  return initializer(onnx::TensorProto::INT64, data.data(), data.size() * sizeof(int64_t), dims, hint);
 }
 
 std::string OnnxBuilder::filled(const std::string& shape, float value, const std::string& hint) {

@@ -42,6 +42,8 @@ class OnnxBuilder {
 
  private:
   std::string fresh(const std::string& hint);
+  std::string initializer(int32_t data_type, const void* data, size_t bytes, const std::vector<int64_t>& dims,
+                          const std::string& hint);
   onnx::GraphProto* graph_;
   int64_t counter_ = 0;
 };

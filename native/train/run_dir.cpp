@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "fastslow/error.h"
+#include "fastslow/write_file.h"
 
 namespace fastslow::train {
 namespace {
@@ -16,16 +17,6 @@ void commit(const std::string& tmp, const std::string& path) {
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) throw Error(path, "", "cannot write: " + ec.message());
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    if (!f) throw Error(path, "", "cannot write");
-  }
-  commit(tmp, path);
 }
 
 // Archives load onto the device of the model they go into.
@@ -45,7 +36,7 @@ void RunDir::create() const {
 }
 
 void RunDir::write_json(const std::string& name, const nlohmann::json& j) const {
-  write_text(file(name), j.dump(2) + "\n");
+  write_file_atomically(file(name), j.dump(2) + "\n");
 }
 
 nlohmann::json RunDir::read_json(const std::string& name) const {
@@ -80,7 +71,7 @@ void RunDir::truncate_log(int64_t epoch) const {
     kept += line + "\n";
   }
   f.close();
-  write_text(file("log.jsonl"), kept);
+  write_file_atomically(file("log.jsonl"), kept);
 }
 
 void RunDir::save_model(torch::nn::Module& model, const std::string& name) const {

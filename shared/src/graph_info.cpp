@@ -36,12 +36,12 @@ int64_t count_computations(const std::vector<int64_t>& node_splits, int64_t num_
   return std::unique(starts.begin(), starts.end()) - starts.begin();
 }
 
-GraphInfo graph_info(const NpzReader& npz) {
+GraphInfo graph_info(const NpzReader& npz, GraphContents* contents) {
   GraphInfo info;
   info.file = npz.file();
   info.kind = detect_graph_kind(npz);
   if (info.kind == GraphKind::Tile) {
-    const TileGraph g = load_tile_graph(npz);
+    TileGraph g = load_tile_graph(npz);
     info.nodes = g.num_nodes;
     info.edges = g.num_edges();
     info.configs = g.num_configs;
@@ -51,14 +51,15 @@ GraphInfo graph_info(const NpzReader& npz) {
     info.problems = validate(g);
     // Normalisers must be positive for the target; skip dedup's runtimes otherwise.
     const bool sound = !has_errors(info.problems);
-    info.unique_configs = dedup_configs(g.config_feat, g.config_feat_width,
-                                        sound ? g.target() : std::vector<double>(g.num_configs, 0.0))
-                              .num_groups();
+    ConfigGroups groups = dedup_configs(g.config_feat, g.config_feat_width,
+                                        sound ? g.target() : std::vector<double>(g.num_configs, 0.0));
+    info.unique_configs = groups.num_groups();
+    if (contents) *contents = {std::move(g), std::move(groups)};
     return info;
   }
   LoadOptions opt;
   opt.config_features = false;
-  const LayoutGraph g = load_layout_graph(npz, opt);
+  LayoutGraph g = load_layout_graph(npz, opt);
   info.nodes = g.num_nodes;
   info.edges = g.num_edges();
   info.configurable_nodes = g.num_configurable();
@@ -86,7 +87,9 @@ GraphInfo graph_info(const NpzReader& npz) {
     check.add(v, c.count());
   });
   check.report(&info.problems);
-  info.unique_configs = dedup.finish(g.target()).num_groups();
+  ConfigGroups groups = dedup.finish(g.target());
+  info.unique_configs = groups.num_groups();
+  if (contents) *contents = {std::move(g), std::move(groups)};
   return info;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "fastslow/error.h"
+#include "fastslow/metrics.h"
 
 namespace fastslow {
 
@@ -214,30 +215,12 @@ int64_t count_adjacent_crossings(const GraphDrawing& d, const std::vector<int64_
     if (d.layer[u] == d.layer[v] + 1) by_layer[d.layer[v]].emplace_back(order[v], order[u]);
   }
   int64_t crossings = 0;
-  std::vector<int32_t> lower, tmp;
+  std::vector<double> lower;
   for (auto& edges : by_layer) {
     std::sort(edges.begin(), edges.end());
     lower.clear();
     for (const auto& e : edges) lower.push_back(e.second);
-    // Inversions by merge sort.
-    tmp.resize(lower.size());
-    for (size_t width = 1; width < lower.size(); width *= 2)
-      for (size_t lo = 0; lo < lower.size(); lo += 2 * width) {
-        const size_t mid = std::min(lo + width, lower.size()), hi = std::min(lo + 2 * width, lower.size());
-        size_t i = lo, j = mid, k = lo;
-        while (i < mid && j < hi) {
-          if (lower[j] < lower[i]) {
-            crossings += static_cast<int64_t>(mid - i);
-            tmp[k++] = lower[j++];
-          } else {
-            tmp[k++] = lower[i++];
-          }
-        }
-        while (i < mid) tmp[k++] = lower[i++];
-        while (j < hi) tmp[k++] = lower[j++];
-        std::copy(tmp.begin() + static_cast<std::ptrdiff_t>(lo), tmp.begin() + static_cast<std::ptrdiff_t>(hi),
-                  lower.begin() + static_cast<std::ptrdiff_t>(lo));
-      }
+    crossings += sort_counting_inversions(lower);
   }
   return crossings;
 }

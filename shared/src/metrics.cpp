@@ -43,8 +43,27 @@ int64_t tied_pairs(const std::vector<double>& sorted) {
   return tied;
 }
 
-// Bottom-up merge sort; returns pairs i < j with v[i] > v[j]. Equal values
-// never count, which is what keeps ties out of the discordant count.
+// Counts over ranks 0..n-1; prefix(r) counts entries with rank < r.
+class Fenwick {
+ public:
+  explicit Fenwick(size_t n) : tree_(n + 1, 0) {}
+  void add(size_t rank) {
+    for (size_t i = rank + 1; i < tree_.size(); i += i & (~i + 1)) ++tree_[i];
+  }
+  int64_t prefix(size_t rank) const {
+    int64_t sum = 0;
+    for (size_t i = rank; i > 0; i -= i & (~i + 1)) sum += tree_[i];
+    return sum;
+  }
+
+ private:
+  std::vector<int64_t> tree_;
+};
+
+}  // namespace
+
+// Bottom-up merge sort. Equal values never count, which is what keeps ties
+// out of Kendall's discordant count.
 int64_t sort_counting_inversions(std::vector<double>& v) {
   const size_t n = v.size();
   std::vector<double> buf(n);
@@ -69,25 +88,6 @@ int64_t sort_counting_inversions(std::vector<double>& v) {
   }
   return inversions;
 }
-
-// Counts over ranks 0..n-1; prefix(r) counts entries with rank < r.
-class Fenwick {
- public:
-  explicit Fenwick(size_t n) : tree_(n + 1, 0) {}
-  void add(size_t rank) {
-    for (size_t i = rank + 1; i < tree_.size(); i += i & (~i + 1)) ++tree_[i];
-  }
-  int64_t prefix(size_t rank) const {
-    int64_t sum = 0;
-    for (size_t i = rank; i > 0; i -= i & (~i + 1)) sum += tree_[i];
-    return sum;
-  }
-
- private:
-  std::vector<int64_t> tree_;
-};
-
-}  // namespace
 
 double kendall_tau(const std::vector<double>& score,
                    const std::vector<double>& runtime) {

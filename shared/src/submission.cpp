@@ -11,6 +11,7 @@
 
 #include "fastslow/collection.h"
 #include "fastslow/error.h"
+#include "fastslow/write_file.h"
 
 namespace fastslow {
 
@@ -157,25 +158,7 @@ void write_submission_csv(const std::string& path,
                           const std::vector<SubmissionRow>& rows) {
   // Format first so a bad row never touches the disk.
   std::string text = format_submission_csv(rows);
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw Error(path, "", "cannot open '" + tmp + "' for writing");
-    f.write(text.data(), static_cast<std::streamsize>(text.size()));
-    f.close();
-    if (!f) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw Error(path, "", "write to '" + tmp + "' failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw Error(path, "", "cannot rename '" + tmp + "' into place: " + ec.message());
-  }
+  write_file_atomically(path, text);
 }
 
 std::vector<SubmissionRow> parse_submission_csv(const std::string& text,

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "app.h"
+#include "c_strings.h"
 #include "fastslow/model_card.h"
 #include "js_bridge.h"
 
@@ -27,17 +28,8 @@ EM_JS(void, js_set_clipboard, (const char* text), {
 });
 EM_JS(double, js_now_ms, (), { return performance.now(); });
 
-namespace {
-
-char* to_c(const std::string& s) {
-  char* p = static_cast<char*>(std::malloc(s.size() + 1));
-  if (p) std::memcpy(p, s.c_str(), s.size() + 1);
-  return p;
-}
-
-std::string error_json(const std::string& m) { return nlohmann::json{{"error", m}}.dump(); }
-
-}  // namespace
+using fastslow::wasm::error_json;
+using fastslow::wasm::to_c;
 
 extern "C" {
 

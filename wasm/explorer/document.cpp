@@ -43,27 +43,21 @@ std::unique_ptr<Document> open_document(std::string name, std::vector<uint8_t> b
   auto d = std::make_unique<Document>();
   d->name = name;
   d->npz = std::make_shared<NpzReader>(NpzReader::from_memory(std::move(name), std::move(bytes)));
-  d->info = graph_info(*d->npz);
+  GraphContents contents;  // graph_info reads and groups the file once for both
+  d->info = graph_info(*d->npz, &contents);
   for (const Problem& p : d->info.problems)
     if (p.severity == Severity::Error) throw Error(d->name, p.array, p.message);
   d->kind = d->info.kind;
-  LoadOptions lo;
-  lo.config_features = false;  // rows are read when a view asks for them
-  const Graph g = load_graph(*d->npz, lo);
-  if (const auto* t = std::get_if<TileGraph>(&g)) {
+  d->groups = std::move(contents.groups);
+  if (const auto* t = std::get_if<TileGraph>(&contents.graph)) {
     d->graph = *t;
-    if (!t->config_runtime.empty()) d->runtime = t->target();
-    // Tile files are small: de-duplicate from the whole config matrix.
-    d->groups = dedup_configs(*d->npz, "config_feat", d->runtime.empty() ? std::vector<double>(t->num_configs, 0.0)
-                                                                          : d->runtime);
+    d->runtime = t->target();
   } else {
-    const auto& l = std::get<LayoutGraph>(g);
+    const auto& l = std::get<LayoutGraph>(contents.graph);
     d->graph = l;
     d->config_nodes = l.node_config_ids;
     d->node_splits = l.node_splits;
-    if (!l.config_runtime.empty()) d->runtime = l.target();
-    d->groups = dedup_configs(*d->npz, "node_config_feat",
-                              d->runtime.empty() ? std::vector<double>(l.num_configs, 0.0) : d->runtime);
+    d->runtime = l.target();
   }
   // Test files carry zero runtimes: nothing to measure against.
   if (std::all_of(d->runtime.begin(), d->runtime.end(), [](double r) { return r <= 0; })) d->runtime.clear();

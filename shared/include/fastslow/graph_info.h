@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fastslow/dedup.h"
 #include "fastslow/graph.h"
 #include "fastslow/validate.h"
 
@@ -26,9 +27,16 @@ struct GraphInfo {
   std::vector<Problem> problems;
 };
 
+// What graph_info loads and groups on its way (layout graphs without their
+// config features), for callers that need them too: the file is read once.
+struct GraphContents {
+  Graph graph;
+  ConfigGroups groups;
+};
+
 // Loads, validates and de-duplicates. Layout config features are streamed
 // rather than held, so memory stays small for 100k-config files.
-GraphInfo graph_info(const NpzReader& npz);
+GraphInfo graph_info(const NpzReader& npz, GraphContents* contents = nullptr);
 
 int64_t count_computations(const std::vector<int64_t>& node_splits, int64_t num_nodes);
 RuntimeStats runtime_stats(const std::vector<int64_t>& runtime);

@@ -29,6 +29,10 @@ double ordered_pair_accuracy(const std::vector<double>& score,
 // Indices by ascending score, ties by index. Best first.
 std::vector<int64_t> ranking_from_scores(const std::vector<double>& score);
 
+// Sorts v ascending and returns the pairs i < j with v[i] > v[j] (equal
+// values do not count), in O(n log n).
+int64_t sort_counting_inversions(std::vector<double>& v);
+
 // (best runtime among ranking[0..k)) / (best runtime overall) - 1; k > size
 // means the whole ranking. Throws on k < 1, empty ranking or runtime,
 // out-of-range index, or a non-positive best runtime.
