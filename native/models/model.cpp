@@ -6,6 +6,7 @@
 
 #include "fastslow/error.h"
 #include "models/layout_attn.h"
+#include "models/layout_focus.h"
 #include "models/layout_sage.h"
 #include "models/tile_gcn.h"
 #include "models/tile_mlp.h"
@@ -31,7 +32,7 @@ void check_kind(const std::string& kind) {
 std::vector<std::string> model_names(const std::string& kind) {
   check_kind(kind);
   if (kind == "tile") return {"mlp", "sage", "gcn"};
-  return {"sage", "attn"};
+  return {"sage", "attn", "focus"};
 }
 
 std::string default_model(const std::string& kind) {
@@ -70,6 +71,7 @@ RankModel make_model(const ModelOptions& o) {
   } else {
     if (o.name == "sage") return LayoutSage(o).ptr();
     if (o.name == "attn") return LayoutAttn(o).ptr();
+    if (o.name == "focus") return LayoutFocus(o).ptr();
   }
   throw Error("unknown " + o.kind + " model '" + o.name + "' (valid: " + join_names(names) + ")");
 }

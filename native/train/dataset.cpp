@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "fastslow/error.h"
+#include "fastslow/layout_context.h"
 
 namespace fastslow::train {
 
@@ -61,9 +62,14 @@ GraphEntry make_entry(CachedGraph cache, const Normalizer& norm, const torch::De
                     std::to_string(norm.config.width()));
   GraphEntry e;
   const std::vector<float> feat = norm.node.applied(cache.node_feat);
-  e.tensors = make_graph_tensors(cache.pruned.num_nodes(), cache.node_feat_width, feat, cache.node_opcode,
-                                 cache.pruned.edge_index, cache.pruned.config_positions)
-                  .to(device);
+  GraphTensors t = make_graph_tensors(cache.pruned.num_nodes(), cache.node_feat_width, feat, cache.node_opcode,
+                                      cache.pruned.edge_index, cache.pruned.config_positions);
+  if (cache.kind == GraphKind::Layout)
+    set_config_context(t, layout_context(cache.pruned.num_nodes(), cache.node_feat_width, cache.node_feat,
+                                         cache.node_opcode, cache.pruned.edge_index, cache.pruned.config_positions)
+                              .values,
+                       LayoutContext::kWidth);
+  e.tensors = t.to(device);
   const int64_t groups = cache.groups.num_groups();
   e.train_groups.resize(static_cast<size_t>(groups));
   for (int64_t g = 0; g < groups; ++g) e.train_groups[g] = g;

@@ -40,11 +40,21 @@ GraphTensors GraphTensors::to(const torch::Device& device) const {
   g.edge_src = move(edge_src);
   g.edge_dst = move(edge_dst);
   g.config_nodes = move(config_nodes);
+  g.config_context = move(config_context);
   g.in_ptr = move(in_ptr);
   g.in_idx = move(in_idx);
   g.out_ptr = move(out_ptr);
   g.out_idx = move(out_idx);
   return g;
+}
+
+void set_config_context(GraphTensors& g, const std::vector<float>& values, int64_t width) {
+  const int64_t nc = g.config_nodes.defined() ? g.config_nodes.numel() : 0;
+  if (width < 1 || static_cast<int64_t>(values.size()) != nc * width)
+    throw Error("graph tensors: config context of " + std::to_string(values.size()) + " values for " +
+                std::to_string(nc) + " configurable nodes x " + std::to_string(width));
+  g.config_context = torch::empty({nc, width}, torch::kFloat32);
+  std::copy(values.begin(), values.end(), g.config_context.data_ptr<float>());
 }
 
 GraphTensors make_graph_tensors(int64_t num_nodes, int64_t node_feat_width, const std::vector<float>& node_feat,

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fastslow/error.h"
+#include "fastslow/layout_context.h"
 
 namespace fastslow {
 
@@ -15,7 +16,13 @@ RankGraphInputs rank_graph_inputs(const CachedGraph& g, const ModelCard& card) {
   in.node_feat = card.node_stats.applied(g.node_feat);
   in.node_opcode.assign(g.node_opcode.begin(), g.node_opcode.end());
   in.edge_index = g.pruned.edge_index;
-  if (g.kind == GraphKind::Layout) in.config_nodes = g.pruned.config_positions;
+  if (g.kind == GraphKind::Layout) {
+    in.config_nodes = g.pruned.config_positions;
+    in.config_context =
+        layout_context(in.num_nodes, g.node_feat_width, g.node_feat, g.node_opcode, g.pruned.edge_index,
+                       in.config_nodes)
+            .values;
+  }
   return in;
 }
 

@@ -28,14 +28,14 @@ ModelOptions layout_options(const std::string& name, int64_t feat = 140, int64_t
   return o;
 }
 
-const std::vector<std::string> kNames = {"sage", "attn"};
+const std::vector<std::string> kNames = {"sage", "attn", "focus"};
 
 TEST(LayoutModels, Registry) {
-  EXPECT_EQ(model_names("layout"), (std::vector<std::string>{"sage", "attn"}));
+  EXPECT_EQ(model_names("layout"), (std::vector<std::string>{"sage", "attn", "focus"}));
   EXPECT_EQ(default_model("layout"), "attn");
   EXPECT_EQ(baseline_model("layout"), "sage");
   const auto msg = error_of([] { make_model(layout_options("mlp")); });
-  EXPECT_NE(msg.find("sage, attn"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("sage, attn, focus"), std::string::npos) << msg;
   auto o = layout_options("attn");
   o.hidden = 0;
   EXPECT_NE(error_of([&] { make_model(o); }).find("hidden"), std::string::npos);

@@ -21,6 +21,9 @@ struct RankGraphInputs {
   std::vector<int64_t> node_opcode;    // node_opcode [nodes]
   std::vector<int64_t> edge_index;     // edge_index [edges, 2], rows [u, v] (u consumes v), pruned numbering
   std::vector<int64_t> config_nodes;   // config_nodes [config_nodes] (layout only)
+  // config_context [config_nodes, LayoutContext::kWidth] (layout only; the
+  // models that use it have this input, see layout_context.h)
+  std::vector<float> config_context;
   int64_t num_edges() const { return static_cast<int64_t>(edge_index.size() / 2); }
 };
 

@@ -1,0 +1,78 @@
+#include "models/layout_focus.h"
+
+#include <string>
+
+#include "fastslow/layout_context.h"
+#include "models/layout_tiling.h"
+
+namespace fastslow::models {
+
+namespace {
+torch::nn::LayerNorm layer_norm(int64_t h) { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({h})); }
+}  // namespace
+
+ResMlpBlockImpl::ResMlpBlockImpl(int64_t hidden) {
+  norm = register_module("norm", layer_norm(hidden));
+  fc1 = register_module("fc1", torch::nn::Linear(hidden, hidden));
+  fc2 = register_module("fc2", torch::nn::Linear(hidden, hidden));
+}
+
+torch::Tensor ResMlpBlockImpl::forward(const torch::Tensor& x) {
+  return x + linear(fc2, torch::gelu(linear(fc1, norm(x))));
+}
+
+LayoutFocusImpl::LayoutFocusImpl(const ModelOptions& options) : options_(options) {
+  const int64_t H = options.hidden, Fc = options.config_feat_width;
+  encoder = register_module("encoder", NodeEncoder(options.opcode_vocab, options.node_feat_width, H));
+  for (int64_t i = 0; i < options.layers; ++i)
+    blocks.push_back(register_module("block" + std::to_string(i), ResSageBlock(H)));
+  graph_norm = register_module("graph_norm", layer_norm(H));
+  if (Fc > 0) values = register_module("values", LayoutValueEmbedding(Fc, H));
+  if (Fc == 3 * LayoutContext::kSlots) tiling = register_module("tiling", torch::nn::Linear(kTilingFeatures, H));
+  for (int64_t i = 0; i < kNodeBlocks; ++i)
+    node_blocks.push_back(register_module("node_block" + std::to_string(i), ResMlpBlock(H)));
+  node_norm = register_module("node_norm", layer_norm(H));
+  cost_fc1 = register_module("cost_fc1", torch::nn::Linear(H, H));
+  cost_fc2 = register_module("cost_fc2", torch::nn::Linear(H, kCostTerms));
+  if (tiling) cost_direct = register_module("cost_direct", torch::nn::Linear(kTilingFeatures, kCostTerms));
+  log_scale = register_parameter("log_scale", torch::zeros({1}));
+}
+
+torch::Tensor LayoutFocusImpl::encode_graph(const train::GraphTensors& g) {
+  auto h = encoder(g);
+  for (auto& block : blocks) h = block->forward(g, h);
+  return graph_norm(h).index_select(0, g.config_nodes);
+}
+
+torch::Tensor LayoutFocusImpl::score_configs(const train::GraphTensors& g, const torch::Tensor& node,
+                                             const torch::Tensor& config_feat) {
+  const int64_t B = config_feat.size(0), nc = config_feat.size(1), H = node.size(1);
+  if (nc == 0) return torch::zeros({B}, node.options());
+  auto x = node.unsqueeze(0).expand({B, nc, H});
+  if (values) x = x + values(config_feat);
+  torch::Tensor tiling_feat;
+  if (tiling) {
+    torch::Tensor context = g.config_context;
+    if (!context.defined())
+      context = torch::tensor(unknown_layout_context(nc).values, config_feat.options()).view({nc, LayoutContext::kWidth});
+    tiling_feat = layout_tiling_features(config_feat, context);
+    x = x + linear(tiling, tiling_feat);
+  }
+  for (auto& block : node_blocks) x = block->forward(x);
+  x = node_norm(x);
+  auto terms = linear(cost_fc2, torch::relu(linear(cost_fc1, x)));  // [B, nc, terms]
+  // Byte counts reach the costs unnormalised too: LayerNorm keeps their
+  // direction but not the log-linear scale that a copy's cost has in them.
+  if (tiling) terms = terms + linear(cost_direct, tiling_feat);
+  // The ranking losses reward wide score gaps; a scale outside the LSE
+  // gives them that without turning the sum inside it into a max.
+  return torch::logsumexp(terms.reshape({B, nc * kCostTerms}), 1) * log_scale.exp();
+}
+
+torch::Tensor LayoutFocusImpl::forward(const train::GraphTensors& g, const torch::Tensor& config_feat) {
+  check_graph("layout focus", g, options_);
+  check_layout_configs("layout focus", g, config_feat, options_);
+  return score_configs(g, encode_graph(g), config_feat);
+}
+
+}  // namespace fastslow::models

@@ -1,0 +1,127 @@
+#include "models/layout_tiling.h"
+
+#include <string>
+
+#include "fastslow/error.h"
+#include "fastslow/layout_context.h"
+
+namespace fastslow::models {
+
+namespace {
+
+using C = LayoutContext;
+
+torch::Tensor as_float(const torch::Tensor& t) { return t.to(torch::kFloat32); }
+
+// log2(ceil(d / m) * m / d) for d > 0, else 0.
+torch::Tensor log2_padding(const torch::Tensor& d, double m) {
+  const auto safe = d.clamp_min(1.0);
+  return torch::where(d > 0, torch::log2(torch::ceil(safe / m) * m / safe), torch::zeros_like(d));
+}
+
+// What a layout makes of a tensor with dims [.., nc, 6].
+struct Placed {
+  torch::Tensor size;      // size of the dim at each slot (0 past the rank)
+  torch::Tensor valid0;    // the layout has a minor-most slot
+  torch::Tensor d0, d1;    // sizes of the minor-most and second-minor dims (0 when absent)
+  torch::Tensor log_pad;   // log2 of the (8 x 128)-tile padding factor
+  torch::Tensor phys0, phys1, key;  // physical order: minor-most, second-minor, the whole order as one number
+};
+
+Placed place(const torch::Tensor& layout, const torch::Tensor& dims) {
+  Placed p;
+  const auto valid = layout >= 0;
+  const auto idx = layout.clamp_min(0).to(torch::kInt64);
+  p.size = dims.gather(2, idx) * as_float(valid);
+  const auto& size = p.size;
+  p.valid0 = valid.select(2, 0);
+  p.d0 = size.select(2, 0);
+  p.d1 = size.select(2, 1);
+  p.log_pad = log2_padding(p.d0, 128) + log2_padding(p.d1, 8);
+  // Dims of size 1 hold no data: the physical order skips them.
+  const auto big = as_float(size > 1);
+  const auto rank = big.cumsum(2);
+  const auto nth = [&](double k) {
+    const auto hit = big * as_float(rank == k);
+    const auto at = hit.argmax(2, true);  // the first hit
+    return torch::where(hit.amax(2) > 0, layout.gather(2, at).squeeze(2), torch::full_like(p.d0, -1));
+  };
+  p.phys0 = nth(1);
+  p.phys1 = nth(2);
+  // Digits base 8 of (dim + 1), one per physical slot: equal keys, equal orders.
+  p.key = (big * (layout + 1) * torch::pow(8.0, (rank - 1).clamp_min(0))).sum(2);
+  return p;
+}
+
+torch::Tensor log2_1p(const torch::Tensor& x, double scale) { return torch::log2(1 + x) / scale; }
+
+// Whether the physical order (slots holding dims of size > 1) runs from
+// the highest dim index down: row-major, what a reshape reads as a bitcast.
+torch::Tensor row_major(const torch::Tensor& layout, const torch::Tensor& size) {
+  const auto big = size > 1;                                            // [B, nc, 6]
+  const auto both = big.unsqueeze(3) & big.unsqueeze(2);                // slots i, j both physical
+  const auto later = torch::ones({C::kSlots, C::kSlots}, big.options()).triu(1);  // j > i
+  const auto wrong = both & later & (layout.unsqueeze(3) < layout.unsqueeze(2));  // L[i] < L[j]
+  return as_float(~wrong.flatten(2).any(2));
+}
+
+// Whether slot `slot` of the layout misses the op's preferred dim (when one is known).
+torch::Tensor misses(const torch::Tensor& layout, const torch::Tensor& preferred, int64_t slot) {
+  return as_float((preferred >= 0) & (layout.select(2, slot) != preferred));
+}
+
+// [B, nc, 6] layout, [1, nc, 6] dims, [1 or B, nc, 6] reference, [1, nc] bits,
+// [1, nc, 3] the op's preferences (LayoutContext::kPrefer0..kAvoid).
+torch::Tensor one_layout(const torch::Tensor& layout, const torch::Tensor& dims, const torch::Tensor& ref,
+                         const torch::Tensor& bits, const torch::Tensor& prefs) {
+  const int64_t B = layout.size(0);
+  const auto dims_b = dims.expand({B, dims.size(1), dims.size(2)});
+  const auto ref_b = ref.expand({B, ref.size(1), ref.size(2)});
+  const Placed l = place(layout, dims_b), r = place(ref_b, dims_b);
+  const auto comparable = as_float(l.valid0 & r.valid0);
+  const auto elements = dims_b.clamp_min(1.0).prod(2) * as_float(dims_b.select(2, 0) > 0);
+  const auto bytes = elements * bits / 8;
+  const auto padded_l = bytes * torch::exp2(l.log_pad), padded_r = bytes * torch::exp2(r.log_pad);
+  const auto avoid = prefs.select(2, 2);
+  const auto avoid_hit = as_float((avoid >= 0) & ((layout.select(2, 0) == avoid) | (layout.select(2, 1) == avoid)));
+  return torch::stack({log2_1p(l.d0, 8), log2_1p(l.d1, 8), log2_padding(l.d0, 128), log2_padding(l.d1, 8), comparable,
+                       comparable * as_float(l.phys0 == r.phys0), comparable * as_float(l.phys1 == r.phys1),
+                       comparable * as_float(l.key == r.key), log2_1p(bytes, 16), log2_1p(padded_l, 16),
+                       log2_1p(padded_r, 16), log2_1p(padded_l + padded_r, 16),
+                       misses(layout, prefs.select(2, 0).expand_as(l.d0), 0),
+                       misses(layout, prefs.select(2, 1).expand_as(l.d0), 1), avoid_hit.expand_as(l.d0),
+                       row_major(layout, l.size)},
+                      2);
+}
+
+}  // namespace
+
+torch::Tensor layout_tiling_features(const torch::Tensor& config, const torch::Tensor& context) {
+  if (config.dim() != 3 || config.size(2) != 3 * C::kSlots)
+    throw Error("layout tiling features: config values of shape [B, nc, 18] expected");
+  if (!context.defined() || context.dim() != 2 || context.size(0) != config.size(1) || context.size(1) != C::kWidth)
+    throw Error("layout tiling features: layout context [" + std::to_string(config.size(1)) + ", " +
+                std::to_string(C::kWidth) + "] expected");
+  const int64_t B = config.size(0), nc = config.size(1);
+  if (nc == 0) return torch::zeros({B, 0, kTilingFeatures}, config.options());
+  // Out-of-range values (a rescaled or corrupt file) index no dim.
+  const auto values = config.round().clamp(-1, C::kSlots - 1);
+  const auto slots = [](const torch::Tensor& t, int64_t at) { return t.narrow(-1, at, C::kSlots); };
+  const auto ctx = context.unsqueeze(0);  // [1, nc, width]
+  // A configurable producer's output layout comes from the same config.
+  const auto producer_layout = [&](int64_t producer_col, int64_t tensor) {
+    const auto p = context.select(1, producer_col).round().to(torch::kInt64);  // [nc]
+    const auto from_config = slots(values.index_select(1, p.clamp_min(0)), 0);  // [B, nc, 6]
+    return torch::where((p >= 0).view({1, nc, 1}), from_config, slots(ctx, tensor + C::kLayout));
+  };
+  const auto block = [&](int64_t at, int64_t tensor, const torch::Tensor& ref) {
+    return one_layout(slots(values, at), slots(ctx, tensor + C::kDims), ref, ctx.select(2, tensor + C::kBits),
+                      ctx.narrow(2, tensor + C::kPrefer0, 3));
+  };
+  return torch::cat({block(0, C::kOutput, slots(ctx, C::kOutput + C::kLayout)),
+                     block(6, C::kInput, producer_layout(C::kInProducer, C::kInput)),
+                     block(12, C::kKernel, producer_layout(C::kKernelProducer, C::kKernel))},
+                    2);
+}
+
+}  // namespace fastslow::models

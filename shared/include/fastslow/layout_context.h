@@ -1,0 +1,60 @@
+// What a layout config's values refer to. A configurable node's 18 config
+// values are three minor-to-major orders (its output, its operand 0 =
+// "input", its operand 1 = "kernel"), each a permutation of dimension
+// indices. Whether a choice is cheap depends on the shapes those indices
+// point into (a TPU pads the minor-most dim to 128 lanes and the
+// second-minor to 8 sublanes) and on the layouts the neighbouring tensors
+// have (a mismatch is a relayout copy). Both facts sit in other nodes'
+// feature columns, out of reach of a per-node model, so the core gathers
+// them once per graph into a small table per configurable node; the models
+// combine it with the config values (models/layout_tiling.h).
+//
+// Only files with the published 140 node feature columns say where shapes
+// and layouts are; for others (e.g. files with constant columns removed)
+// the table says "unknown": dims 0, layouts -1, no configurable producers.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace fastslow {
+
+struct LayoutContext {
+  static constexpr int kSlots = 6;
+  // Per configurable node, kWidth values (float, so it travels as one
+  // tensor): three blocks of kTensorWidth, one per tensor a config orders
+  // (the node's output, operand 0, operand 1), each
+  //   [0, 6)   dims (0 beyond the rank)
+  //   [6, 12)  minor-to-major layout as built (-1 beyond the rank)
+  //   12       element size in bits
+  //   13, 14   the dim the node's op wants minor-most, second-minor (-1:
+  //            no preference known): a convolution reads its feature dims
+  //            along the lanes, a dot writes its last dim there
+  //   15       a dim the op wants out of the two minor-most slots (a
+  //            convolution's batch dim)
+  // then operand 0's and operand 1's index among the configurable nodes
+  // (-1 when not configurable or absent).
+  static constexpr int kTensorWidth = 16, kDims = 0, kLayout = 6, kBits = 12, kPrefer0 = 13, kPrefer1 = 14,
+                       kAvoid = 15;
+  static constexpr int kOutput = 0, kInput = kTensorWidth, kKernel = 2 * kTensorWidth;
+  static constexpr int kInProducer = 3 * kTensorWidth, kKernelProducer = kInProducer + 1;
+  static constexpr int kWidth = kKernelProducer + 1;
+
+  int64_t num_config_nodes = 0;
+  bool known = false;        // the feature columns were found
+  std::vector<float> values;  // num_config_nodes x kWidth
+};
+
+// The table of nc nodes about which nothing is known.
+LayoutContext unknown_layout_context(int64_t num_config_nodes);
+
+// node_feat: raw (not normalised) num_nodes x width rows; node_opcode: one
+// HLO opcode id per node; edge_index rows
+// [u, v] (u consumes v) in file order, which is operand order;
+// config_positions: the configurable nodes' indices. Throws Error on edges
+// or positions outside the graph.
+LayoutContext layout_context(int64_t num_nodes, int64_t node_feat_width, const std::vector<float>& node_feat,
+                             const std::vector<int32_t>& node_opcode, const std::vector<int64_t>& edge_index,
+                             const std::vector<int64_t>& config_positions);
+
+}  // namespace fastslow
