@@ -1,7 +1,8 @@
 // The C++ side of the training-step benchmark (bench/train_step_bench.py is
-// the driver and PyTorch the reference): the default layout model on a
-// generated layout-sized graph, forward + backward + AdamW per step.
-//   fastslow_bench_train_step OUT.npz [--threads T] [--steps N] [--warmup W]
+// the driver and PyTorch the reference): a layout model (default: the
+// default, focus) on a generated layout-sized graph, forward + backward +
+// AdamW per step.
+//   fastslow_bench_train_step OUT.npz [--model focus|attn] [--threads T] [--steps N] [--warmup W]
 //                             [--nodes N] [--configurable K] [--batch B]
 //                             [--hidden H] [--layers L] [--keep-memory 0|1]
 //                             [--dense 0|1]  (1: every node x every config,
@@ -22,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "fastslow/layout_context.h"
 #include "fastslow/npz_writer.h"
 #include "models/layout_attn.h"
 #include "models/model.h"
@@ -33,6 +35,7 @@ namespace {
 
 struct Args {
   std::string out, profile;  // profile: a chrome trace of two timed steps
+  std::string model = "focus";
   int threads = 1, steps = 15, warmup = 2, keep_memory = 1, dense = 0;
   int64_t nodes = 5000, configurable = 300, batch = 16, hidden = 64, layers = 3;
   int64_t feat = 140, config_width = 18;
@@ -41,7 +44,7 @@ struct Args {
 Args parse(int argc, char** argv) {
   Args a;
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT.npz [--threads T] [--steps N] [--warmup W] [--nodes N] "
+    std::fprintf(stderr, "usage: %s OUT.npz [--model focus|attn] [--threads T] [--steps N] [--warmup W] [--nodes N] "
                  "[--configurable K] [--batch B] [--hidden H] [--layers L] [--keep-memory 0|1] "
                  "[--dense 0|1] [--profile TRACE.json]\n", argv[0]);
     std::exit(1);
@@ -49,7 +52,7 @@ Args parse(int argc, char** argv) {
   a.out = argv[1];
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
-    const long long v = k == "--profile" ? 0 : std::stoll(argv[i + 1]);
+    const long long v = k == "--profile" || k == "--model" ? 0 : std::stoll(argv[i + 1]);
     if (k == "--threads") a.threads = static_cast<int>(v);
     else if (k == "--steps") a.steps = static_cast<int>(v);
     else if (k == "--warmup") a.warmup = static_cast<int>(v);
@@ -59,6 +62,7 @@ Args parse(int argc, char** argv) {
     else if (k == "--hidden") a.hidden = v;
     else if (k == "--layers") a.layers = v;
     else if (k == "--profile") a.profile = argv[i + 1];
+    else if (k == "--model") a.model = argv[i + 1];
     else if (k == "--keep-memory") a.keep_memory = static_cast<int>(v);
     else if (k == "--dense") a.dense = static_cast<int>(v);
     else {
@@ -75,6 +79,36 @@ std::vector<float> floats(const torch::Tensor& t) {
 }
 
 std::vector<int64_t> shape_of(const torch::Tensor& t) { return t.sizes().vec(); }
+
+// A layout context with plausible values (fastslow/layout_context.h): rank 2
+// to 4 tensors with sizes around the TPU's tile edges, some size-1 dims,
+// row-major or permuted built layouts, a third of the operands produced by
+// another configurable node.
+std::vector<float> random_context(std::mt19937& rng, int64_t nc) {
+  using C = LayoutContext;
+  const std::vector<float> sizes = {1, 3, 8, 16, 64, 100, 128, 224, 256, 512};
+  std::vector<float> ctx(static_cast<size_t>(nc * C::kWidth), -1.0f);
+  for (int64_t i = 0; i < nc; ++i) {
+    float* row = ctx.data() + i * C::kWidth;
+    for (int t = 0; t < 3; ++t) {
+      float* block = row + t * C::kTensorWidth;
+      const int rank = t == 2 && rng() % 3 == 0 ? 0 : 2 + static_cast<int>(rng() % 3);
+      std::vector<int> perm(static_cast<size_t>(rank));
+      for (int d = 0; d < rank; ++d) perm[static_cast<size_t>(d)] = rank - 1 - d;
+      if (rng() % 2) std::shuffle(perm.begin(), perm.end(), rng);
+      for (int s = 0; s < C::kSlots; ++s) {
+        block[C::kDims + s] = s < rank ? sizes[rng() % sizes.size()] : 0.0f;
+        block[C::kLayout + s] = s < rank ? static_cast<float>(perm[static_cast<size_t>(s)]) : -1.0f;
+      }
+      block[C::kBits] = rank ? 32.0f : 0.0f;
+      for (int k : {C::kPrefer0, C::kPrefer1, C::kAvoid})
+        block[k] = rank && rng() % 2 ? static_cast<float>(rng() % static_cast<unsigned>(rank)) : -1.0f;
+    }
+    row[C::kInProducer] = i > 0 && rng() % 3 == 0 ? static_cast<float>(rng() % i) : -1.0f;
+    row[C::kKernelProducer] = i > 0 && rng() % 3 == 0 ? static_cast<float>(rng() % i) : -1.0f;
+  }
+  return ctx;
+}
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -112,16 +146,22 @@ int main(int argc, char** argv) {
   const std::vector<int64_t> config_nodes(picked.begin(), picked.end());
   auto g = train::make_graph_tensors(n, a.feat, feat, opcode, edges, config_nodes);
   const auto nc = static_cast<int64_t>(config_nodes.size());
+  const std::vector<float> context = random_context(rng, nc);
+  train::set_config_context(g, context, LayoutContext::kWidth);
 
   models::ModelOptions o;
   o.kind = "layout";
-  o.name = "attn";
+  o.name = a.model;
   o.node_feat_width = a.feat;
   o.config_feat_width = a.config_width;
   o.hidden = a.hidden;
   o.layers = a.layers;
   auto model = models::make_model(o);
   auto attn = std::dynamic_pointer_cast<models::LayoutAttnImpl>(model);
+  if (a.dense && !attn) {
+    std::fprintf(stderr, "--dense 1 is an attn option\n");
+    return 1;
+  }
   auto forward = [&](const torch::Tensor& c) { return a.dense ? attn->forward_dense(g, c) : model->forward(g, c); };
 
   auto configs = torch::randint(-1, 6, {a.batch, nc, a.config_width}, torch::kFloat32);
@@ -133,6 +173,7 @@ int main(int argc, char** argv) {
     w.add("node_opcode", opcode, {n});
     w.add("edge_index", edges, {static_cast<int64_t>(edges.size() / 2), 2});
     w.add("config_nodes", config_nodes, {nc});
+    w.add("config_context", context, {nc, LayoutContext::kWidth});
     w.add("configs", floats(configs), shape_of(configs));
     w.add("target", floats(target), shape_of(target));
     for (const auto& p : model->named_parameters()) w.add("param/" + p.key(), floats(p.value()), shape_of(p.value()));
@@ -167,9 +208,9 @@ int main(int argc, char** argv) {
   auto sorted = secs;
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted[sorted.size() / 2];
-  std::printf("{\"loss0\": %.9g, \"keep_memory\": %d, \"dense\": %d, \"threads\": %d, \"params\": %lld, \"nodes\": %lld, \"edges\": %lld, "
+  std::printf("{\"model\": \"%s\", \"loss0\": %.9g, \"keep_memory\": %d, \"dense\": %d, \"threads\": %d, \"params\": %lld, \"nodes\": %lld, \"edges\": %lld, "
               "\"configurable\": %lld, \"batch\": %lld, \"step_seconds\": [",
-              loss0, a.keep_memory, a.dense, a.threads, static_cast<long long>(params), static_cast<long long>(n),
+              a.model.c_str(), loss0, a.keep_memory, a.dense, a.threads, static_cast<long long>(params), static_cast<long long>(n),
               static_cast<long long>(edges.size() / 2), static_cast<long long>(nc), static_cast<long long>(a.batch));
   for (size_t i = 0; i < secs.size(); ++i) std::printf("%s%.6f", i ? ", " : "", secs[i]);
   std::printf("], \"median_step_seconds\": %.6f, \"configs_per_second\": %.3f}\n", median, a.batch / median);

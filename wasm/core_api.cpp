@@ -14,6 +14,7 @@
 #include "fastslow/error.h"
 #include "fastslow/graph_cache.h"
 #include "fastslow/graph_info.h"
+#include "fastslow/layout_context.h"
 #include "fastslow/model_card.h"
 #include "fastslow/rank_inputs.h"
 
@@ -80,6 +81,8 @@ EMSCRIPTEN_KEEPALIVE char* fastslow_rank_open(const char* path, const char* card
         {"node_opcode", addr(in.node_opcode.data())},
         {"edge_index", addr(in.edge_index.data())},
         {"config_nodes_ptr", addr(in.config_nodes.data())},
+        {"config_context_ptr", addr(in.config_context.data())},
+        {"config_context_width", fastslow::LayoutContext::kWidth},
     };
     j["session"] = addr(s.release());
     return to_c(j.dump());

@@ -43,7 +43,7 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--epochs", o->epochs, "epochs (default tile 20, layout 30)");
   sub->add_option("--configs-per-graph", o->configs_per_graph, "configs sampled per step (default tile 64, layout 32)");
   sub->add_option("--steps-per-epoch", o->steps_per_epoch, "default: one visit per training graph, at least 50");
-  sub->add_option("--lr", o->lr, "peak learning rate (default 1e-3)");
+  sub->add_option("--lr", o->lr, "peak learning rate (default 3e-3 for layout focus, 1e-3 otherwise)");
   sub->add_option("--weight-decay", o->weight_decay, "AdamW weight decay (default 1e-4)");
   sub->add_option("--warmup", o->warmup, "share of steps spent warming up")->capture_default_str();
   sub->add_option("--clip", o->clip, "gradient-norm clipping, 0 = off")->capture_default_str();
@@ -52,7 +52,7 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--hidden", o->hidden, "hidden width (default 64)");
   sub->add_option("--layers", o->layers, "graph layers (default 3)");
   sub->add_option("--khop", o->khop, "keep configurable nodes' k-hop neighbourhood, 0 = whole graph")->capture_default_str();
-  sub->add_option("--eval-chunk", o->eval_chunk, "configs per forward when ranking (default tile 256, layout 64)");
+  sub->add_option("--eval-chunk", o->eval_chunk, "configs per forward when ranking (default 64 for layout attn, 256 otherwise)");
   sub->add_option("--device", o->device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}))->capture_default_str();
   sub->add_option("--threads", o->threads, "CPU threads (0 = LibTorch's default)")->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of initialisation and sampling")->capture_default_str();

@@ -8,7 +8,10 @@
 
 #include "export/onnx_builder.h"
 #include "fastslow/error.h"
+#include "export/tiling_onnx.h"
+#include "fastslow/layout_context.h"
 #include "models/layout_attn.h"
+#include "models/layout_focus.h"
 #include "models/layout_sage.h"
 #include "models/tile_gcn.h"
 #include "models/tile_mlp.h"
@@ -224,6 +227,35 @@ std::string emit_layout_attn(Emitter& e, models::LayoutAttnImpl& m, int64_t conf
   return e.score_head(m.head, e.layer_norm(m.head_norm, z));
 }
 
+std::string emit_layout_focus(Emitter& e, models::LayoutFocusImpl& m, int64_t config_width) {
+  OnnxBuilder& b = e.b();
+  // Stage 1 on [n, 1, H], so the SAGE pieces are the batched ones.
+  std::string h = e.unsqueeze(e.encoder(m.encoder), {1});
+  for (auto& block : m.blocks)
+    h = b.op("Add", {h, e.gelu(e.sage_linear(block->lin, e.layer_norm(block->norm, h)))});
+  h = e.layer_norm(m.graph_norm, h);
+  const std::string node = b.op("Transpose", {b.op("Gather", {h, "config_nodes"}, {{"axis", int64_t{0}}})},
+                                {{"perm", std::vector<int64_t>{1, 0, 2}}});  // [1, nc, H]
+  // Stage 2 on [B, nc, H].
+  std::string x = node;
+  if (m.values) x = b.op("Add", {x, e.layout_values(m.values, config_width)});
+  std::string tiling;
+  if (m.tiling) {
+    tiling = emit_layout_tiling(b, "config_feat", "config_context");
+    x = b.op("Add", {x, e.linear(m.tiling, tiling)});
+  }
+  for (auto& block : m.node_blocks)
+    x = b.op("Add", {x, e.linear(block->fc2, e.gelu(e.linear(block->fc1, e.layer_norm(block->norm, x))))});
+  x = e.layer_norm(m.node_norm, x);
+  std::string terms = e.linear(m.cost_fc2, e.relu(e.linear(m.cost_fc1, x)));
+  if (m.tiling) terms = b.op("Add", {terms, e.linear(m.cost_direct, tiling)});
+  const std::string flat = b.op("Reshape", {terms, b.ints({0, -1}, {2}, "shape")});
+  const std::string lse = b.op("ReduceLogSumExp", {flat}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}});
+  const float scale = std::exp(m.log_scale.item<float>());
+  const std::string score = b.op("Mul", {lse, b.scalar(scale)});
+  // No configurable node: every config is the same graph, LibTorch scores 0.
+  return b.op("Where", {b.op("IsInf", {score}), b.scalar(0.0f), score});
+}
 
 }  // namespace
 
@@ -236,6 +268,7 @@ std::vector<TensorSpec> model_inputs(const models::ModelOptions& o) {
   if (o.kind == "layout") {
     in.push_back({"config_nodes", "int64", {configs}});
     in.push_back({"config_feat", "float32", {batch, configs, Fc}});
+    if (models::uses_layout_context(o)) in.push_back({"config_context", "float32", {configs, int64_t{LayoutContext::kWidth}}});
   } else {
     in.push_back({"config_feat", "float32", {batch, Fc}});
   }
@@ -277,6 +310,8 @@ onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOp
     scores = emit_layout_sage(e, *m);
   } else if (auto* m = dynamic_cast<models::LayoutAttnImpl*>(&model)) {
     scores = emit_layout_attn(e, *m, o.config_feat_width, o.hidden);
+  } else if (auto* m = dynamic_cast<models::LayoutFocusImpl*>(&model)) {
+    scores = emit_layout_focus(e, *m, o.config_feat_width);
   } else {
     throw Error("export: no ONNX writer for " + o.kind + " model '" + o.name + "'");
   }

@@ -21,6 +21,10 @@ torch::Tensor ResMlpBlockImpl::forward(const torch::Tensor& x) {
   return x + linear(fc2, torch::gelu(linear(fc1, norm(x))));
 }
 
+bool uses_layout_context(const ModelOptions& o) {
+  return o.kind == "layout" && o.name == "focus" && o.config_feat_width == 3 * LayoutContext::kSlots;
+}
+
 LayoutFocusImpl::LayoutFocusImpl(const ModelOptions& options) : options_(options) {
   const int64_t H = options.hidden, Fc = options.config_feat_width;
   encoder = register_module("encoder", NodeEncoder(options.opcode_vocab, options.node_feat_width, H));
@@ -28,7 +32,7 @@ LayoutFocusImpl::LayoutFocusImpl(const ModelOptions& options) : options_(options
     blocks.push_back(register_module("block" + std::to_string(i), ResSageBlock(H)));
   graph_norm = register_module("graph_norm", layer_norm(H));
   if (Fc > 0) values = register_module("values", LayoutValueEmbedding(Fc, H));
-  if (Fc == 3 * LayoutContext::kSlots) tiling = register_module("tiling", torch::nn::Linear(kTilingFeatures, H));
+  if (uses_layout_context(options)) tiling = register_module("tiling", torch::nn::Linear(kTilingFeatures, H));
   for (int64_t i = 0; i < kNodeBlocks; ++i)
     node_blocks.push_back(register_module("node_block" + std::to_string(i), ResMlpBlock(H)));
   node_norm = register_module("node_norm", layer_norm(H));

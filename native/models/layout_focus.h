@@ -35,6 +35,11 @@ class ResMlpBlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ResMlpBlock);
 
+// Whether a model of these options reads the layout context (an extra
+// input, LayoutContext::kWidth values per configurable node): focus models
+// over the published 18 layout values per node.
+bool uses_layout_context(const ModelOptions& o);
+
 class LayoutFocusImpl : public RankModelImpl {
  public:
   static constexpr int64_t kNodeBlocks = 2;

@@ -37,7 +37,7 @@ std::vector<std::string> model_names(const std::string& kind) {
 
 std::string default_model(const std::string& kind) {
   check_kind(kind);
-  return kind == "tile" ? "sage" : "attn";
+  return kind == "tile" ? "sage" : "focus";
 }
 
 std::string baseline_model(const std::string& kind) {

@@ -32,7 +32,7 @@ const std::vector<std::string> kNames = {"sage", "attn", "focus"};
 
 TEST(LayoutModels, Registry) {
   EXPECT_EQ(model_names("layout"), (std::vector<std::string>{"sage", "attn", "focus"}));
-  EXPECT_EQ(default_model("layout"), "attn");
+  EXPECT_EQ(default_model("layout"), "focus");
   EXPECT_EQ(baseline_model("layout"), "sage");
   const auto msg = error_of([] { make_model(layout_options("mlp")); });
   EXPECT_NE(msg.find("sage, attn, focus"), std::string::npos) << msg;

@@ -88,6 +88,12 @@ export class Ranker {
         edge_index: ['int64', i64(core, info.edge_index, m * 2), [m, 2]],
       };
       if (info.kind === 'layout') graph.config_nodes = ['int64', i64(core, info.config_nodes_ptr, nc), [nc]];
+      // Models that read the core's layout context (shapes and layouts
+      // around each configurable node) declare it as an input.
+      if (info.kind === 'layout' && this.session.inputNames.includes('config_context')) {
+        const w = info.config_context_width;
+        graph.config_context = ['float32', f32(core, info.config_context_ptr, nc * w), [nc, w]];
+      }
       // Fresh tensors for every call: ONNX Runtime's worker proxy takes
       // ownership of (detaches) the buffers it is given.
       const graphFeeds = () => Object.fromEntries(Object.entries(graph).map(([k, [t, a, d]]) => [k, new ort.Tensor(t, a.slice(), d)]));

@@ -111,6 +111,8 @@ const cases = [
   ['layout sage', [...layoutTrain, '--model', 'sage'], layoutValid],
   ['layout attn', [...layoutTrain, '--model', 'attn'], layoutValid],
   ['layout attn on AlexNet', ['--graph', alexnet, '--holdout', '0.2', '--model', 'attn'], () => alexnet],
+  ['layout focus', [...layoutTrain, '--model', 'focus'], layoutValid],
+  ['layout focus on AlexNet', ['--graph', alexnet, '--holdout', '0.2', '--model', 'focus'], () => alexnet],
 ];
 
 for (const [name, args, file] of cases) {
