@@ -42,7 +42,7 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--loss", o->loss, "mse, hinge, listmle, or weighted sums like hinge:1,listmle:0.5");
   sub->add_option("--epochs", o->epochs, "epochs (default tile 20, layout 30)");
   sub->add_option("--configs-per-graph", o->configs_per_graph, "configs sampled per step (default tile 64, layout 32)");
-  sub->add_option("--steps-per-epoch", o->steps_per_epoch, "default: one visit per training graph, at least 50");
+  sub->add_option("--steps-per-epoch", o->steps_per_epoch, "default: one visit per training graph, at least 200 (layout) or 50 (tile)");
   sub->add_option("--lr", o->lr, "peak learning rate (default 3e-3 for layout focus, 1e-3 otherwise)");
   sub->add_option("--weight-decay", o->weight_decay, "AdamW weight decay (default 1e-4)");
   sub->add_option("--warmup", o->warmup, "share of steps spent warming up")->capture_default_str();

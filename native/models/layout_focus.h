@@ -9,6 +9,10 @@
 //     choice (layout_tiling.h), residual MLP blocks, a few log-costs per
 //     node, pooled as log-sum-exp: a graph's runtime is a sum of costs that
 //     span orders of magnitude, and LSE of log-costs is the log of that sum.
+//     A learned scale multiplies the LSE: the ranking losses reward wide
+//     score gaps, and without a scale outside they widen the terms inside,
+//     which turns the sum into a max (generated layout:xla:random small,
+//     valid Kendall 0.66 without the scale, 0.83 with it).
 // No attention across the configs of a batch: measured on generated
 // layout:xla:random it cost 0.1 Kendall, and without it a config's score
 // does not depend on which configs share its batch.

@@ -167,8 +167,8 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
   if (steps == 0) {
     if (!o.graph.empty())
       steps = std::max<int64_t>(10, static_cast<int64_t>(train[0].train_groups.size()) / o.configs_per_graph);
-    else
-      steps = std::max<int64_t>(50, static_cast<int64_t>(trainable.size()));
+    else  // layout graphs need more steps (generated layout:xla:random small: 500 steps 0.48, 6,000 steps 0.83 valid Kendall)
+      steps = std::max<int64_t>(o.kind == "layout" ? 200 : 50, static_cast<int64_t>(trainable.size()));
   }
   const int64_t total_steps = steps * o.epochs;
   const int64_t warmup = static_cast<int64_t>(o.warmup * static_cast<double>(total_steps));
