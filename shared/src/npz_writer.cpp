@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "fastslow/error.h"
+#include "fastslow/write_file.h"
 #include "fastslow/zip.h"
 
 namespace fastslow {
@@ -66,7 +67,8 @@ struct NpzWriter::Sink {
 NpzWriter::NpzWriter(const std::string& path, Compression compression)
     : path_(path), compression_(compression), sink_(std::make_unique<Sink>()) {
   sink_->name = path;
-  sink_->f = std::fopen((path + ".tmp").c_str(), "wb");
+  tmp_path_ = temp_path_for(path);
+  sink_->f = std::fopen(tmp_path_.c_str(), "wb");
   if (!sink_->f) throw Error(path, "", std::string("cannot create: ") + std::strerror(errno));
 }
 
@@ -78,7 +80,7 @@ NpzWriter::NpzWriter(Compression compression)
 NpzWriter::~NpzWriter() {
   if (sink_->f) {
     std::fclose(sink_->f);
-    if (!closed_) std::remove((path_ + ".tmp").c_str());
+    if (!closed_) std::remove(tmp_path_.c_str());
   }
 }
 
@@ -242,8 +244,8 @@ void NpzWriter::close() {
   if (sink_->f) {
     const bool ok = std::fclose(sink_->f) == 0;
     sink_->f = nullptr;
-    if (!ok || std::rename((path_ + ".tmp").c_str(), path_.c_str()) != 0) {
-      std::remove((path_ + ".tmp").c_str());
+    if (!ok || std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+      std::remove(tmp_path_.c_str());
       throw Error(path_, "", std::string("cannot finish writing: ") + std::strerror(errno));
     }
   }

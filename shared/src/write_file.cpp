@@ -1,5 +1,8 @@
 #include "fastslow/write_file.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
@@ -7,8 +10,13 @@
 
 namespace fastslow {
 
+std::string temp_path_for(const std::string& path) {
+  static std::atomic<uint64_t> counter{0};
+  return path + ".tmp." + std::to_string(static_cast<long long>(::getpid())) + "." + std::to_string(counter++);
+}
+
 void write_file_atomically(const std::string& path, std::string_view bytes) {
-  const std::string tmp = path + ".tmp";
+  const std::string tmp = temp_path_for(path);
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) throw Error(path, "", "cannot open '" + tmp + "' for writing");

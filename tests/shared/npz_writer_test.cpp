@@ -100,16 +100,32 @@ TEST(NpzWriter, FileWriteIsAtomic) {
   {
     NpzWriter w(path, Compression::Deflate);
     w.add("x", std::vector<float>{1, 2}, {2});
-    EXPECT_FALSE(std::filesystem::exists(path));  // only the .tmp until close
+    EXPECT_FALSE(std::filesystem::exists(path));  // only the temporary file until close
+    EXPECT_EQ(test::temp_files_beside(path).size(), 1u);
   }
   // Destroyed without close(): nothing left behind.
   EXPECT_FALSE(std::filesystem::exists(path));
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_TRUE(test::temp_files_beside(path).empty());
   NpzWriter w(path, Compression::Deflate);
   w.add("x", std::vector<float>{1, 2}, {2});
   w.close();
   EXPECT_EQ(NpzReader::open(path).read("x").to_float(), (std::vector<float>{1, 2}));
   EXPECT_THROW(w.add("y", std::vector<float>{1}, {1}), Error);
+}
+
+// Two runs building the same cache file at once: each writes its own
+// temporary file, the last to finish replaces the other's whole file.
+TEST(NpzWriter, TwoWritersOfOnePathDoNotCollide) {
+  TempDir dir;
+  const std::string path = dir.file("g.npz");
+  NpzWriter a(path, Compression::Stored), b(path, Compression::Stored);
+  a.add("x", std::vector<float>{1, 2, 3}, {3});
+  b.add("x", std::vector<float>{4, 5}, {2});
+  a.close();
+  EXPECT_EQ(NpzReader::open(path).read("x").to_float(), (std::vector<float>{1, 2, 3}));
+  b.close();
+  EXPECT_EQ(NpzReader::open(path).read("x").to_float(), (std::vector<float>{4, 5}));
+  EXPECT_TRUE(test::temp_files_beside(path).empty());
 }
 
 TEST(NpzWriter, RejectsDuplicateNamesAndBadShapes) {

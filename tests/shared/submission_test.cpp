@@ -147,7 +147,7 @@ TEST(SubmissionFile, WriteThenRead) {
   TempDir dir;
   std::string path = dir.file("out.csv");
   write_submission_csv(path, sample_rows());
-  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  EXPECT_TRUE(test::temp_files_beside(path).empty());
   expect_same(read_submission_csv(path), sample_rows());
 
   // Overwriting replaces the whole file.
@@ -162,7 +162,7 @@ TEST(SubmissionFile, BadRowLeavesExistingFileAlone) {
   write_submission_csv(path, sample_rows());
   EXPECT_FALSE(error_of([&] { write_submission_csv(path, {{"tile:xla:a", {}}}); }).empty());
   expect_same(read_submission_csv(path), sample_rows());
-  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  EXPECT_TRUE(test::temp_files_beside(path).empty());
 }
 
 TEST(SubmissionFile, IoErrorsNameThePath) {

@@ -83,3 +83,16 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
 }
 
 }  // namespace fastslow::test
+
+namespace fastslow::test {
+
+std::vector<std::string> temp_files_beside(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string prefix = p.filename().string() + ".tmp";
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(p.parent_path()))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path().string());
+  return out;
+}
+
+}  // namespace fastslow::test

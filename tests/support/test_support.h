@@ -45,6 +45,9 @@ std::string error_of(F f) {
 }
 
 std::vector<uint8_t> read_bytes(const std::string& path);
+// Files beside `path` whose names start with its name + ".tmp" (what an
+// atomic writer leaves when it fails to clean up).
+std::vector<std::string> temp_files_beside(const std::string& path);
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes);
 
 }  // namespace fastslow::test

@@ -45,7 +45,7 @@ class NpzWriter {
   };
   void write_central_directory();
 
-  std::string path_;
+  std::string path_, tmp_path_;
   Compression compression_;
   std::unique_ptr<Sink> sink_;
   std::vector<Written> written_;
