@@ -142,16 +142,19 @@ class Emitter {
                  {h, unsqueeze("config_nodes", {1}), b_.op("Transpose", {add}, {{"perm", std::vector<int64_t>{1, 0, 2}}})},
                  {{"reduction", std::string("add")}});
   }
-  // Layout values (-1..5) at column p -> table row p*7 + v+1, summed over columns.
+  // Layout values (-1..5) at column p -> table row p*7 + v+1, summed over
+  // columns: a multi-hot [B, nc, Fc*7] times the table, as LibTorch does it.
+  // A Gather of rows would materialise [B, nc, Fc, H] (290 MB for 256
+  // configs of 246 nodes) before the sum.
   std::string layout_values(const models::LayoutValueEmbedding& e, int64_t width) {
-    const std::string v = b_.op("Cast", {b_.op("Clip", {b_.op("Round", {"config_feat"}), b_.scalar(-1.0f),
-                                                        b_.scalar(static_cast<float>(e->kValues - 2))})},
-                                {{"to", int64_t{kInt64}}});
-    std::vector<int64_t> col(static_cast<size_t>(width));
-    for (int64_t p = 0; p < width; ++p) col[p] = p * e->kValues + 1;
-    const std::string idx = b_.op("Add", {v, b_.ints(col, {width}, "col")});
-    const std::string rows = b_.op("Gather", {param(e->table, "value_table"), idx}, {{"axis", int64_t{0}}});
-    return b_.op("ReduceSum", {rows, b_.ints({2}, {1}, "axes")}, {{"keepdims", int64_t{0}}});
+    const std::string v = b_.op("Clip", {b_.op("Round", {"config_feat"}), b_.scalar(-1.0f),
+                                         b_.scalar(static_cast<float>(e->kValues - 2))});
+    std::vector<float> values(static_cast<size_t>(e->kValues));
+    for (int64_t k = 0; k < e->kValues; ++k) values[static_cast<size_t>(k)] = static_cast<float>(k - 1);
+    const std::string hot = b_.op("Cast", {b_.op("Equal", {unsqueeze(v, {-1}), b_.floats(values, {e->kValues}, "values")})},
+                                  {{"to", int64_t{kFloat}}});  // [B, nc, Fc, 7]
+    const std::string flat = b_.op("Reshape", {hot, b_.ints({0, 0, width * e->kValues}, {3}, "shape")});
+    return b_.op("MatMul", {flat, param(e->table, "value_table")});
   }
 
   std::string tile_graph(const models::NodeEncoder& enc, const torch::nn::Linear& config_in,

@@ -3,7 +3,8 @@
 // rank a graph with `fastslow rank` (LibTorch), then rank the same file in
 // ONNX Runtime Web (wasm backend, as the page does) with inputs prepared by
 // the wasm core. Scores must agree to 1e-4 relative, rankings exactly except
-// among scores equal within 1e-6, and the metrics must be the same.
+// among scores equal within 1e-6 relative (a few float32 ulps), and the
+// metrics must be the same.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -71,14 +72,15 @@ function compare(name, native, web) {
     maxRel = Math.max(maxRel, rel);
   }
   // Rankings: the same config at every position, unless the two configs
-  // there have scores equal within 1e-6 (their order is then a tie-break).
+  // there have scores equal within 1e-6 relative, a few float32 ulps (their
+  // order is then decided by rounding in either runtime).
   assert.equal(web.ranking.length, native.ranking.length);
   let swapped = 0;
   for (let i = 0; i < web.ranking.length; i++) {
     if (web.ranking[i] === native.ranking[i]) continue;
     const a = native.scores.get(web.groupOf[web.ranking[i]]);
     const b = native.scores.get(web.groupOf[native.ranking[i]]);
-    assert.ok(Math.abs(a - b) <= 1e-6, `${name}: position ${i} holds config ${web.ranking[i]} (score ${a}) in the browser, ` +
+    assert.ok(Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a), Math.abs(b)), `${name}: position ${i} holds config ${web.ranking[i]} (score ${a}) in the browser, ` +
       `${native.ranking[i]} (score ${b}) natively`);
     swapped++;
   }
