@@ -158,11 +158,10 @@ def place(layout, dims):
                 log_pad=log2_padding(d0, 128) + log2_padding(d1, 8), phys0=nth(1), phys1=nth(2), key=key)
 
 
-def row_major(layout, size):
-    big = size > 1
-    later = torch.ones(SLOTS, SLOTS, dtype=torch.bool).triu(1)
-    wrong = big.unsqueeze(3) & big.unsqueeze(2) & later & (layout.unsqueeze(3) < layout.unsqueeze(2))
-    return (~wrong.flatten(2).any(2)).float()
+def row_major_key(dims):
+    big = (dims > 1).float()
+    larger = big.sum(2, keepdim=True) - big.cumsum(2)
+    return (big * torch.arange(1, SLOTS + 1, dtype=dims.dtype) * torch.pow(8.0, larger)).sum(2)
 
 
 def one_layout(layout, dims, ref, bits, prefs):
@@ -181,7 +180,7 @@ def one_layout(layout, dims, ref, bits, prefs):
                         comparable, comparable * (l["phys0"] == r["phys0"]).float(),
                         comparable * (l["phys1"] == r["phys1"]).float(), comparable * (l["key"] == r["key"]).float(),
                         lg(nbytes, 16), lg(padded_l, 16), lg(padded_r, 16), lg(padded_l + padded_r, 16),
-                        miss(p0, 0), miss(p1, 1), avoid_hit, row_major(layout, l["size"])], 2)
+                        miss(p0, 0), miss(p1, 1), avoid_hit, (l["key"] == row_major_key(dims)).float()], 2)
 
 
 def tiling_features(config, context):
@@ -210,7 +209,7 @@ class ResMlpBlock(nn.Module):
         self.norm, self.fc1, self.fc2 = nn.LayerNorm(hidden), nn.Linear(hidden, hidden), nn.Linear(hidden, hidden)
 
     def forward(self, x):
-        return x + self.fc2(F.gelu(self.fc1(self.norm(x))))
+        return x + self.fc2(torch.relu(self.fc1(self.norm(x))))
 
 
 class LayoutFocus(nn.Module):
@@ -223,12 +222,14 @@ class LayoutFocus(nn.Module):
         for i in range(layers):
             setattr(self, f"block{i}", ResSageBlock(hidden))
         self.graph_norm = nn.LayerNorm(hidden)
-        self.values = LayoutValueEmbedding(width, hidden)
-        self.tiling = nn.Linear(3 * 16, hidden)
+        c = max(8, hidden // 2)  # stage 2 is half as wide
+        self.node_in = nn.Linear(hidden, c)
+        self.values = LayoutValueEmbedding(width, c)
+        self.tiling = nn.Linear(3 * 16, c)
         for i in range(self.NODE_BLOCKS):
-            setattr(self, f"node_block{i}", ResMlpBlock(hidden))
-        self.node_norm = nn.LayerNorm(hidden)
-        self.cost_fc1, self.cost_fc2 = nn.Linear(hidden, hidden), nn.Linear(hidden, self.TERMS)
+            setattr(self, f"node_block{i}", ResMlpBlock(c))
+        self.node_norm = nn.LayerNorm(c)
+        self.cost_fc1, self.cost_fc2 = nn.Linear(c, c), nn.Linear(c, self.TERMS)
         self.cost_direct = nn.Linear(3 * 16, self.TERMS)
         self.log_scale = nn.Parameter(torch.zeros(1))
 
@@ -236,7 +237,7 @@ class LayoutFocus(nn.Module):
         h = self.encoder(g)
         for i in range(self.layers):
             h = getattr(self, f"block{i}")(g, h)
-        node = self.graph_norm(h).index_select(0, g.config_nodes)
+        node = self.node_in(self.graph_norm(h).index_select(0, g.config_nodes))
         t = tiling_features(c, g.context)
         x = node.unsqueeze(0) + self.values(c) + self.tiling(t)
         for i in range(self.NODE_BLOCKS):

@@ -237,9 +237,10 @@ std::string emit_layout_focus(Emitter& e, models::LayoutFocusImpl& m, int64_t co
   for (auto& block : m.blocks)
     h = b.op("Add", {h, e.gelu(e.sage_linear(block->lin, e.layer_norm(block->norm, h)))});
   h = e.layer_norm(m.graph_norm, h);
-  const std::string node = b.op("Transpose", {b.op("Gather", {h, "config_nodes"}, {{"axis", int64_t{0}}})},
-                                {{"perm", std::vector<int64_t>{1, 0, 2}}});  // [1, nc, H]
-  // Stage 2 on [B, nc, H].
+  const std::string node =
+      e.linear(m.node_in, b.op("Transpose", {b.op("Gather", {h, "config_nodes"}, {{"axis", int64_t{0}}})},
+                               {{"perm", std::vector<int64_t>{1, 0, 2}}}));  // [1, nc, C]
+  // Stage 2 on [B, nc, C].
   std::string x = node;
   if (m.values) x = b.op("Add", {x, e.layout_values(m.values, config_width)});
   std::string tiling;
@@ -248,7 +249,7 @@ std::string emit_layout_focus(Emitter& e, models::LayoutFocusImpl& m, int64_t co
     x = b.op("Add", {x, e.linear(m.tiling, tiling)});
   }
   for (auto& block : m.node_blocks)
-    x = b.op("Add", {x, e.linear(block->fc2, e.gelu(e.linear(block->fc1, e.layer_norm(block->norm, x))))});
+    x = b.op("Add", {x, e.linear(block->fc2, e.relu(e.linear(block->fc1, e.layer_norm(block->norm, x))))});
   x = e.layer_norm(m.node_norm, x);
   std::string terms = e.linear(m.cost_fc2, e.relu(e.linear(m.cost_fc1, x)));
   if (m.tiling) terms = b.op("Add", {terms, e.linear(m.cost_direct, tiling)});

@@ -57,7 +57,9 @@ class Tiling {
     Placed p;
     const std::string valid = op("GreaterOrEqual", {layout, f(0.0f)});
     const std::string idx = op("Cast", {op("Max", {layout, f(0.0f)})}, {{"to", kInt64}});
-    p.size = op("Mul", {op("GatherElements", {dims, idx}, {{"axis", int64_t{2}}}), as_float(valid)});
+    // Where rather than Mul by a cast mask: casts were the largest cost of
+    // these features in ONNX Runtime Web.
+    p.size = op("Where", {valid, op("GatherElements", {dims, idx}, {{"axis", int64_t{2}}}), f(0.0f)});
     p.valid0 = select2(valid, 0);
     p.d0 = select2(p.size, 0);
     p.d1 = select2(p.size, 1);
@@ -65,7 +67,7 @@ class Tiling {
     const std::string big = as_float(op("Greater", {p.size, f(1.0f)}));
     const std::string rank = op("CumSum", {big, b_.ints({2}, {}, "axis")});
     const auto nth = [&](float k) {
-      const std::string hit = op("Mul", {big, as_float(op("Equal", {rank, f(k)}))});
+      const std::string hit = op("Where", {op("Equal", {rank, f(k)}), big, f(0.0f)});
       const std::string at = op("ArgMax", {hit}, {{"axis", int64_t{2}}, {"keepdims", int64_t{1}}});
       const std::string value = op("Squeeze", {op("GatherElements", {layout, at}, {{"axis", int64_t{2}}}), i64({2})});
       const std::string any = op("Greater", {op("ReduceMax", {hit}, {{"axes", std::vector<int64_t>{2}}, {"keepdims", int64_t{0}}}),
@@ -87,26 +89,25 @@ class Tiling {
     return as_float(op("And", {op("GreaterOrEqual", {preferred, f(0.0f)}),
                                op("Not", {op("Equal", {select2(layout, slot), preferred})})}));
   }
-  std::string row_major(const std::string& layout, const std::string& size) {
-    const std::string big = as_float(op("Greater", {size, f(1.0f)}));
-    if (later_.empty()) {
-      std::vector<float> later(static_cast<size_t>(C::kSlots * C::kSlots), 0.0f);
-      for (int i = 0; i < C::kSlots; ++i)
-        for (int j = i + 1; j < C::kSlots; ++j) later[static_cast<size_t>(i * C::kSlots + j)] = 1.0f;
-      later_ = b_.floats(later, {C::kSlots, C::kSlots}, "later");
-    }
-    const std::string both = op("Mul", {unsqueeze(big, {3}), unsqueeze(big, {2})});
-    const std::string less = as_float(op("Less", {unsqueeze(layout, {3}), unsqueeze(layout, {2})}));
-    const std::string wrong = op("Mul", {op("Mul", {both, less}), later_});
-    return op("Sub", {f(1.0f), op("ReduceMax", {wrong}, {{"axes", std::vector<int64_t>{2, 3}}, {"keepdims", int64_t{0}}})});
+  std::string row_major_key(const std::string& dims) {
+    const std::string big = as_float(op("Greater", {dims, f(1.0f)}));
+    const std::string total = op("ReduceSum", {big, i64({2})}, {{"keepdims", int64_t{1}}});
+    const std::string larger = op("Sub", {total, op("CumSum", {big, b_.ints({2}, {}, "axis")})});
+    std::vector<float> index(C::kSlots);
+    for (int i = 0; i < C::kSlots; ++i) index[static_cast<size_t>(i)] = static_cast<float>(i + 1);
+    if (index_.empty()) index_ = b_.floats(index, {C::kSlots}, "index");
+    const std::string terms = op("Mul", {op("Mul", {big, index_}), op("Pow", {f(8.0f), larger})});
+    return op("ReduceSum", {terms, i64({2})}, {{"keepdims", int64_t{0}}});
   }
 
-  // layout [B, nc, 6], dims [1, nc, 6], ref [1 or B, nc, 6], bits [1, nc], prefs [1, nc, 3].
-  std::string one_layout(const std::string& layout, const std::string& dims, const std::string& ref,
+  // layout [B, nc, 6], dims [1, nc, 6], ref [1 or B, nc, 6], bits [1, nc],
+  // prefs [1, nc, 3]. A ref without a batch axis (the output's built
+  // layout) is placed once per node; its values broadcast.
+  std::string one_layout(const std::string& layout, const std::string& dims, const std::string& ref, bool ref_batched,
                          const std::string& bits, const std::string& prefs) {
     const std::string shape = op("Shape", {layout});
-    const std::string dims_b = op("Expand", {dims, shape}), ref_b = op("Expand", {ref, shape});
-    const Placed l = place(layout, dims_b), r = place(ref_b, dims_b);
+    const std::string dims_b = op("Expand", {dims, shape});
+    const Placed l = place(layout, dims_b), r = ref_batched ? place(ref, dims_b) : place(ref, dims);
     const std::string comparable = as_float(op("And", {l.valid0, r.valid0}));
     const std::string elements =
         op("Mul", {op("ReduceProd", {op("Max", {dims_b, f(1.0f)})}, {{"axes", std::vector<int64_t>{2}}, {"keepdims", int64_t{0}}}),
@@ -125,7 +126,7 @@ class Tiling {
         flag(comparable, l.phys0, r.phys0), flag(comparable, l.phys1, r.phys1), flag(comparable, l.key, r.key),
         log2_1p(bytes, 16), log2_1p(padded_l, 16), log2_1p(padded_r, 16),
         log2_1p(op("Add", {padded_l, padded_r}), 16), misses(layout, select2(prefs, 0), 0),
-        misses(layout, select2(prefs, 1), 1), full(avoid_hit), row_major(layout, l.size)};
+        misses(layout, select2(prefs, 1), 1), full(avoid_hit), as_float(op("Equal", {l.key, row_major_key(dims)}))};
     std::vector<std::string> columns;
     for (const auto& x : features) columns.push_back(unsqueeze(full(x), {2}));
     return op("Concat", columns, {{"axis", int64_t{2}}});
@@ -134,7 +135,7 @@ class Tiling {
  private:
   OnnxBuilder& b_;
   std::map<float, std::string> scalars_;
-  std::string later_;
+  std::string index_;
 };
 
 }  // namespace
@@ -152,14 +153,15 @@ std::string emit_layout_tiling(OnnxBuilder& b, const std::string& config, const 
     const std::string configurable = t.unsqueeze(t.op("GreaterOrEqual", {p, zero}), {0, 2});
     return t.op("Where", {configurable, from_config, t.slots(ctx, tensor + C::kLayout)});
   };
-  const auto block = [&](int64_t at, int64_t tensor, const std::string& ref) {
-    return t.one_layout(t.slots(values, at), t.slots(ctx, tensor + C::kDims), ref, t.select2(ctx, tensor + C::kBits),
+  const auto block = [&](int64_t at, int64_t tensor, const std::string& ref, bool ref_batched) {
+    return t.one_layout(t.slots(values, at), t.slots(ctx, tensor + C::kDims), ref, ref_batched,
+                        t.select2(ctx, tensor + C::kBits),
                         t.op("Slice", {ctx, t.i64({tensor + C::kPrefer0}), t.i64({tensor + C::kAvoid + 1}), t.i64({2})}));
   };
   return t.op("Concat",
-              {block(0, C::kOutput, t.slots(ctx, C::kOutput + C::kLayout)),
-               block(6, C::kInput, producer_layout(C::kInProducer, C::kInput)),
-               block(12, C::kKernel, producer_layout(C::kKernelProducer, C::kKernel))},
+              {block(0, C::kOutput, t.slots(ctx, C::kOutput + C::kLayout), false),
+               block(6, C::kInput, producer_layout(C::kInProducer, C::kInput), true),
+               block(12, C::kKernel, producer_layout(C::kKernelProducer, C::kKernel), true)},
               {{"axis", int64_t{2}}});
 }
 

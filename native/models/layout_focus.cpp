@@ -18,7 +18,7 @@ ResMlpBlockImpl::ResMlpBlockImpl(int64_t hidden) {
 }
 
 torch::Tensor ResMlpBlockImpl::forward(const torch::Tensor& x) {
-  return x + linear(fc2, torch::gelu(linear(fc1, norm(x))));
+  return x + linear(fc2, torch::relu(linear(fc1, norm(x))));
 }
 
 bool uses_layout_context(const ModelOptions& o) {
@@ -31,13 +31,15 @@ LayoutFocusImpl::LayoutFocusImpl(const ModelOptions& options) : options_(options
   for (int64_t i = 0; i < options.layers; ++i)
     blocks.push_back(register_module("block" + std::to_string(i), ResSageBlock(H)));
   graph_norm = register_module("graph_norm", layer_norm(H));
-  if (Fc > 0) values = register_module("values", LayoutValueEmbedding(Fc, H));
-  if (uses_layout_context(options)) tiling = register_module("tiling", torch::nn::Linear(kTilingFeatures, H));
+  const int64_t C = config_width(H);
+  node_in = register_module("node_in", torch::nn::Linear(H, C));
+  if (Fc > 0) values = register_module("values", LayoutValueEmbedding(Fc, C));
+  if (uses_layout_context(options)) tiling = register_module("tiling", torch::nn::Linear(kTilingFeatures, C));
   for (int64_t i = 0; i < kNodeBlocks; ++i)
-    node_blocks.push_back(register_module("node_block" + std::to_string(i), ResMlpBlock(H)));
-  node_norm = register_module("node_norm", layer_norm(H));
-  cost_fc1 = register_module("cost_fc1", torch::nn::Linear(H, H));
-  cost_fc2 = register_module("cost_fc2", torch::nn::Linear(H, kCostTerms));
+    node_blocks.push_back(register_module("node_block" + std::to_string(i), ResMlpBlock(C)));
+  node_norm = register_module("node_norm", layer_norm(C));
+  cost_fc1 = register_module("cost_fc1", torch::nn::Linear(C, C));
+  cost_fc2 = register_module("cost_fc2", torch::nn::Linear(C, kCostTerms));
   if (tiling) cost_direct = register_module("cost_direct", torch::nn::Linear(kTilingFeatures, kCostTerms));
   log_scale = register_parameter("log_scale", torch::zeros({1}));
 }
@@ -45,7 +47,7 @@ LayoutFocusImpl::LayoutFocusImpl(const ModelOptions& options) : options_(options
 torch::Tensor LayoutFocusImpl::encode_graph(const train::GraphTensors& g) {
   auto h = encoder(g);
   for (auto& block : blocks) h = block->forward(g, h);
-  return graph_norm(h).index_select(0, g.config_nodes);
+  return linear(node_in, graph_norm(h).index_select(0, g.config_nodes));
 }
 
 torch::Tensor LayoutFocusImpl::score_configs(const train::GraphTensors& g, const torch::Tensor& node,

@@ -55,14 +55,15 @@ Placed place(const torch::Tensor& layout, const torch::Tensor& dims) {
 
 torch::Tensor log2_1p(const torch::Tensor& x, double scale) { return torch::log2(1 + x) / scale; }
 
-// Whether the physical order (slots holding dims of size > 1) runs from
-// the highest dim index down: row-major, what a reshape reads as a bitcast.
-torch::Tensor row_major(const torch::Tensor& layout, const torch::Tensor& size) {
-  const auto big = size > 1;                                            // [B, nc, 6]
-  const auto both = big.unsqueeze(3) & big.unsqueeze(2);                // slots i, j both physical
-  const auto later = torch::ones({C::kSlots, C::kSlots}, big.options()).triu(1);  // j > i
-  const auto wrong = both & later & (layout.unsqueeze(3) < layout.unsqueeze(2));  // L[i] < L[j]
-  return as_float(~wrong.flatten(2).any(2));
+// The key (see place()) of the row-major physical order of a tensor with
+// dims [1, nc, 6]: dim d (of size > 1) sits at the position counted by the
+// larger dims of size > 1. A layout is row-major (what a reshape reads as
+// a bitcast) when its key equals this one; per node, not per config.
+torch::Tensor row_major_key(const torch::Tensor& dims) {
+  const auto big = as_float(dims > 1);
+  const auto larger = big.sum(2, true) - big.cumsum(2);  // big dims with a higher index
+  const auto index = torch::arange(1, C::kSlots + 1, dims.options());
+  return (big * index * torch::pow(8.0, larger)).sum(2);
 }
 
 // Whether slot `slot` of the layout misses the op's preferred dim (when one is known).
@@ -90,7 +91,7 @@ torch::Tensor one_layout(const torch::Tensor& layout, const torch::Tensor& dims,
                        log2_1p(padded_r, 16), log2_1p(padded_l + padded_r, 16),
                        misses(layout, prefs.select(2, 0).expand_as(l.d0), 0),
                        misses(layout, prefs.select(2, 1).expand_as(l.d0), 1), avoid_hit.expand_as(l.d0),
-                       row_major(layout, l.size)},
+                       as_float(l.key == row_major_key(dims))},
                       2);
 }
 
