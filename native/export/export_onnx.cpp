@@ -126,6 +126,10 @@ class Emitter {
     if (e->feat) h = b_.op("Add", {h, linear(e->feat, "node_feat")});
     return h;
   }
+  // x + gelu(SAGE(LN(x))): models::ResSageBlock.
+  std::string res_sage_block(const models::ResSageBlock& block, const std::string& h) {
+    return b_.op("Add", {h, gelu(sage_linear(block->lin, layer_norm(block->norm, h)))});
+  }
   std::string score_head(const models::ScoreHead& h, const std::string& x) {
     return squeeze_last(linear(h->fc2, relu(linear(h->fc1, x))));
   }
@@ -216,7 +220,7 @@ std::string emit_layout_attn(Emitter& e, models::LayoutAttnImpl& m, int64_t conf
   std::string h = e.expand_batch(e.encoder(m.encoder));
   if (m.values) h = e.add_at_config_nodes(h, e.layout_values(m.values, config_width));
   for (auto& block : m.blocks)
-    h = b.op("Add", {h, e.gelu(e.sage_linear(block->lin, e.layer_norm(block->norm, h)))});
+    h = e.res_sage_block(block, h);
   h = e.layer_norm(m.out_norm, h);
   const std::string at_config = e.mean_over_nodes(b.op("Gather", {h, "config_nodes"}, {{"axis", int64_t{0}}}));
   std::string z = e.linear(m.pool, b.op("Concat", {e.mean_over_nodes(h), at_config}, {{"axis", int64_t{-1}}}));
@@ -235,7 +239,7 @@ std::string emit_layout_focus(Emitter& e, models::LayoutFocusImpl& m, int64_t co
   // Stage 1 on [n, 1, H], so the SAGE pieces are the batched ones.
   std::string h = e.unsqueeze(e.encoder(m.encoder), {1});
   for (auto& block : m.blocks)
-    h = b.op("Add", {h, e.gelu(e.sage_linear(block->lin, e.layer_norm(block->norm, h)))});
+    h = e.res_sage_block(block, h);
   h = e.layer_norm(m.graph_norm, h);
   const std::string node =
       e.linear(m.node_in, b.op("Transpose", {b.op("Gather", {h, "config_nodes"}, {{"axis", int64_t{0}}})},

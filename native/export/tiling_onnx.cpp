@@ -119,8 +119,8 @@ class Tiling {
     const std::string avoid_hit = as_float(op("And", {op("GreaterOrEqual", {avoid, f(0.0f)}),
                                                       op("Or", {op("Equal", {select2(layout, 0), avoid}),
                                                                 op("Equal", {select2(layout, 1), avoid})})}));
-    const std::string like = l.d0;  // [B, nc]
-    const auto full = [&](const std::string& x) { return op("Expand", {x, op("Shape", {like})}); };
+    const std::string batch_nodes = op("Shape", {l.d0});  // [B, nc]
+    const auto full = [&](const std::string& x) { return op("Expand", {x, batch_nodes}); };
     const std::vector<std::string> features = {
         log2_1p(l.d0, 8), log2_1p(l.d1, 8), log2_padding(l.d0, 128), log2_padding(l.d1, 8), comparable,
         flag(comparable, l.phys0, r.phys0), flag(comparable, l.phys1, r.phys1), flag(comparable, l.key, r.key),

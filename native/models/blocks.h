@@ -45,6 +45,10 @@ inline void check_layout_configs(const std::string& model, const train::GraphTen
                 std::to_string(o.config_feat_width) + "]");
 }
 
+inline torch::nn::LayerNorm layer_norm(int64_t width) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}));
+}
+
 // ATen's linear: for a contiguous [n, B, K] input it runs one addmm, where
 // torch::nn::Linear's C++ forward runs matmul and then adds the bias in a
 // second pass over the output.

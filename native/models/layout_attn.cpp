@@ -6,10 +6,6 @@
 
 namespace fastslow::models {
 
-namespace {
-torch::nn::LayerNorm layer_norm(int64_t h) { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({h})); }
-}  // namespace
-
 ResSageBlockImpl::ResSageBlockImpl(int64_t hidden) {
   norm = register_module("norm", layer_norm(hidden));
   lin = register_module("lin", torch::nn::Linear(3 * hidden, hidden));

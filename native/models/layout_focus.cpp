@@ -7,10 +7,6 @@
 
 namespace fastslow::models {
 
-namespace {
-torch::nn::LayerNorm layer_norm(int64_t h) { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({h})); }
-}  // namespace
-
 ResMlpBlockImpl::ResMlpBlockImpl(int64_t hidden) {
   norm = register_module("norm", layer_norm(hidden));
   fc1 = register_module("fc1", torch::nn::Linear(hidden, hidden));

@@ -62,9 +62,6 @@ class LayoutFocusImpl : public RankModelImpl {
   torch::Tensor encode_graph(const train::GraphTensors& g);
   // Stage 2: scores [B] from stage 1's output.
   torch::Tensor score_configs(const train::GraphTensors& g, const torch::Tensor& node, const torch::Tensor& config_feat);
-  // Whether the tiling features are used: only for the published 18 values
-  // per node (output, input, kernel layouts of 6 slots each).
-  bool uses_tiling() const { return static_cast<bool>(tiling); }
 
   NodeEncoder encoder{nullptr};
   std::vector<ResSageBlock> blocks;

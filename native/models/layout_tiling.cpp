@@ -77,8 +77,9 @@ torch::Tensor one_layout(const torch::Tensor& layout, const torch::Tensor& dims,
                          const torch::Tensor& bits, const torch::Tensor& prefs) {
   const int64_t B = layout.size(0);
   const auto dims_b = dims.expand({B, dims.size(1), dims.size(2)});
-  const auto ref_b = ref.expand({B, ref.size(1), ref.size(2)});
-  const Placed l = place(layout, dims_b), r = place(ref_b, dims_b);
+  // A reference without a batch axis (the output's built layout) is placed
+  // once per node; its values broadcast.
+  const Placed l = place(layout, dims_b), r = ref.size(0) == B ? place(ref, dims_b) : place(ref, dims);
   const auto comparable = as_float(l.valid0 & r.valid0);
   const auto elements = dims_b.clamp_min(1.0).prod(2) * as_float(dims_b.select(2, 0) > 0);
   const auto bytes = elements * bits / 8;

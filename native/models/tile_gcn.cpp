@@ -6,7 +6,7 @@ namespace fastslow::models {
 
 GcnLayerImpl::GcnLayerImpl(int64_t hidden) {
   lin = register_module("lin", torch::nn::Linear(hidden, hidden));
-  norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({hidden})));
+  norm = register_module("norm", layer_norm(hidden));
 }
 
 torch::Tensor GcnLayerImpl::forward(const train::GraphTensors& g, const torch::Tensor& h) {

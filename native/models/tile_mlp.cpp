@@ -8,7 +8,7 @@ TileMlpImpl::TileMlpImpl(const ModelOptions& options) : options_(options) {
   node_fc = register_module("node_fc", torch::nn::Linear(H, H));
   // A sum over nodes grows with the graph; normalising keeps kernels of a
   // few nodes and of thousands on one scale.
-  graph_norm = register_module("graph_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({H})));
+  graph_norm = register_module("graph_norm", layer_norm(H));
   fc1 = register_module("fc1", torch::nn::Linear(H + options.config_feat_width, H));
   head = register_module("head", ScoreHead(H, H));
 }
