@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "commands.h"
 #include "progress.h"
@@ -36,7 +37,18 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--holdout", o->holdout, "per-program: share of unique configs held out")->capture_default_str();
   sub->add_option("--out", o->out, "run folder")->required();
   sub->add_option("--cache", o->cache, "folder for preprocessed graphs (default: .cache beside the run folder)");
-  sub->add_option("--model", o->model, "tile: mlp, sage, gcn (default sage); layout: sage, attn (default attn)");
+  // From the registry, so the help names what make_model accepts.
+  std::string models_help;
+  for (const char* kind : {"tile", "layout"}) {
+    models_help += std::string(models_help.empty() ? "" : "; ") + kind + ":";
+    const char* sep = " ";
+    for (const std::string& name : models::model_names(kind)) {
+      models_help += sep + name;
+      sep = ", ";
+    }
+    models_help += " (default " + models::default_model(kind) + ")";
+  }
+  sub->add_option("--model", o->model, models_help);
   sub->add_option("--join", o->join, "tile sage/gcn: config features joined early (input) or late (after pooling)")
       ->check(CLI::IsMember({"early", "late"}))->capture_default_str();
   sub->add_option("--loss", o->loss, "mse, hinge, listmle, or weighted sums like hinge:1,listmle:0.5 (default: layout hinge:1,listmle:1, per-program hinge:1, tile listmle:1,hinge:1)");
