@@ -12,7 +12,9 @@ ort.env.wasm.wasmPaths = new URL('./ort/', import.meta.url).href;
 // Threads need a cross-origin-isolated page (serve.mjs sends the headers).
 // Inference runs in ONNX Runtime's worker so the UI keeps drawing frames.
 ort.env.wasm.proxy = true;
-ort.env.wasm.numThreads = globalThis.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
+// One core is left to the page (and the GPU process): on this 2-core machine
+// 2 threads ranked no faster than 1 and slowed the frames drawn meanwhile.
+ort.env.wasm.numThreads = globalThis.crossOriginIsolated ? Math.min(4, Math.max(1, (navigator.hardwareConcurrency || 1) - 1)) : 1;
 
 const state = { bytes: null, name: '', models: [], cancel: false, ranking: null };
 const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
@@ -68,7 +70,12 @@ async function openFile(file) {
 function addModel(name, onnx, cardText) {
   const r = json('_explorer_add_model', name, cardText);
   if (r.error) return r;
-  state.models[r.index] = { name, onnx, cardText, ranker: null };
+  // The session is built and warmed up now, in ONNX Runtime's worker, so
+  // that Rank starts at full speed; a model ONNX Runtime cannot load is
+  // reported when it is ranked with.
+  const ranker = Ranker.create(ort, onnx, cardText);
+  ranker.catch(() => {});
+  state.models[r.index] = { name, onnx, cardText, ranker };
   return r;
 }
 
@@ -95,9 +102,9 @@ async function rank(index) {
   try {
     if (!m) throw new Error('no such model');
     if (!state.bytes) throw new Error('no graph open');
-    if (!m.ranker) m.ranker = await Ranker.create(ort, m.onnx, m.cardText);
     const t0 = performance.now();
-    const res = await m.ranker.rank(M, state.bytes, state.name, {
+    const ranker = await m.ranker;
+    const res = await ranker.rank(M, state.bytes, state.name, {
       onProgress: (done, total) => M._explorer_rank_progress(done, total),
       cancelled: () => state.cancel,
     });
@@ -176,6 +183,8 @@ window.fastslow = {
   select: (node) => M._explorer_select(node),
   search: (text) => call('_explorer_search', text),
   fit: () => M._explorer_fit(),
+  // Settles once every model opened so far is loaded and warmed up.
+  modelsReady: () => Promise.allSettled(state.models.map((m) => m.ranker)).then(() => state.models.length),
   collapse: (computation, collapsed = true) => M._explorer_collapse(computation, collapsed ? 1 : 0),
 };
 window.fastslow.ready = boot();
