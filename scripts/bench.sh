@@ -44,7 +44,10 @@ case $what in
     [ -f $work/rank/graph/resnet_5000.npz ] ||
       $f synth --graph layout:xla:random --nodes 5000 --configs 1000 --seed 1 --out $work/rank/graph
     $f synth --scale tiny --seed 7 --out $work/rank/tiny  # resumes / skips finished files
-    if [ ! -f $work/rank/model/model.onnx ]; then
+    # Retrained and re-exported whenever fastslow was rebuilt, so the
+    # model always has the current architecture and ONNX writer.
+    if [ ! -f $work/rank/model/model.onnx ] || [ $f -nt $work/rank/model/model.onnx ]; then
+      rm -rf $work/rank/run $work/rank/model
       $f train --data $work/rank/tiny --collection layout:xla:random --out $work/rank/run --epochs 1 --steps-per-epoch 4
       $f export --run $work/rank/run -o $work/rank/model
     fi
@@ -57,9 +60,12 @@ case $what in
     [ -f $work/explorer/layout_20000.npz ] || {
       $f synth --graph layout:xla:random --nodes 20000 --configs 200 --seed 2 --out $work/explorer
       mv $work/explorer/resnet_20000.npz $work/explorer/layout_20000.npz; }
+    [ -f $work/explorer/layout_50000.npz ] || {
+      $f synth --graph layout:xla:random --nodes 50000 --configs 100 --seed 3 --out $work/explorer
+      mv $work/explorer/resnet_50000.npz $work/explorer/layout_50000.npz; }
     cp $work/rank/graph/resnet_5000.npz $work/rank/model/demo.npz
     bash scripts/stage_site.sh $work/explorer/site $work/rank/model >/dev/null
     node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
-      $work/rank/graph/resnet_5000.npz $work/rank/model $f "$@" ;;
+      $work/rank/graph/resnet_5000.npz $work/rank/model $f $work/explorer/layout_50000.npz "$@" ;;
   *) echo "unknown benchmark '$what' (known: npz, train-step, quality, holdout, rank, explorer)" >&2; exit 1 ;;
 esac
