@@ -51,7 +51,11 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--model", o->model, models_help);
   sub->add_option("--join", o->join, "tile sage/gcn: config features joined early (input) or late (after pooling)")
       ->check(CLI::IsMember({"early", "late"}))->capture_default_str();
-  sub->add_option("--loss", o->loss, "mse, hinge, listmle, or weighted sums like hinge:1,listmle:0.5 (default: layout hinge:1,listmle:1, per-program hinge:1, tile listmle:1,hinge:1)");
+  sub->add_option("--loss", o->loss, "mse, hinge, listmle, or weighted sums like hinge:1,listmle:0.5 (default: layout hinge:1,listmle:1, per-program hinge:1, tile mse:1,hinge:1)");
+  sub->add_option("--tile-features", o->tile_features,
+                  "tile: 1 = append the core's tiling features (blocks, steps, padding per output dim) to the 24 "
+                  "published config columns, 0 = the published columns alone (default 1)")
+      ->check(CLI::Range(0, 1));
   sub->add_option("--epochs", o->epochs, "epochs (default tile 20, layout 30)");
   sub->add_option("--configs-per-graph", o->configs_per_graph, "configs sampled per step (default tile 64, layout 32)");
   sub->add_option("--steps-per-epoch", o->steps_per_epoch, "default: one visit per training graph, at least 200 (layout) or 50 (tile)");

@@ -37,7 +37,11 @@ std::vector<std::string> model_names(const std::string& kind) {
 
 std::string default_model(const std::string& kind) {
   check_kind(kind);
-  return kind == "tile" ? "sage" : "focus";
+  // tile: the MLP's sum over nodes keeps the kernel's sizes that the mean
+  // pooling of sage and gcn loses; with the core's tiling features and
+  // mse+hinge it scored 0.950 against sage's 0.858 (generated tile:xla
+  // small, mean over 5 seeds).
+  return kind == "tile" ? "mlp" : "focus";
 }
 
 std::string baseline_model(const std::string& kind) {

@@ -4,6 +4,7 @@
 
 #include "fastslow/error.h"
 #include "fastslow/layout_context.h"
+#include "fastslow/tile_features.h"
 
 namespace fastslow::train {
 
@@ -11,6 +12,7 @@ nlohmann::json Normalizer::to_json() const {
   nlohmann::json j;
   j["node"] = nlohmann::json::parse(node.to_json());
   if (config.width() > 0) j["config"] = nlohmann::json::parse(config.to_json());
+  if (tile_features) j["tile_features"] = true;
   return j;
 }
 
@@ -19,12 +21,36 @@ Normalizer Normalizer::from_json(const nlohmann::json& j, const std::string& wha
   Normalizer n;
   n.node = FeatureStats::from_json(j["node"].dump(), what);
   if (j.contains("config")) n.config = FeatureStats::from_json(j["config"].dump(), what);
+  n.tile_features = j.value("tile_features", false);
   return n;
 }
 
-Normalizer fit_normalizer(GraphKind kind, const std::vector<const CachedGraph*>& train) {
+namespace {
+
+// A tile graph's config rows as the model sees them before standardising.
+std::vector<float> tile_rows(const CachedGraph& g, const TileContext& context, const std::vector<int64_t>& groups,
+                             bool tile_features) {
+  std::vector<float> rows = g.config_rows(groups);
+  if (!tile_features) return rows;
+  if (g.config_row_elems != kTileConfigColumns)
+    throw Error(g.source, "config_feat",
+                "has " + std::to_string(g.config_row_elems) + " columns; the tiling features read the published " +
+                    std::to_string(kTileConfigColumns));
+  return with_tile_features(context, rows, static_cast<int64_t>(groups.size()));
+}
+
+TileContext tile_context_of(const CachedGraph& g) {
+  return tile_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat);
+}
+
+}  // namespace
+
+Normalizer fit_normalizer(GraphKind kind, const std::vector<const CachedGraph*>& train, bool tile_features) {
   if (train.empty()) throw Error("no training graphs to fit normalisation statistics on");
   Normalizer n;
+  // The tiling features read the 24 published columns; files of another
+  // width (hand-made ones) train on their own columns alone.
+  n.tile_features = kind == GraphKind::Tile && tile_features && train.front()->config_row_elems == kTileConfigColumns;
   FeatureStatsBuilder node(train.front()->node_feat_width);
   for (const CachedGraph* g : train) {
     if (g->node_feat_width != node.width())
@@ -35,15 +61,15 @@ Normalizer fit_normalizer(GraphKind kind, const std::vector<const CachedGraph*>&
   }
   n.node = node.finish();
   if (kind == GraphKind::Tile) {
-    FeatureStatsBuilder cfg(train.front()->config_row_elems);
+    FeatureStatsBuilder cfg(train.front()->config_row_elems + (n.tile_features ? kTileDerived : 0));
     for (const CachedGraph* g : train) {
-      if (g->config_row_elems != cfg.width())
+      if (g->config_row_elems != train.front()->config_row_elems)
         throw Error(g->source, "config_feat",
                     "has " + std::to_string(g->config_row_elems) + " columns, other training graphs have " +
-                        std::to_string(cfg.width()));
+                        std::to_string(train.front()->config_row_elems));
       std::vector<int64_t> all(static_cast<size_t>(g->groups.num_groups()));
       for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
-      const std::vector<float> rows = g->config_rows(all);
+      const std::vector<float> rows = tile_rows(*g, tile_context_of(*g), all, n.tile_features);
       cfg.add(rows.data(), g->groups.num_groups());
     }
     n.config = cfg.finish();
@@ -56,10 +82,11 @@ GraphEntry make_entry(CachedGraph cache, const Normalizer& norm, const torch::De
     throw Error(cache.source, "node_feat",
                 "has " + std::to_string(cache.node_feat_width) + " feature columns; the model was trained on " +
                     std::to_string(norm.node.width()));
-  if (cache.kind == GraphKind::Tile && cache.config_row_elems != norm.config.width())
+  const int64_t derived = norm.tile_features ? kTileDerived : 0;
+  if (cache.kind == GraphKind::Tile && cache.config_row_elems + derived != norm.config.width())
     throw Error(cache.source, "config_feat",
                 "has " + std::to_string(cache.config_row_elems) + " columns; the model was trained on " +
-                    std::to_string(norm.config.width()));
+                    std::to_string(norm.config.width() - derived));
   GraphEntry e;
   const std::vector<float> feat = norm.node.applied(cache.node_feat);
   GraphTensors t = make_graph_tensors(cache.pruned.num_nodes(), cache.node_feat_width, feat, cache.node_opcode,
@@ -74,6 +101,7 @@ GraphEntry make_entry(CachedGraph cache, const Normalizer& norm, const torch::De
   e.train_groups.resize(static_cast<size_t>(groups));
   for (int64_t g = 0; g < groups; ++g) e.train_groups[g] = g;
   e.eval_groups = e.train_groups;
+  if (cache.kind == GraphKind::Tile) e.tile_context = tile_context_of(cache);
   e.cache = std::move(cache);
   return e;
 }
@@ -101,13 +129,14 @@ Batch make_batch(const GraphEntry& e, const std::vector<int64_t>& groups, const 
                  const torch::Device& device) {
   Batch b;
   b.groups = groups;
-  std::vector<float> rows = e.cache.config_rows(groups);
   const int64_t B = static_cast<int64_t>(groups.size());
   torch::Tensor feat;
   if (e.cache.kind == GraphKind::Tile) {
+    std::vector<float> rows = tile_rows(e.cache, e.tile_context, groups, norm.tile_features);
     norm.config.apply(rows.data(), B);
-    feat = torch::from_blob(rows.data(), {B, e.cache.config_row_elems}, torch::kFloat32).clone();
+    feat = torch::from_blob(rows.data(), {B, norm.config.width()}, torch::kFloat32).clone();
   } else {
+    std::vector<float> rows = e.cache.config_rows(groups);
     const int64_t nc = static_cast<int64_t>(e.cache.pruned.config_positions.size());
     feat = torch::from_blob(rows.data(), {B, nc, e.cache.config_feat_width}, torch::kFloat32).clone();
   }

@@ -12,6 +12,7 @@
 
 #include "fastslow/feature_stats.h"
 #include "fastslow/graph_cache.h"
+#include "fastslow/tile_features.h"
 #include "train/graph_tensors.h"
 
 namespace fastslow::train {
@@ -20,14 +21,20 @@ namespace fastslow::train {
 struct Normalizer {
   FeatureStats node;
   FeatureStats config;  // tile only; layout config values go to the model raw
+  // Tile: the config rows carry the derived tiling features after the
+  // published columns (config covers both).
+  bool tile_features = false;
   nlohmann::json to_json() const;
   static Normalizer from_json(const nlohmann::json& j, const std::string& what);
 };
 
-Normalizer fit_normalizer(GraphKind kind, const std::vector<const CachedGraph*>& train);
+// tile_features: append the core's tiling features to tile config rows
+// (when the files have the 24 published columns; see Normalizer).
+Normalizer fit_normalizer(GraphKind kind, const std::vector<const CachedGraph*>& train, bool tile_features);
 
 struct GraphEntry {
   CachedGraph cache;
+  TileContext tile_context;           // tile: the root's dims and layout
   GraphTensors tensors;               // normalised, on the training device
   std::vector<int64_t> train_groups;  // groups a training step samples from
   std::vector<int64_t> eval_groups;   // groups ranked when evaluating

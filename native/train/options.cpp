@@ -10,7 +10,11 @@ void TrainOptions::apply_defaults() {
   if (model.empty()) model = models::default_model(kind);
   // One program's configs (per-program mode): ListMLE's full-list term cost
   // 0.004 Kendall on AlexNet's held-out configs against hinge alone.
-  if (loss.empty()) loss = tile ? "listmle:1,hinge:1" : graph.empty() ? "hinge:1,listmle:1" : "hinge:1";
+  // Tile: MSE fits the runtime scale across kernels, hinge the order within
+  // one (tile score 0.950 against 0.904 for mse and 0.897 for listmle+hinge,
+  // mlp with tiling features, 5 seeds).
+  if (loss.empty()) loss = tile ? "mse:1,hinge:1" : graph.empty() ? "hinge:1,listmle:1" : "hinge:1";
+  if (tile_features < 0) tile_features = tile ? 1 : 0;
   if (hidden == 0) hidden = 64;
   if (layers == 0) layers = 3;
   if (epochs == 0) epochs = tile ? 20 : 30;
@@ -25,7 +29,7 @@ void TrainOptions::apply_defaults() {
 }
 
 #define FASTSLOW_OPTION_FIELDS(X)                                                                                   \
-  X(data) X(collection) X(graph) X(holdout) X(out) X(cache) X(kind) X(config_feat_width) X(model) X(join) X(loss) X(hidden) X(layers) \
+  X(data) X(collection) X(graph) X(holdout) X(out) X(cache) X(kind) X(config_feat_width) X(model) X(join) X(loss) X(tile_features) X(hidden) X(layers) \
       X(epochs) X(configs_per_graph) X(steps_per_epoch) X(lr) X(weight_decay) X(warmup) X(clip) X(patience)      \
           X(eval_chunk) X(khop) X(device) X(threads) X(seed)
 
@@ -39,6 +43,7 @@ nlohmann::json TrainOptions::to_json() const {
 
 TrainOptions TrainOptions::from_json(const nlohmann::json& j, const std::string& what) {
   TrainOptions o;
+  o.tile_features = 0;  // older runs had none
   try {
 #define X(f) \
   if (j.contains(#f)) j.at(#f).get_to(o.f);

@@ -24,6 +24,10 @@ struct TrainOptions {
   std::string join = "early";
   std::string loss;
   int64_t hidden = 0, layers = 0;
+  // Tile: append the core's derived tiling features (fastslow/tile_features.h)
+  // to the 24 published config columns. -1 = default (on); runs written
+  // before the option existed read as 0.
+  int tile_features = -1;
 
   // Optimisation.
   int64_t epochs = 0;

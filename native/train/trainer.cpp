@@ -137,12 +137,13 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
   } else {
     std::vector<const CachedGraph*> ptrs;
     for (const CachedGraph& c : train_caches) ptrs.push_back(&c);
-    norm = fit_normalizer(train_caches.front().kind, ptrs);
+    norm = fit_normalizer(train_caches.front().kind, ptrs, o.tile_features == 1);
     run.write_json("stats.json", norm.to_json());
   }
-  const int64_t config_width = train_caches.front().config_feat_width;
+  const int64_t config_width = train_caches.front().config_feat_width + (norm.tile_features ? kTileDerived : 0);
   if (!resuming) {
     o.config_feat_width = config_width;
+    o.tile_features = norm.tile_features ? 1 : 0;
     run.write_json("config.json", o.to_json());
   }
   std::vector<GraphEntry> train = entries_for(o, "train", norm, device, std::move(train_caches));

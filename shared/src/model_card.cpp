@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fastslow/error.h"
+#include "fastslow/tile_features.h"
 
 namespace fastslow {
 
@@ -61,6 +62,15 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
                               " columns, node_feat_width is " + std::to_string(c.node_feat_width));
   if (c.kind == GraphKind::Tile) {
     c.config_stats = FeatureStats::from_json(field(norm, "config", what).dump(), what);
+    const auto tf = norm.find("tile_features");
+    if (tf != norm.end()) {
+      if (!tf->is_boolean()) throw Error(what, "", "model card: normalization.tile_features must be true or false");
+      c.tile_features = tf->get<bool>();
+    }
+    if (c.tile_features && c.config_feat_width != kTileConfigColumns + kTileDerived)
+      throw Error(what, "", "model card: a model reading the tiling features has " +
+                                std::to_string(kTileConfigColumns + kTileDerived) + " config columns, not " +
+                                std::to_string(c.config_feat_width));
     if (c.config_stats.width() != c.config_feat_width)
       throw Error(what, "", "model card: config statistics cover " + std::to_string(c.config_stats.width()) +
                                 " columns, config_feat_width is " + std::to_string(c.config_feat_width));
@@ -68,6 +78,10 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
   c.khop = static_cast<int>(int_field(field(j, "pruning", what), "khop", what, 0));
   c.chunk = int_field(field(j, "batching", what), "chunk", what, 1);
   return c;
+}
+
+int64_t ModelCard::graph_config_width() const {
+  return config_feat_width - (tile_features ? kTileDerived : 0);
 }
 
 void ModelCard::check_fits(const std::string& file, GraphKind graph_kind, int64_t graph_node_feat_width,
@@ -79,10 +93,10 @@ void ModelCard::check_fits(const std::string& file, GraphKind graph_kind, int64_
     throw Error(file, "node_feat",
                 "has " + std::to_string(graph_node_feat_width) + " feature columns; the model was trained on " +
                     std::to_string(node_feat_width));
-  if (graph_config_feat_width != config_feat_width)
+  if (graph_config_feat_width != graph_config_width())
     throw Error(file, kind == GraphKind::Tile ? "config_feat" : "node_config_feat",
                 "has " + std::to_string(graph_config_feat_width) +
-                    " config feature columns; the model was trained on " + std::to_string(config_feat_width));
+                    " config feature columns; the model was trained on " + std::to_string(graph_config_width()));
 }
 
 }  // namespace fastslow

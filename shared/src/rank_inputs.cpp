@@ -4,6 +4,7 @@
 
 #include "fastslow/error.h"
 #include "fastslow/layout_context.h"
+#include "fastslow/tile_features.h"
 
 namespace fastslow {
 
@@ -28,7 +29,13 @@ RankGraphInputs rank_graph_inputs(const CachedGraph& g, const ModelCard& card) {
 
 std::vector<float> rank_config_batch(const CachedGraph& g, const std::vector<int64_t>& groups, const ModelCard& card) {
   std::vector<float> rows = g.config_rows(groups);
-  if (g.kind == GraphKind::Tile) card.config_stats.apply(rows.data(), static_cast<int64_t>(groups.size()));
+  if (g.kind != GraphKind::Tile) return rows;
+  const auto count = static_cast<int64_t>(groups.size());
+  if (card.tile_features) {
+    card.check_fits(g.source, g.kind, g.node_feat_width, g.config_row_elems);
+    rows = with_tile_features(tile_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat), rows, count);
+  }
+  card.config_stats.apply(rows.data(), count);
   return rows;
 }
 

@@ -39,7 +39,7 @@ std::string label(const Variant& v) { return "tile " + v.name + " " + v.join; }
 
 TEST(TileModels, Registry) {
   EXPECT_EQ(model_names("tile"), (std::vector<std::string>{"mlp", "sage", "gcn"}));
-  EXPECT_EQ(default_model("tile"), "sage");
+  EXPECT_EQ(default_model("tile"), "mlp");  // with the tiling features and mse+hinge (options.cpp)
   EXPECT_EQ(baseline_model("tile"), "mlp");
   auto o = tile_options({"transformer", "early"});
   const auto msg = error_of([&] { make_model(o); });

@@ -120,6 +120,10 @@ TEST(Trainer, TileRunTrainsAndEvaluates) {
   const TrainResult r = train(o);
   EXPECT_GE(r.best_epoch, 0);
   const LoadedRun run = load_run(o.out, "cpu");
+  // By default the core's tiling features follow the 24 published columns.
+  EXPECT_EQ(run.options.tile_features, 1);
+  EXPECT_TRUE(run.norm.tile_features);
+  EXPECT_EQ(run.options.config_feat_width, kTileConfigColumns + kTileDerived);
   const auto graphs = load_split(run, "valid");
   ASSERT_FALSE(graphs.empty());
   const GraphResult g = evaluate_entry(*run.model, graphs[0], run.norm, 256, run.device);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fastslow/error.h"
+#include "fastslow/tile_features.h"
 #include "test_support.h"
 
 namespace fastslow {
@@ -93,6 +94,27 @@ TEST(ModelCard, RefusesGraphsOfAnotherKindOrOtherWidths) {
   msg = test::error_of([&] { c.check_fits("g.npz", GraphKind::Layout, 7, 18); });
   EXPECT_NE(msg.find("node_config_feat"), std::string::npos);
   EXPECT_NE(msg.find("has 18 config feature columns; the model was trained on 4"), std::string::npos) << msg;
+}
+
+TEST(ModelCard, TileModelsWithTilingFeaturesFitThePublishedWidth) {
+  nlohmann::json j = card("tile");
+  j["config_feat_width"] = kTileConfigColumns + kTileDerived;
+  j["normalization"]["config"] = stats(kTileConfigColumns + kTileDerived);
+  j["normalization"]["tile_features"] = true;
+  const ModelCard c = ModelCard::from_json(j.dump(), "model.json");
+  EXPECT_TRUE(c.tile_features);
+  EXPECT_EQ(c.graph_config_width(), kTileConfigColumns);
+  EXPECT_NO_THROW(c.check_fits("k.npz", GraphKind::Tile, 7, kTileConfigColumns));
+  const std::string msg = test::error_of([&] { c.check_fits("k.npz", GraphKind::Tile, 7, 48); });
+  EXPECT_NE(msg.find("has 48 config feature columns; the model was trained on 24"), std::string::npos) << msg;
+  // The flag needs the published width, and a boolean.
+  j["normalization"]["tile_features"] = "yes";
+  EXPECT_NE(test::error_of([&] { ModelCard::from_json(j.dump(), "model.json"); }).find("true or false"),
+            std::string::npos);
+  nlohmann::json k = card("tile");
+  k["normalization"]["tile_features"] = true;
+  EXPECT_NE(test::error_of([&] { ModelCard::from_json(k.dump(), "model.json"); }).find("48 config columns, not 5"),
+            std::string::npos);
 }
 
 }  // namespace

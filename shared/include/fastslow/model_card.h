@@ -16,11 +16,16 @@ struct ModelCard {
   static constexpr int kFormatVersion = 1;
 
   GraphKind kind = GraphKind::Layout;
-  std::string model;  // tile: mlp | sage | gcn; layout: sage | attn
+  std::string model;  // tile: mlp | sage | gcn; layout: sage | attn | focus
   std::string join = "early";
   int64_t hidden = 0, layers = 0, opcode_vocab = 0;
   int64_t node_feat_width = 0;
-  int64_t config_feat_width = 0;  // per config (tile) or per configurable node (layout)
+  int64_t config_feat_width = 0;  // per config (tile) or per configurable node (layout), as the model reads it
+  // Tile: the model reads the published columns followed by the core's
+  // derived tiling features (tile_features.h), standardised together.
+  bool tile_features = false;
+  // How many config columns a graph must have for this model.
+  int64_t graph_config_width() const;
   FeatureStats node_stats;
   FeatureStats config_stats;  // tile only: config features are standardised too
   int khop = 1;               // pruning the model was trained with
