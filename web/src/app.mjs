@@ -74,8 +74,9 @@ function addModel(name, onnx, cardText) {
   // that Rank starts at full speed; a model ONNX Runtime cannot load is
   // reported when it is ranked with.
   const ranker = Ranker.create(ort, onnx, cardText);
-  ranker.catch(() => {});
-  state.models[r.index] = { name, onnx, cardText, ranker };
+  const model = { name, onnx, cardText, ranker, ready: false };
+  ranker.then(() => { model.ready = true; }, () => {});
+  state.models[r.index] = model;
   return r;
 }
 
@@ -103,7 +104,10 @@ async function rank(index) {
     if (!m) throw new Error('no such model');
     if (!state.bytes) throw new Error('no graph open');
     const t0 = performance.now();
+    const waiting = !m.ready;  // still being loaded and warmed up (addModel)
+    if (waiting) call('_explorer_set_status', `preparing model ${m.name} for ONNX Runtime...`);
     const ranker = await m.ranker;
+    if (waiting) call('_explorer_set_status', '');
     const res = await ranker.rank(M, state.bytes, state.name, {
       onProgress: (done, total) => M._explorer_rank_progress(done, total),
       cancelled: () => state.cancel,
@@ -114,6 +118,7 @@ async function rank(index) {
       seconds: (performance.now() - t0) / 1000,
     }));
   } catch (e) {
+    if (m && !m.ready) call('_explorer_set_status', '');
     call('_explorer_rank_failed', String(e.message || e), e.name === 'AbortError' ? 1 : 0);
   }
 }
