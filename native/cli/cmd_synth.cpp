@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -50,6 +51,7 @@ Command add_synth_command(CLI::App& app) {
     std::string scale = "small";
     uint64_t seed = 0;
     std::string graph, model;
+    std::vector<std::string> collections;
     int nodes = 5000;
     int64_t configs = 1000;
   };
@@ -65,6 +67,9 @@ Command add_synth_command(CLI::App& app) {
       ->check(CLI::IsMember({"tiny", "small", "full"}))
       ->capture_default_str();
   sub->add_option("--seed", o->seed, "random seed")->capture_default_str();
+  sub->add_option("--collection", o->collections,
+                  "only this collection's files (repeatable; e.g. layout:nlp:random): the same files the whole\n"
+                  "dataset would hold, for one experiment at `full` scale");
   sub->add_option("--graph", o->graph,
                   "write one graph of this collection instead of a dataset (e.g. layout:xla:random, tile:xla):\n"
                   "OUT/<template>_<nodes>.npz, with measured runtimes, and its answers file");
@@ -75,14 +80,17 @@ Command add_synth_command(CLI::App& app) {
             if (!o->graph.empty()) return synth_one(*o);
             const synth::SynthScale scale = synth::parse_synth_scale(o->scale);
             install_interrupt_handler();
-            const size_t total = synth::synth_plan(scale, o->seed).size();
+            size_t total = 0;
+            for (const synth::SynthItem& item : synth::synth_plan(scale, o->seed))
+              total += o->collections.empty() || std::find(o->collections.begin(), o->collections.end(),
+                                                           item.collection) != o->collections.end();
             ProgressBar bar("synth", total, "files");
             size_t skipped = 0;
             const bool complete = synth::synth_dataset(o->out, scale, o->seed, [&](const synth::SynthProgress& p) {
               skipped = p.skipped;
               bar.update(p.done, p.item ? p.item->path : "");
               return !interrupted();
-            });
+            }, o->collections);
             if (!complete) {
               std::fprintf(stderr, "\ninterrupted: finished files are kept; run the same command to resume\n");
               return 130;

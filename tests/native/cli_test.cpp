@@ -113,6 +113,19 @@ TEST(CliSynth, WritesATinyDatasetThatInfoReads) {
   EXPECT_EQ(r.code, 1);
 }
 
+TEST(CliSynth, OneCollectionOnly) {
+  fastslow::test::TempDir dir;
+  const std::string out = dir.file("d");
+  const Result r = run("synth --out " + out + " --scale tiny --seed 3 --collection layout:xla:default");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(out + "/npz/layout/xla/default/train"));
+  EXPECT_FALSE(std::filesystem::exists(out + "/npz/tile"));
+  EXPECT_FALSE(std::filesystem::exists(out + "/npz/layout/xla/random"));
+  const Result bad = run("synth --out " + dir.file("e") + " --scale tiny --collection layout:xla");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("unknown collection 'layout:xla'"), std::string::npos) << bad.err;
+}
+
 // train -> eval -> predict -> submit, as the README shows them, on tiny data.
 TEST(CliTrain, TrainEvalPredictSubmitOnGeneratedData) {
   fastslow::test::TempDir dir;

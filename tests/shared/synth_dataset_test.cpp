@@ -204,6 +204,27 @@ TEST(SynthDataset, SameBytesOnEveryBuild) {
   EXPECT_EQ(h, 13873560998179326931ull);
 }
 
+TEST(SynthDataset, OneCollectionHoldsTheSameFilesAsTheWholeDataset) {
+  const std::string& a = tiny_dataset();
+  test::TempDir b;
+  ASSERT_TRUE(synth_dataset(b.path(), SynthScale::Tiny, 7, nullptr, {"layout:nlp:random"}));
+  size_t files = 0;
+  for (const SynthItem& item : synth_plan(SynthScale::Tiny, 7)) {
+    const bool mine = item.collection == "layout:nlp:random";
+    EXPECT_EQ(fs::exists(b.path() + "/" + item.path), mine) << item.path;
+    if (!mine) continue;
+    EXPECT_EQ(test::read_bytes(b.path() + "/" + item.path), test::read_bytes(a + "/" + item.path)) << item.path;
+    EXPECT_EQ(test::read_bytes(b.path() + "/" + item.answer_path()), test::read_bytes(a + "/" + item.answer_path()));
+    ++files;
+  }
+  EXPECT_EQ(files, 5u);  // tiny: 3 train, 1 valid, 1 test
+  // Resuming needs the same selection; a name that is no collection is refused.
+  EXPECT_THROW(synth_dataset(b.path(), SynthScale::Tiny, 7, nullptr), Error);
+  test::TempDir c;
+  const std::string msg = test::error_of([&] { synth_dataset(c.path(), SynthScale::Tiny, 7, nullptr, {"layout:tpu"}); });
+  EXPECT_NE(msg.find("unknown collection 'layout:tpu'"), std::string::npos) << msg;
+}
+
 TEST(SynthDataset, RefusesAFolderOfAnotherRun) {
   const std::string& a = tiny_dataset();
   EXPECT_THROW(synth_dataset(a, SynthScale::Tiny, 8, nullptr), Error);

@@ -226,12 +226,14 @@ void write_tile(const std::string& dir, const SynthItem& item) {
   write_answers(dir, item, measured, clean);
 }
 
-nlohmann::json manifest(SynthScale scale, uint64_t seed, size_t files) {
-  return {{"generator", "fastslow synth"},
-          {"version", kManifestVersion},
-          {"scale", synth_scale_name(scale)},
-          {"seed", seed},
-          {"files", files}};
+nlohmann::json manifest(SynthScale scale, uint64_t seed, size_t files, const std::vector<std::string>& collections) {
+  nlohmann::json j = {{"generator", "fastslow synth"},
+                      {"version", kManifestVersion},
+                      {"scale", synth_scale_name(scale)},
+                      {"seed", seed},
+                      {"files", files}};
+  if (!collections.empty()) j["collections"] = collections;  // absent: all of them
+  return j;
 }
 
 }  // namespace
@@ -306,11 +308,23 @@ void synth_write(const std::string& dir, const SynthItem& item) {
 }
 
 bool synth_dataset(const std::string& dir, SynthScale scale, uint64_t seed,
-                   const std::function<bool(const SynthProgress&)>& progress) {
-  const std::vector<SynthItem> plan = synth_plan(scale, seed);
+                   const std::function<bool(const SynthProgress&)>& progress,
+                   const std::vector<std::string>& collections) {
+  const std::vector<std::string>& ids = all_collection_ids();
+  std::vector<std::string> wanted;  // in plan order, once each
+  for (const std::string& id : ids)
+    if (std::find(collections.begin(), collections.end(), id) != collections.end()) wanted.push_back(id);
+  for (const std::string& c : collections)
+    if (std::find(ids.begin(), ids.end(), c) == ids.end())
+      throw Error(dir, "", "unknown collection '" + c + "' (tile:xla, layout:xla:random, layout:xla:default, "
+                           "layout:nlp:random or layout:nlp:default)");
+  std::vector<SynthItem> plan;
+  for (SynthItem& item : synth_plan(scale, seed))
+    if (wanted.empty() || std::find(wanted.begin(), wanted.end(), item.collection) != wanted.end())
+      plan.push_back(std::move(item));
   const fs::path root(dir);
   const fs::path manifest_path = root / "synth.json";
-  const nlohmann::json want = manifest(scale, seed, plan.size());
+  const nlohmann::json want = manifest(scale, seed, plan.size(), wanted);
   std::error_code ec;
   if (fs::exists(manifest_path)) {
     nlohmann::json have;

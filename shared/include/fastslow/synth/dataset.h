@@ -46,9 +46,13 @@ struct SynthProgress {
   const SynthItem* item = nullptr;  // the file just finished
 };
 // Returns false from `progress` to stop after the current file.
-// Returns true when every file of the plan exists.
+// Returns true when every file of the plan exists. `collections` (ids such
+// as "layout:nlp:random"; empty = all) writes only those collections' files,
+// byte for byte the ones the whole plan writes: `full` is hundreds of GB,
+// one collection of it is what a single experiment needs.
 bool synth_dataset(const std::string& dir, SynthScale scale, uint64_t seed,
-                   const std::function<bool(const SynthProgress&)>& progress);
+                   const std::function<bool(const SynthProgress&)>& progress,
+                   const std::vector<std::string>& collections = {});
 
 // Multiplicative measurement noise, uniform within +-0.5 %, drawn without
 // libm so it is the same natively and in wasm.
