@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -80,10 +79,7 @@ Command add_synth_command(CLI::App& app) {
             if (!o->graph.empty()) return synth_one(*o);
             const synth::SynthScale scale = synth::parse_synth_scale(o->scale);
             install_interrupt_handler();
-            size_t total = 0;
-            for (const synth::SynthItem& item : synth::synth_plan(scale, o->seed))
-              total += o->collections.empty() || std::find(o->collections.begin(), o->collections.end(),
-                                                           item.collection) != o->collections.end();
+            const size_t total = synth::synth_plan(scale, o->seed, o->collections, o->out).size();
             ProgressBar bar("synth", total, "files");
             size_t skipped = 0;
             const bool complete = synth::synth_dataset(o->out, scale, o->seed, [&](const synth::SynthProgress& p) {

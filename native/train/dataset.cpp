@@ -4,6 +4,7 @@
 
 #include "fastslow/error.h"
 #include "fastslow/layout_context.h"
+#include "fastslow/rank_inputs.h"
 #include "fastslow/tile_features.h"
 
 namespace fastslow::train {
@@ -24,26 +25,6 @@ Normalizer Normalizer::from_json(const nlohmann::json& j, const std::string& wha
   n.tile_features = j.value("tile_features", false);
   return n;
 }
-
-namespace {
-
-// A tile graph's config rows as the model sees them before standardising.
-std::vector<float> tile_rows(const CachedGraph& g, const TileContext& context, const std::vector<int64_t>& groups,
-                             bool tile_features) {
-  std::vector<float> rows = g.config_rows(groups);
-  if (!tile_features) return rows;
-  if (g.config_row_elems != kTileConfigColumns)
-    throw Error(g.source, "config_feat",
-                "has " + std::to_string(g.config_row_elems) + " columns; the tiling features read the published " +
-                    std::to_string(kTileConfigColumns));
-  return with_tile_features(context, rows, static_cast<int64_t>(groups.size()));
-}
-
-TileContext tile_context_of(const CachedGraph& g) {
-  return tile_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat);
-}
-
-}  // namespace
 
 Normalizer fit_normalizer(GraphKind kind, const std::vector<const CachedGraph*>& train, bool tile_features) {
   if (train.empty()) throw Error("no training graphs to fit normalisation statistics on");
@@ -69,7 +50,7 @@ Normalizer fit_normalizer(GraphKind kind, const std::vector<const CachedGraph*>&
                         std::to_string(train.front()->config_row_elems));
       std::vector<int64_t> all(static_cast<size_t>(g->groups.num_groups()));
       for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
-      const std::vector<float> rows = tile_rows(*g, tile_context_of(*g), all, n.tile_features);
+      const std::vector<float> rows = tile_config_rows(*g, all, n.tile_features);
       cfg.add(rows.data(), g->groups.num_groups());
     }
     n.config = cfg.finish();
@@ -101,7 +82,6 @@ GraphEntry make_entry(CachedGraph cache, const Normalizer& norm, const torch::De
   e.train_groups.resize(static_cast<size_t>(groups));
   for (int64_t g = 0; g < groups; ++g) e.train_groups[g] = g;
   e.eval_groups = e.train_groups;
-  if (cache.kind == GraphKind::Tile) e.tile_context = tile_context_of(cache);
   e.cache = std::move(cache);
   return e;
 }
@@ -132,7 +112,7 @@ Batch make_batch(const GraphEntry& e, const std::vector<int64_t>& groups, const 
   const int64_t B = static_cast<int64_t>(groups.size());
   torch::Tensor feat;
   if (e.cache.kind == GraphKind::Tile) {
-    std::vector<float> rows = tile_rows(e.cache, e.tile_context, groups, norm.tile_features);
+    std::vector<float> rows = tile_config_rows(e.cache, groups, norm.tile_features);
     norm.config.apply(rows.data(), B);
     feat = torch::from_blob(rows.data(), {B, norm.config.width()}, torch::kFloat32).clone();
   } else {

@@ -34,7 +34,6 @@ Normalizer fit_normalizer(GraphKind kind, const std::vector<const CachedGraph*>&
 
 struct GraphEntry {
   CachedGraph cache;
-  TileContext tile_context;           // tile: the root's dims and layout
   GraphTensors tensors;               // normalised, on the training device
   std::vector<int64_t> train_groups;  // groups a training step samples from
   std::vector<int64_t> eval_groups;   // groups ranked when evaluating

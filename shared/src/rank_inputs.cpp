@@ -27,15 +27,22 @@ RankGraphInputs rank_graph_inputs(const CachedGraph& g, const ModelCard& card) {
   return in;
 }
 
-std::vector<float> rank_config_batch(const CachedGraph& g, const std::vector<int64_t>& groups, const ModelCard& card) {
+std::vector<float> tile_config_rows(const CachedGraph& g, const std::vector<int64_t>& groups, bool tile_features) {
   std::vector<float> rows = g.config_rows(groups);
-  if (g.kind != GraphKind::Tile) return rows;
-  const auto count = static_cast<int64_t>(groups.size());
-  if (card.tile_features) {
-    card.check_fits(g.source, g.kind, g.node_feat_width, g.config_row_elems);
-    rows = with_tile_features(tile_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat), rows, count);
-  }
-  card.config_stats.apply(rows.data(), count);
+  if (!tile_features) return rows;
+  if (g.config_row_elems != kTileConfigColumns)
+    throw Error(g.source, "config_feat",
+                "has " + std::to_string(g.config_row_elems) + " columns; the tiling features read the published " +
+                    std::to_string(kTileConfigColumns));
+  // The context is a scan of a kernel's few nodes: cheaper to redo than to keep.
+  return with_tile_features(tile_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat), rows,
+                            static_cast<int64_t>(groups.size()));
+}
+
+std::vector<float> rank_config_batch(const CachedGraph& g, const std::vector<int64_t>& groups, const ModelCard& card) {
+  if (g.kind != GraphKind::Tile) return g.config_rows(groups);
+  std::vector<float> rows = tile_config_rows(g, groups, card.tile_features);
+  card.config_stats.apply(rows.data(), static_cast<int64_t>(groups.size()));
   return rows;
 }
 

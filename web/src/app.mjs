@@ -104,10 +104,11 @@ async function rank(index) {
     if (!m) throw new Error('no such model');
     if (!state.bytes) throw new Error('no graph open');
     const t0 = performance.now();
-    const waiting = !m.ready;  // still being loaded and warmed up (addModel)
-    if (waiting) call('_explorer_set_status', `preparing model ${m.name} for ONNX Runtime...`);
+    if (!m.ready) {  // still being loaded and warmed up (addModel)
+      call('_explorer_set_status', `preparing model ${m.name} for ONNX Runtime...`);
+      await m.ranker.finally(() => call('_explorer_set_status', ''));
+    }
     const ranker = await m.ranker;
-    if (waiting) call('_explorer_set_status', '');
     const res = await ranker.rank(M, state.bytes, state.name, {
       onProgress: (done, total) => M._explorer_rank_progress(done, total),
       cancelled: () => state.cancel,
@@ -118,7 +119,6 @@ async function rank(index) {
       seconds: (performance.now() - t0) / 1000,
     }));
   } catch (e) {
-    if (m && !m.ready) call('_explorer_set_status', '');
     call('_explorer_rank_failed', String(e.message || e), e.name === 'AbortError' ? 1 : 0);
   }
 }

@@ -30,6 +30,12 @@ struct RankGraphInputs {
 // Checks that the card fits the graph (ModelCard::check_fits) first.
 RankGraphInputs rank_graph_inputs(const CachedGraph& g, const ModelCard& card);
 
+// A tile graph's config rows for the given groups, as a model reads them
+// before standardising: the published columns, then the core's tiling
+// features (tile_features.h) when `tile_features`. The trainer and the
+// rankers both read rows through this.
+std::vector<float> tile_config_rows(const CachedGraph& g, const std::vector<int64_t>& groups, bool tile_features);
+
 // config_feat for the given duplicate groups, in that order: tile [B, Fc]
 // standardised with the card's statistics; layout [B, config_nodes, Fc] raw.
 std::vector<float> rank_config_batch(const CachedGraph& g, const std::vector<int64_t>& groups, const ModelCard& card);

@@ -307,21 +307,32 @@ void synth_write(const std::string& dir, const SynthItem& item) {
   }
 }
 
-bool synth_dataset(const std::string& dir, SynthScale scale, uint64_t seed,
-                   const std::function<bool(const SynthProgress&)>& progress,
-                   const std::vector<std::string>& collections) {
+std::vector<SynthItem> synth_plan(SynthScale scale, uint64_t seed, const std::vector<std::string>& collections,
+                                  const std::string& dir) {
   const std::vector<std::string>& ids = all_collection_ids();
-  std::vector<std::string> wanted;  // in plan order, once each
-  for (const std::string& id : ids)
-    if (std::find(collections.begin(), collections.end(), id) != collections.end()) wanted.push_back(id);
   for (const std::string& c : collections)
     if (std::find(ids.begin(), ids.end(), c) == ids.end())
       throw Error(dir, "", "unknown collection '" + c + "' (tile:xla, layout:xla:random, layout:xla:default, "
                            "layout:nlp:random or layout:nlp:default)");
-  std::vector<SynthItem> plan;
-  for (SynthItem& item : synth_plan(scale, seed))
-    if (wanted.empty() || std::find(wanted.begin(), wanted.end(), item.collection) != wanted.end())
-      plan.push_back(std::move(item));
+  std::vector<SynthItem> plan = synth_plan(scale, seed);
+  if (collections.empty()) return plan;
+  plan.erase(std::remove_if(plan.begin(), plan.end(),
+                            [&](const SynthItem& item) {
+                              return std::find(collections.begin(), collections.end(), item.collection) ==
+                                     collections.end();
+                            }),
+             plan.end());
+  return plan;
+}
+
+bool synth_dataset(const std::string& dir, SynthScale scale, uint64_t seed,
+                   const std::function<bool(const SynthProgress&)>& progress,
+                   const std::vector<std::string>& collections) {
+  const std::vector<SynthItem> plan = synth_plan(scale, seed, collections, dir);
+  std::vector<std::string> wanted;  // the selection in plan order, once each: the manifest's record
+  if (!collections.empty())
+    for (const std::string& id : all_collection_ids())
+      if (std::find(collections.begin(), collections.end(), id) != collections.end()) wanted.push_back(id);
   const fs::path root(dir);
   const fs::path manifest_path = root / "synth.json";
   const nlohmann::json want = manifest(scale, seed, plan.size(), wanted);

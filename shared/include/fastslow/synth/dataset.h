@@ -37,6 +37,10 @@ struct SynthItem {
 };
 
 std::vector<SynthItem> synth_plan(SynthScale scale, uint64_t seed);
+// The plan's items of these collections only (empty = all); throws Error
+// naming `dir` for an id that is no collection.
+std::vector<SynthItem> synth_plan(SynthScale scale, uint64_t seed, const std::vector<std::string>& collections,
+                                  const std::string& dir);
 
 // Writes one file and its answer file under `dir`.
 void synth_write(const std::string& dir, const SynthItem& item);
