@@ -66,7 +66,9 @@ void tile_features(const TileContext& c, const float* config, float* out) {
     log_waste += std::log2(static_cast<double>(steps * padded(k, c.unit[i])) / static_cast<double>(d));
     block_elems *= static_cast<double>(padded(t, c.unit[i]));
   }
-  const int64_t kc = c.rank < 8 ? value(config[kKernelCol + c.rank]) : 0;
+  // The contracted tile follows the output dims; a rank-6 output leaves it
+  // no slot (column 6 holds the bounds' sum).
+  const int64_t kc = c.rank < TileContext::kSlots ? value(config[kKernelCol + c.rank]) : 0;
   if (kc > 0) {
     out[3 * S] = log2f_of(static_cast<double>(padded(kc, 128)) / static_cast<double>(kc));
     out[3 * S + 1] = log2f_of(1.0 + static_cast<double>(kc));
