@@ -17,7 +17,9 @@ namespace fastslow {
 namespace {
 
 // Bumped whenever what the cache holds changes, so old files are rebuilt.
-constexpr int kCacheFormat = 2;  // 2: caches built before the gather fix may hold permuted rows
+// 2: caches built before the gather fix may hold permuted rows.
+// 3: integral layout rows are stored as int8 (a quarter of the disk and reads).
+constexpr int kCacheFormat = 3;
 
 struct SourceStamp {
   std::string path;
@@ -29,9 +31,11 @@ SourceStamp stamp_of(const std::string& source) {
   struct stat st {};
   if (::stat(source.c_str(), &st) != 0) throw Error(source, "", std::string("cannot open: ") + std::strerror(errno));
   SourceStamp s;
+  // Links resolved: one file reached through two dataset folders shares a
+  // cache entry (a full-scale one is hundreds of MB).
   std::error_code ec;
-  const auto abs = std::filesystem::absolute(source, ec);
-  s.path = ec ? source : abs.lexically_normal().string();
+  const auto real = std::filesystem::canonical(source, ec);
+  s.path = ec ? source : real.string();
   s.size = static_cast<int64_t>(st.st_size);
   s.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   return s;
@@ -121,10 +125,13 @@ void build_layout(const std::string& source, const GraphCacheOptions& o, NpzWrit
   const int64_t row = g.num_configurable() * g.config_feat_width;
   ConfigDeduplicator dedup(row);
   LayoutConfigCheck check(row);
+  bool all_int8 = true;
   npz.for_each_chunk("node_config_feat", 1024, [&](int64_t, const NpyArray& chunk) {
     const std::vector<float> v = chunk.to_float("node_config_feat");
     dedup.add_rows(v.data(), chunk.dim(0));
     check.add(v.data(), static_cast<int64_t>(v.size()));
+    for (float x : v)
+      if (!(x >= -128 && x <= 127 && x == std::floor(x))) all_int8 = false;
   });
   std::vector<Problem> problems;
   check.report(&problems);
@@ -134,13 +141,16 @@ void build_layout(const std::string& source, const GraphCacheOptions& o, NpzWrit
 
   const PrunedGraph p = prune_graph(g, g.node_config_ids, o.khop);
   write_common(w, g, p, groups, runtime, measured);
+  // Layout values are small integers (dimension indices), so int8 keeps them
+  // exactly; files with other values (a validation warning) keep float32.
   NpyArray rows = npz.read_rows("node_config_feat", groups.representative);
-  if (rows.dtype() != DType::F32) {
-    const std::vector<float> f = rows.to_float("node_config_feat");
-    w.add("config_rows", f, {groups.num_groups(), g.num_configurable(), g.config_feat_width});
-  } else {
+  const std::vector<int64_t> shape = {groups.num_groups(), g.num_configurable(), g.config_feat_width};
+  if (all_int8)
+    w.add("config_rows", rows.to_int8("node_config_feat"), shape);
+  else if (rows.dtype() != DType::F32)
+    w.add("config_rows", rows.to_float("node_config_feat"), shape);
+  else
     w.add("config_rows", rows);
-  }
   meta["kind"] = "layout";
   meta["original_nodes"] = g.num_nodes;
   meta["original_edges"] = g.num_edges();
@@ -217,6 +227,7 @@ std::vector<float> CachedGraph::config_rows(const std::vector<int64_t>& group_id
       throw Error(path, "config_rows", "group " + std::to_string(g) + " out of range [0, " +
                                            std::to_string(groups.num_groups()) + ")");
   const NpyArray a = reader_->read_rows("config_rows", group_ids);
+  if (a.dtype() != DType::F32) return a.to_float("config_rows");
   const float* p = a.as<float>();
   return std::vector<float>(p, p + a.count());
 }

@@ -340,4 +340,13 @@ std::vector<int64_t> NpyArray::to_int64(const std::string& what) const {
   });
 }
 
+std::vector<int8_t> NpyArray::to_int8(const std::string& what) const {
+  return convert<int8_t>(*this, [&](auto v, int64_t i) -> int8_t {
+    const double d = static_cast<double>(v);  // unsigned types must not meet -128 as unsigned
+    if (!(d >= -128 && d <= 127 && d == std::floor(d)))
+      throw Error(what + (what.empty() ? "" : ": ") + "element " + std::to_string(i) + " is not an int8 value");
+    return static_cast<int8_t>(v);
+  });
+}
+
 }  // namespace fastslow

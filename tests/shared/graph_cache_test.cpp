@@ -53,6 +53,39 @@ TEST(GraphCache, LayoutIsPrunedGroupedAndRowsMatchTheSource) {
   EXPECT_THROW(c.config_rows({3}), Error);
 }
 
+TEST(GraphCache, IntegralLayoutRowsAreStoredAsInt8OthersAsFloat) {
+  test::TempDir dir;
+  const std::string src = dir.file("small.npz");
+  test::write_bytes(src, SmallLayout::arrays().bytes());
+  const CachedGraph c = CachedGraph::open(src, {dir.file("cache"), 1});
+  EXPECT_EQ(NpzReader::open(c.path).header("config_rows").dtype, DType::I8);
+
+  // Values outside int8's integers only warn in validation: they are cached
+  // as float32, exactly.
+  std::vector<float> f = SmallLayout::config_feat();
+  f[1] = 0.5f;
+  f[13] = 300.0f;
+  test::write_bytes(src, SmallLayout::arrays().set("node_config_feat", f, {5, 3, 4}).bytes());
+  const CachedGraph d = CachedGraph::open(src, {dir.file("cache"), 1});
+  EXPECT_EQ(NpzReader::open(d.path).header("config_rows").dtype, DType::F32);
+  const std::vector<float> rows = d.config_rows({0, 1});
+  EXPECT_EQ(rows[1], 0.5f);
+  EXPECT_EQ(rows[d.config_row_elems + 1], 300.0f);
+}
+
+TEST(GraphCache, OneFileReachedThroughALinkSharesItsEntry) {
+  test::TempDir dir;
+  const std::string src = dir.file("small.npz");
+  test::write_bytes(src, SmallLayout::arrays().bytes());
+  std::filesystem::create_directories(dir.file("other"));
+  const std::string link = dir.file("other/alias.npz");
+  std::filesystem::create_symlink(src, link);
+  const CachedGraph a = CachedGraph::open(src, {dir.file("cache"), 1});
+  const CachedGraph b = CachedGraph::open(link, {dir.file("cache"), 1});
+  EXPECT_EQ(a.path, b.path);
+  EXPECT_EQ(b.source, link);  // errors still name the path the user gave
+}
+
 TEST(GraphCache, TileTargetsAreRuntimeOverNormalizer) {
   test::TempDir dir;
   const std::string src = dir.file("tile.npz");

@@ -139,3 +139,15 @@ TEST(NpyArray, ConvertsBetweenTypes) {
   EXPECT_THROW(u.to_int64(), Error);
   EXPECT_THROW(NpyArray::from(std::vector<float>{1, 2, 3}, {2, 2}), std::invalid_argument);
 }
+
+TEST(NpyArray, ToInt8KeepsExactSmallIntegersOnly) {
+  EXPECT_EQ(NpyArray::from(std::vector<float>{-128, -1, 0, 5, 127}, {5}).to_int8(),
+            (std::vector<int8_t>{-128, -1, 0, 5, 127}));
+  EXPECT_EQ(NpyArray::from(std::vector<int64_t>{-1, 6}, {2}).to_int8(), (std::vector<int8_t>{-1, 6}));
+  EXPECT_THROW(NpyArray::from(std::vector<float>{0.5f}, {1}).to_int8(), Error);
+  EXPECT_THROW(NpyArray::from(std::vector<int64_t>{128}, {1}).to_int8(), Error);
+  EXPECT_THROW(NpyArray::from(std::vector<double>{std::nan("")}, {1}).to_int8(), Error);
+  // An unsigned value must not wrap into range.
+  EXPECT_THROW(NpyArray::from(std::vector<uint64_t>{~uint64_t{0}}, {1}).to_int8(), Error);
+  EXPECT_EQ(NpyArray::from(std::vector<uint32_t>{7}, {1}).to_int8(), (std::vector<int8_t>{7}));
+}

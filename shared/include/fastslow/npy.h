@@ -76,6 +76,7 @@ class NpyArray {
   std::vector<float> to_float(const std::string& what = "") const;
   std::vector<double> to_double(const std::string& what = "") const;
   std::vector<int64_t> to_int64(const std::string& what = "") const;
+  std::vector<int8_t> to_int8(const std::string& what = "") const;
 
  private:
   DType dtype_ = DType::U8;
