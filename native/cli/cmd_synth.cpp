@@ -84,7 +84,7 @@ Command add_synth_command(CLI::App& app) {
             size_t skipped = 0;
             const bool complete = synth::synth_dataset(o->out, scale, o->seed, [&](const synth::SynthProgress& p) {
               skipped = p.skipped;
-              bar.update(p.done, p.item ? p.item->path : "");
+              bar.update(p.done, p.item ? p.item->path : "", p.skipped);
               return !interrupted();
             }, o->collections);
             if (!complete) {

@@ -38,11 +38,12 @@ ProgressBar::ProgressBar(std::string label, size_t total, std::string unit)
     : label_(std::move(label)), unit_(std::move(unit)), total_(total), tty_(isatty(STDERR_FILENO) != 0),
       start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
 
-void ProgressBar::update(size_t done, const std::string& note) {
+void ProgressBar::update(size_t done, const std::string& note, size_t untimed) {
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const int percent = total_ ? static_cast<int>(100 * done / total_) : 100;
-  const double rate = elapsed > 0 ? done / elapsed : 0;
+  const size_t timed = done > untimed ? done - untimed : 0;
+  const double rate = elapsed > 0 ? timed / elapsed : 0;
   const double eta = rate > 0 ? (total_ - done) / rate : -1;
   if (tty_) {
     // Redrawing faster than 10 Hz only costs time.

@@ -11,7 +11,9 @@ namespace fastslow::cli {
 class ProgressBar {
  public:
   ProgressBar(std::string label, size_t total, std::string unit);
-  void update(size_t done, const std::string& note = "");
+  // `untimed` of the `done` units cost no time (files a resumed job found
+  // already there): they are left out of the rate, or the ETA reads 0:00.
+  void update(size_t done, const std::string& note = "", size_t untimed = 0);
   void finish(const std::string& note = "");
 
  private:
