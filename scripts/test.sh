@@ -47,10 +47,13 @@ node build/wasm/bin/fastslow_core_tests.js --gtest_brief=1 >"$LOG/wasm-tests.log
 rc=$?
 tail -4 "$LOG/wasm-tests.log"
 w_pass=$(grep -oE '^\[  PASSED  \] [0-9]+' "$LOG/wasm-tests.log" | grep -oE '[0-9]+$')
-w_fail=$(grep -oE '^\[  FAILED  \] [0-9]+ test' "$LOG/wasm-tests.log" | grep -oE '[0-9]+' | head -1)
-passed=$((passed + ${w_pass:-0})); failed=$((failed + ${w_fail:-0}))
-if [ $rc != 0 ] && [ -z "${w_fail:-}" ]; then problems+=("wasm: node exited $rc"); failed=$((failed + 1)); fi
-[ -z "${w_fail:-}" ] || { grep -E '^\[  FAILED  \]' "$LOG/wasm-tests.log"; problems+=("wasm: $w_fail failed"); }
+# Counted from each test's own result line: under node, gtest's closing
+# summary (the failure count and list) can be lost when the process exits.
+w_failed_lines=$(grep -E '^\[  FAILED  \] [^ ]+ \([0-9]+ ms\)$' "$LOG/wasm-tests.log" || true)
+w_fail=0; [ -z "$w_failed_lines" ] || w_fail=$(printf '%s\n' "$w_failed_lines" | wc -l)
+passed=$((passed + ${w_pass:-0})); failed=$((failed + w_fail))
+[ "$w_fail" = 0 ] || { printf '%s\n' "$w_failed_lines"; problems+=("wasm: $w_fail failed"); }
+if [ $rc != 0 ] && [ "$w_fail" = 0 ]; then problems+=("wasm: node exited $rc"); failed=$((failed + 1)); fi
 
 # JS side: node's test runner over web/tests (the wasm module from JS).
 step "web tests (node --test)"

@@ -25,6 +25,10 @@ struct SourceStamp {
   std::string path;
   int64_t size = 0;
   int64_t mtime_ns = 0;
+  // Over every array's CRC-32: a rewrite of the same size within the file
+  // system's mtime resolution (seconds on some, and in the browser's) still
+  // invalidates the cache.
+  uint64_t contents = 0;
 };
 
 SourceStamp stamp_of(const std::string& source) {
@@ -41,10 +45,18 @@ SourceStamp stamp_of(const std::string& source) {
   return s;
 }
 
+
 uint64_t fnv1a(const std::string& s) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return h;
+}
+
+uint64_t contents_of(const std::string& source) {
+  const NpzReader npz = NpzReader::open(source);
+  std::string all;
+  for (const std::string& name : npz.names()) all += name + ":" + std::to_string(npz.crc32(name)) + ";";
+  return fnv1a(all);
 }
 
 std::string cache_file(const GraphCacheOptions& o, const SourceStamp& s) {
@@ -55,7 +67,8 @@ std::string cache_file(const GraphCacheOptions& o, const SourceStamp& s) {
 }
 
 nlohmann::json meta_of(const GraphCacheOptions& o, const SourceStamp& s) {
-  return {{"format", kCacheFormat}, {"source", s.path}, {"size", s.size}, {"mtime_ns", s.mtime_ns}, {"khop", o.khop}};
+  return {{"format", kCacheFormat}, {"source", s.path},      {"size", s.size},
+          {"mtime_ns", s.mtime_ns},  {"contents", s.contents}, {"khop", o.khop}};
 }
 
 bool cache_matches(const std::string& path, const nlohmann::json& want) {
@@ -182,7 +195,8 @@ std::vector<T> read_vec(const NpzReader& npz, const char* name) {
 CachedGraph CachedGraph::open(const std::string& source, const GraphCacheOptions& options) {
   if (options.khop < 0) throw Error(source, "", "khop must be >= 0, got " + std::to_string(options.khop));
   if (options.dir.empty()) throw Error(source, "", "no cache directory given");
-  const SourceStamp stamp = stamp_of(source);
+  SourceStamp stamp = stamp_of(source);
+  stamp.contents = contents_of(source);
   std::error_code ec;
   std::filesystem::create_directories(options.dir, ec);
   if (ec) throw Error(options.dir, "", "cannot create cache directory: " + ec.message());

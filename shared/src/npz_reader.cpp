@@ -73,6 +73,8 @@ bool NpzReader::compressed(std::string_view name) const {
   return find(name).entry.method == ZipMethod::Deflate;
 }
 
+uint32_t NpzReader::crc32(std::string_view name) const { return find(name).entry.crc32; }
+
 void NpzReader::finish(const Array& a, NpyArray* out) const {
   if (a.header.big_endian && dtype_size(a.header.dtype) > 1)
     byteswap_inplace(out->data(), static_cast<size_t>(out->count()), dtype_size(a.header.dtype));

@@ -30,6 +30,9 @@ class NpzReader {
   bool contains(std::string_view name) const;
   const NpyHeader& header(std::string_view name) const;
   bool compressed(std::string_view name) const;
+  // The CRC-32 of the array's bytes (header included), from the archive's
+  // directory: a content fingerprint that costs no read of the data.
+  uint32_t crc32(std::string_view name) const;
 
   // Whole array; the CRC-32 of the entry is checked.
   NpyArray read(std::string_view name) const;
