@@ -95,6 +95,13 @@ Command add_train_command(CLI::App& app) {
               std::snprintf(note, sizeof note, "loss %.4f lr %.2e", loss_avg, s.lr);
               if (bar) bar->update(static_cast<size_t>(s.step + 1), note);
             };
+            hooks.validate = [&](size_t done, size_t total, const std::string& graph) {
+              if (done == 1) {
+                if (bar) bar->finish();
+                bar = std::make_unique<ProgressBar>("validate", total, "graphs");
+              }
+              bar->update(done, graph);
+            };
             hooks.epoch_end = [&](const nlohmann::json& l) {
               if (bar) bar->finish();
               const auto& v = l["valid"];

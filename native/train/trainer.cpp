@@ -251,7 +251,19 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
     }
     // Validation.
     std::vector<GraphResult> results;
-    for (const GraphEntry& e : valid) results.push_back(evaluate_entry(*model, e, norm, o.eval_chunk, device));
+    // Full-scale validation graphs rank thousands of configs each: minutes.
+    for (const GraphEntry& e : valid) {
+      results.push_back(evaluate_entry(*model, e, norm, o.eval_chunk, device));
+      if (hooks.validate) hooks.validate(results.size(), valid.size(), e.cache.source);
+      if (hooks.stop && hooks.stop()) {
+        save_state();  // step == steps: a resume starts at this validation
+        result.interrupted = true;
+        result.stop_reason = "interrupted";
+        result.epochs_done = epoch;
+        result.best_score = best;
+        return result;
+      }
+    }
     const double train_loss = loss_sum / static_cast<double>(std::max<int64_t>(1, steps - skipped));
     double score = collection_score(train.front().cache.kind, results);
     if (!std::isfinite(score)) score = -train_loss;  // no validation runtimes: track the training loss

@@ -61,31 +61,43 @@ TEST(Trainer, ResumeAfterAnInterruptionEqualsAnUninterruptedRun) {
   EXPECT_FALSE(full.interrupted);
   EXPECT_EQ(full.epochs_done, 2);
 
-  int steps = 0;
-  TrainHooks stop_mid_epoch;
-  stop_mid_epoch.stop = [&] { return ++steps == 4; };
-  const TrainResult cut = train(small_layout_run(dir.file("runs/cut")), stop_mid_epoch);
-  EXPECT_TRUE(cut.interrupted);
-  const TrainResult rest = resume(dir.file("runs/cut"), 0);
-  EXPECT_FALSE(rest.interrupted);
-  EXPECT_EQ(rest.epochs_done, 2);
-  EXPECT_EQ(rest.best_epoch, full.best_epoch);
+  // Cut after the 4th step (mid-epoch), and at the 7th check: after the
+  // first validation graph of epoch 1 (6 steps per epoch).
+  for (int cut_at : {4, 7}) {
+    const std::string run = dir.file("runs/cut" + std::to_string(cut_at));
+    int checks = 0;
+    size_t validated = 0;
+    TrainHooks hooks;
+    hooks.stop = [&] { return ++checks == cut_at; };
+    hooks.validate = [&](size_t done, size_t total, const std::string&) {
+      EXPECT_LE(done, total);
+      validated = done;
+    };
+    const TrainResult cut = train(small_layout_run(run), hooks);
+    EXPECT_TRUE(cut.interrupted) << cut_at;
+    EXPECT_EQ(validated, cut_at == 7 ? 1u : 0u);
+    const TrainResult rest = resume(run, 0);
+    EXPECT_FALSE(rest.interrupted);
+    EXPECT_EQ(rest.epochs_done, 2);
+    EXPECT_EQ(rest.best_epoch, full.best_epoch);
 
-  // Model and optimizer state went through the checkpoint: the last weights
-  // must be bit-identical, not merely close.
-  for (const char* file : {"best.pt", "last.pt"}) {
-    const auto a = weights(dir.file("runs/full"), file);
-    const auto b = weights(dir.file("runs/cut"), file);
-    ASSERT_EQ(a.size(), b.size());
-    for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i])) << file << " parameter " << i;
+    // Model and optimizer state went through the checkpoint: the last weights
+    // must be bit-identical, not merely close.
+    for (const char* file : {"best.pt", "last.pt"}) {
+      const auto a = weights(dir.file("runs/full"), file);
+      const auto b = weights(run, file);
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_TRUE(torch::equal(a[i], b[i])) << "cut at " << cut_at << ": " << file << " parameter " << i;
+    }
+
+    // One log line per epoch, none repeated by the resumed run.
+    std::ifstream f(run + "/log.jsonl");
+    std::string line;
+    int lines = 0;
+    while (std::getline(f, line)) lines += !line.empty();
+    EXPECT_EQ(lines, 2) << cut_at;
   }
-
-  // One log line per epoch, none repeated by the resumed run.
-  std::ifstream f(dir.file("runs/cut/log.jsonl"));
-  std::string line;
-  int lines = 0;
-  while (std::getline(f, line)) lines += !line.empty();
-  EXPECT_EQ(lines, 2);
 }
 
 TEST(Trainer, LayoutModelBeatsRandomOnTinyData) {
