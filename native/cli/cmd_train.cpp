@@ -96,9 +96,10 @@ Command add_train_command(CLI::App& app) {
               if (bar) bar->update(static_cast<size_t>(s.step + 1), note);
             };
             hooks.validate = [&](size_t done, size_t total, const std::string& graph) {
-              if (done == 1) {
+              if (done == 0) {
                 if (bar) bar->finish();
                 bar = std::make_unique<ProgressBar>("validate", total, "graphs");
+                return;
               }
               bar->update(done, graph);
             };

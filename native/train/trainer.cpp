@@ -252,6 +252,7 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
     // Validation.
     std::vector<GraphResult> results;
     // Full-scale validation graphs rank thousands of configs each: minutes.
+    if (hooks.validate && !valid.empty()) hooks.validate(0, valid.size(), "");
     for (const GraphEntry& e : valid) {
       results.push_back(evaluate_entry(*model, e, norm, o.eval_chunk, device));
       if (hooks.validate) hooks.validate(results.size(), valid.size(), e.cache.source);

@@ -30,7 +30,8 @@ struct TrainHooks {
   std::function<void(const nlohmann::json& log_line)> epoch_end;
   // Progress of long preparation (caching graphs): done, total.
   std::function<void(size_t, size_t, const std::string&)> prepare;
-  // Progress of each epoch's validation: graphs done, total, the last one.
+  // Progress of each epoch's validation: graphs done (0 before the first),
+  // total, the last one.
   // `stop` is also checked between validation graphs.
   std::function<void(size_t, size_t, const std::string&)> validate;
 };
