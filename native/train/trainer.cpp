@@ -207,6 +207,15 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
                                   {"best_epoch", result.best_epoch},
                                   {"best_score", std::isfinite(best) ? nlohmann::json(best) : nlohmann::json(nullptr)}});
   };
+  // Ctrl-C: save where the loop is, so a resume continues from there.
+  auto stop_here = [&] {
+    save_state();
+    result.interrupted = true;
+    result.stop_reason = "interrupted";
+    result.epochs_done = epoch;
+    result.best_score = best;
+    return result;
+  };
   std::vector<torch::Tensor> params = model->parameters();
   const int64_t patience = o.patience;
 
@@ -241,12 +250,7 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
       if (hooks.step) hooks.step({epoch, step, steps, l, lr});
       if (hooks.stop && hooks.stop()) {
         ++step;
-        save_state();
-        result.interrupted = true;
-        result.stop_reason = "interrupted";
-        result.epochs_done = epoch;
-        result.best_score = best;
-        return result;
+        return stop_here();
       }
     }
     // Validation.
@@ -256,14 +260,7 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
     for (const GraphEntry& e : valid) {
       results.push_back(evaluate_entry(*model, e, norm, o.eval_chunk, device));
       if (hooks.validate) hooks.validate(results.size(), valid.size(), e.cache.source);
-      if (hooks.stop && hooks.stop()) {
-        save_state();  // step == steps: a resume starts at this validation
-        result.interrupted = true;
-        result.stop_reason = "interrupted";
-        result.epochs_done = epoch;
-        result.best_score = best;
-        return result;
-      }
+      if (hooks.stop && hooks.stop()) return stop_here();  // step == steps: a resume starts at this validation
     }
     const double train_loss = loss_sum / static_cast<double>(std::max<int64_t>(1, steps - skipped));
     double score = collection_score(train.front().cache.kind, results);

@@ -45,7 +45,6 @@ SourceStamp stamp_of(const std::string& source) {
   return s;
 }
 
-
 uint64_t fnv1a(const std::string& s) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
@@ -138,13 +137,10 @@ void build_layout(const std::string& source, const GraphCacheOptions& o, NpzWrit
   const int64_t row = g.num_configurable() * g.config_feat_width;
   ConfigDeduplicator dedup(row);
   LayoutConfigCheck check(row);
-  bool all_int8 = true;
   npz.for_each_chunk("node_config_feat", 1024, [&](int64_t, const NpyArray& chunk) {
     const std::vector<float> v = chunk.to_float("node_config_feat");
     dedup.add_rows(v.data(), chunk.dim(0));
     check.add(v.data(), static_cast<int64_t>(v.size()));
-    for (float x : v)
-      if (!(x >= -128 && x <= 127 && x == std::floor(x))) all_int8 = false;
   });
   std::vector<Problem> problems;
   check.report(&problems);
@@ -154,11 +150,11 @@ void build_layout(const std::string& source, const GraphCacheOptions& o, NpzWrit
 
   const PrunedGraph p = prune_graph(g, g.node_config_ids, o.khop);
   write_common(w, g, p, groups, runtime, measured);
-  // Layout values are small integers (dimension indices), so int8 keeps them
-  // exactly; files with other values (a validation warning) keep float32.
+  // Layout values are dimension indices, -1..5, so int8 keeps them exactly;
+  // files with other values (a validation warning) keep float32.
   NpyArray rows = npz.read_rows("node_config_feat", groups.representative);
   const std::vector<int64_t> shape = {groups.num_groups(), g.num_configurable(), g.config_feat_width};
-  if (all_int8)
+  if (check.all_layout_values())
     w.add("config_rows", rows.to_int8("node_config_feat"), shape);
   else if (rows.dtype() != DType::F32)
     w.add("config_rows", rows.to_float("node_config_feat"), shape);

@@ -26,6 +26,8 @@ class LayoutConfigCheck {
   explicit LayoutConfigCheck(int64_t row_elems) : row_elems_(row_elems) {}
   void add(const float* values, int64_t count);
   void report(std::vector<Problem>* out) const;
+  // Every value seen so far is an integer in -1..5 (nothing to report).
+  bool all_layout_values() const { return non_finite_ == 0 && out_of_range_ == 0; }
 
  private:
   int64_t row_elems_, seen_ = 0;
