@@ -4,7 +4,7 @@
 #   npz         core npz reads vs numpy                      (bench/npz_bench.py)
 #   train-step  default layout model step, C++ vs PyTorch    (bench/train_step_bench.py)
 #   quality     default vs paper baseline on generated small (bench/quality.py)
-#   holdout     per-program AlexNet run vs one-hot ridge     (bench/holdout_bench.cpp)
+#   real        per-program runs on the real graphs with runtimes vs one-hot ridge (bench/real_bench.cpp)
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
 #   explorer    the page in headless Chromium: open, frame, rank   (bench/explorer_bench.mjs)
 set -euo pipefail
@@ -24,15 +24,12 @@ case $what in
   quality)
     cmake --build --preset native --target fastslow
     /usr/bin/python3 bench/quality.py build/native $work/quality "$@" ;;
-  holdout)
-    cmake --build --preset native --target fastslow fastslow_bench_holdout
-    run=$work/runs/alexnet-holdout
-    if [ -f $run/config.json ]; then
-      build/native/bin/fastslow train --resume --out $run
-    else
-      build/native/bin/fastslow train --graph ../shared/data/cleaned_alexnet.npz --holdout 0.2 --out $run "$@"
-    fi
-    build/native/bin/fastslow_bench_holdout $run ;;
+  real)
+    # Every real layout file with runtimes beside the repository (AlexNet,
+    # the real/ folder); files with fewer than 10 unique configs are listed
+    # and skipped. Finished runs under build/bench/real are reused.
+    cmake --build --preset native --target fastslow_bench_real
+    build/native/bin/fastslow_bench_real $work/real ../shared/data/cleaned_alexnet.npz ../shared/data/real/layout_*.npz "$@" ;;
   rank)
     # 1000 configs of a generated 5,000-node layout graph, scored by the
     # default layout model (briefly trained on tiny data: speed does not
@@ -67,5 +64,5 @@ case $what in
     bash scripts/stage_site.sh $work/explorer/site $work/rank/model >/dev/null
     node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
       $work/rank/graph/resnet_5000.npz $work/rank/model $f $work/explorer/layout_50000.npz "$@" ;;
-  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, holdout, rank, explorer)" >&2; exit 1 ;;
+  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, real, rank, explorer)" >&2; exit 1 ;;
 esac

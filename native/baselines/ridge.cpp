@@ -1,6 +1,7 @@
 #include "baselines/ridge.h"
 
 #include <Eigen/Dense>
+#include <Eigen/Sparse>
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +18,27 @@ int64_t find_value(const std::vector<float>& values, float v) {
   const auto it = std::lower_bound(values.begin(), values.end(), v);
   if (it == values.end() || *it != v) return -1;
   return it - values.begin();
+}
+
+// (X^T X + lambda I) w = X^T y by conjugate gradients, touching X only
+// through products with vectors. The system is symmetric positive definite
+// for lambda > 0; its condition number is at most 1 + rows * width / lambda.
+Eigen::VectorXd solve_cg(const Eigen::SparseMatrix<double, Eigen::RowMajor>& x, const Eigen::VectorXd& b,
+                         double lambda) {
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(b.size());
+  Eigen::VectorXd r = b, p = r;
+  double rr = r.squaredNorm();
+  const double stop = 1e-20 * std::max(1.0, b.squaredNorm());
+  for (int64_t it = 0; it < 10 * b.size() && rr > stop; ++it) {
+    const Eigen::VectorXd ap = x.transpose() * (x * p) + lambda * p;
+    const double alpha = rr / p.dot(ap);
+    w += alpha * p;
+    r -= alpha * ap;
+    const double next = r.squaredNorm();
+    p = r + (next / rr) * p;
+    rr = next;
+  }
+  return w;
 }
 
 }  // namespace
@@ -60,40 +82,41 @@ void OneHotRidge::fit(const std::vector<float>& rows, int64_t width, const std::
   for (double t : target) mean += t;
   mean /= static_cast<double>(count);
 
-  // X^T X from each row's active indicators; the dense design matrix would be
-  // rows x features (GBs on a large layout graph), this is features x features.
-  Eigen::MatrixXd xtx = Eigen::MatrixXd::Zero(features, features);
-  Eigen::VectorXd xty = Eigen::VectorXd::Zero(features);
-  std::vector<int64_t> active;
-  active.reserve(static_cast<size_t>(width));
+  // Each row's active indicators. Offsets grow with the column, so each
+  // row's list is ascending.
+  std::vector<Eigen::Triplet<double>> hits;
+  hits.reserve(static_cast<size_t>(count * width));
+  Eigen::VectorXd y(count);
   for (int64_t r = 0; r < count; ++r) {
-    active.clear();
     for (int64_t c = 0; c < width; ++c) {
       const auto& v = values[static_cast<size_t>(c)];
       if (v.empty()) continue;
-      active.push_back(offset[static_cast<size_t>(c)] + find_value(v, rows[static_cast<size_t>(r * width + c)]));
+      hits.emplace_back(r, offset[static_cast<size_t>(c)] + find_value(v, rows[static_cast<size_t>(r * width + c)]),
+                        1.0);
     }
-    const double y = target[static_cast<size_t>(r)] - mean;
-    // Offsets grow with the column, so `active` is ascending: fill the lower triangle.
-    for (size_t i = 0; i < active.size(); ++i) {
-      const int64_t a = active[i];
-      xty(a) += y;
-      double* col = xtx.col(a).data();
-      for (size_t j = i; j < active.size(); ++j) col[active[j]] += 1.0;
-    }
+    y(r) = target[static_cast<size_t>(r)] - mean;
   }
-  xtx.diagonal().array() += lambda;
+  Eigen::SparseMatrix<double, Eigen::RowMajor> x(count, features);
+  x.setFromTriplets(hits.begin(), hits.end());
+  const Eigen::VectorXd xty = x.transpose() * y;
 
   Eigen::VectorXd w;
   if (features == 0) {
     w = Eigen::VectorXd();
-  } else if (lambda > 0.0) {
-    w = xtx.selfadjointView<Eigen::Lower>().ldlt().solve(xty);
+  } else if (features > dense_limit_ && lambda > 0.0) {
+    w = solve_cg(x, xty, lambda);
   } else {
-    // Without a penalty the indicators of every column sum to one, so X^T X is
-    // singular: take the minimum-norm least-squares solution instead.
-    xtx.triangularView<Eigen::StrictlyUpper>() = xtx.transpose();
-    w = xtx.completeOrthogonalDecomposition().solve(xty);
+    // X^T X is features x features; the dense design matrix would be rows x
+    // features (GBs on a large layout graph).
+    Eigen::MatrixXd xtx = Eigen::MatrixXd(x.transpose() * x);
+    xtx.diagonal().array() += lambda;
+    if (lambda > 0.0) {
+      w = xtx.ldlt().solve(xty);
+    } else {
+      // Without a penalty the indicators of every column sum to one, so X^T X is
+      // singular: take the minimum-norm least-squares solution instead.
+      w = xtx.completeOrthogonalDecomposition().solve(xty);
+    }
   }
   if (!w.allFinite()) throw Error("ridge: the solve produced non-finite weights");
 
@@ -122,5 +145,12 @@ std::vector<double> OneHotRidge::predict(const std::vector<float>& rows) const {
 }
 
 int64_t OneHotRidge::num_features() const { return static_cast<int64_t>(weights_.size()); }
+
+double OneHotRidge::weight(int64_t column, float value) const {
+  if (column < 0 || column >= width_) return 0.0;
+  const auto& v = values_[static_cast<size_t>(column)];
+  const int64_t k = v.empty() ? -1 : find_value(v, value);
+  return k < 0 ? 0.0 : weights_[static_cast<size_t>(offset_[static_cast<size_t>(column)] + k)];
+}
 
 }  // namespace fastslow::baselines

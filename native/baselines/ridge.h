@@ -16,6 +16,17 @@ class OneHotRidge {
   // Values unseen in training contribute nothing. Lower = predicted faster.
   std::vector<double> predict(const std::vector<float>& rows) const;
   int64_t num_features() const;
+  // The learned effect of `value` in `column` (0 for values unseen in
+  // training and for constant columns), and the intercept: predict() is the
+  // bias plus the effects of a row's values.
+  double weight(int64_t column, float value) const;
+  double bias() const { return bias_; }
+
+  // Above this many indicator features the normal equations (features^2
+  // doubles: 3.2 GB at 20,000, a layout graph with 848 configurable nodes)
+  // are not formed; conjugate gradients run on the rows instead (lambda > 0).
+  static constexpr int64_t kDenseLimit = 4096;
+  void set_dense_limit(int64_t features) { dense_limit_ = features; }
 
  private:
   int64_t width_ = 0;
@@ -23,6 +34,7 @@ class OneHotRidge {
   std::vector<int64_t> offset_;             // per column: first feature index
   std::vector<double> weights_;
   double bias_ = 0.0;
+  int64_t dense_limit_ = kDenseLimit;
 };
 
 }  // namespace fastslow::baselines

@@ -22,7 +22,7 @@ Command add_eval_command(CLI::App& app) {
       "Rank every config of a split's graphs with a run's best model: per-graph Kendall tau, OPA and\n"
       "top-1/5/10 error, and the collection score. Also written to RUN/eval_<split>.json.");
   sub->add_option("--run", o->run, "run folder from `fastslow train`")->required();
-  sub->add_option("--split", o->split, "train, valid or test (per-program runs: valid = the held-out configs)")
+  sub->add_option("--split", o->split, "train, valid or test (per-program runs: train, valid (early stopping), holdout = test (never seen), all)")
       ->capture_default_str();
   sub->add_option("--device", o->device, "auto, cpu or cuda")->capture_default_str();
   sub->add_flag("--json", o->json, "print the JSON instead of the table");

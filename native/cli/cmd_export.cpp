@@ -42,7 +42,9 @@ Command add_export_command(CLI::App& app) {
             std::printf("%s (%.1f KiB, %lld parameters, %s %s)\n%s\n", dir.file("model.onnx").c_str(),
                         static_cast<double>(bytes.size()) / 1024.0,
                         static_cast<long long>(card["model"]["parameters"].get<int64_t>()),
-                        run.options.kind.c_str(), run.options.model.c_str(), dir.file("model.json").c_str());
+                        run.options.kind.c_str(),
+                        (run.options.model + (run.model_options.wide_nodes > 0 ? "+wide" : "")).c_str(),
+                        dir.file("model.json").c_str());
             return 0;
           }};
 }

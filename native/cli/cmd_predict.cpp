@@ -20,13 +20,16 @@ Command add_predict_command(CLI::App& app) {
       "Rank the configs of a split's graphs with a run's best model and write the competition CSV\n"
       "(ID,TopConfigs: tile rows the best five, layout rows every config, best first).");
   sub->add_option("--run", o->run, "run folder from `fastslow train`")->required();
-  sub->add_option("--split", o->split, "test (default), valid or train; per-program runs: all, valid")
-      ->capture_default_str();
+  CLI::Option* split = sub->add_option("--split", o->split,
+                                       "test (default), valid or train; per-program runs: all (default), train, "
+                                       "valid, holdout (= test)");
   sub->add_option("--csv", o->csv, "output CSV")->required();
   sub->add_option("--collection", o->collection, "collection for the row IDs (default: the run's)");
   sub->add_option("--device", o->device, "auto, cpu or cuda")->capture_default_str();
-  return {sub, [o] {
+  return {sub, [o, split] {
             const train::LoadedRun run = train::load_run(o->run, o->device);
+            // One program's CSV row lists every config of the graph.
+            if (split->count() == 0 && !run.options.graph.empty()) o->split = "all";
             const std::string collection = o->collection.empty() ? run.options.collection : o->collection;
             parse_collection_id(collection);
             const std::vector<train::GraphEntry> graphs = train::load_split(run, o->split, cache_progress());

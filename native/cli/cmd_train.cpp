@@ -28,13 +28,17 @@ Command add_train_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "train",
       "Learn to rank the configs of a collection (--data DIR --collection ID) or of one graph\n"
-      "(--graph FILE --holdout 0.2: learn from some of its configs, rank the rest). The run folder\n"
+      "(--graph FILE --holdout 0.2: learn from some of its configs, rank the rest; --valid-share of them\n"
+      "decides early stopping). The run folder\n"
       "gets config.json, stats.json, log.jsonl, best.pt and metrics.json. Ctrl-C finishes the step,\n"
       "saves and exits; --resume --out RUN continues. Options left out take the kind's default.");
   sub->add_option("--data", o->data, "dataset root holding npz/ (real or from `fastslow synth`)");
   sub->add_option("--collection", o->collection, "tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default");
   sub->add_option("--graph", o->graph, "per-program tuning: one .npz whose configs are split");
-  sub->add_option("--holdout", o->holdout, "per-program: share of unique configs held out")->capture_default_str();
+  sub->add_option("--holdout", o->holdout, "per-program: share of unique configs held out (never seen in training)")
+      ->capture_default_str();
+  sub->add_option("--valid-share", o->valid_share,
+                  "per-program: share of unique configs that decides early stopping (default 0.1)");
   sub->add_option("--out", o->out, "run folder")->required();
   sub->add_option("--cache", o->cache, "folder for preprocessed graphs (default: .cache beside the run folder)");
   // From the registry, so the help names what make_model accepts.
@@ -56,6 +60,10 @@ Command add_train_command(CLI::App& app) {
                   "tile: 1 = append the core's tiling features (blocks, steps, padding per output dim) to the 24 "
                   "published config columns, 0 = the published columns alone (default 1)")
       ->check(CLI::Range(0, 1));
+  sub->add_option("--wide", o->wide,
+                  "per-program layout: 1 = a table of one weight per configurable node x config value and x whole "
+                  "layout row beside the model, fitted by ridge before training (default 1 there), 0 = the model alone")
+      ->check(CLI::Range(0, 1));
   sub->add_option("--epochs", o->epochs, "epochs (default tile 20, layout 30)");
   sub->add_option("--configs-per-graph", o->configs_per_graph, "configs sampled per step (default tile 64, layout 32)");
   sub->add_option("--steps-per-epoch", o->steps_per_epoch, "default: one visit per training graph, at least 200 (layout) or 50 (tile)");
@@ -63,8 +71,9 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--weight-decay", o->weight_decay, "AdamW weight decay (default 1e-4)");
   sub->add_option("--warmup", o->warmup, "share of steps spent warming up")->capture_default_str();
   sub->add_option("--clip", o->clip, "gradient-norm clipping, 0 = off")->capture_default_str();
-  sub->add_option("--patience", o->patience, "stop after this many epochs without a better validation score (0 = never)")
-      ->capture_default_str();
+  sub->add_option("--patience", o->patience,
+                  "stop after this many epochs without a better validation score, 0 = never (default: per-program 5, "
+                  "collections never)");
   sub->add_option("--hidden", o->hidden, "hidden width (default 64)");
   sub->add_option("--layers", o->layers, "graph layers (default 3)");
   sub->add_option("--khop", o->khop, "keep configurable nodes' k-hop neighbourhood, 0 = whole graph")->capture_default_str();
@@ -106,9 +115,11 @@ Command add_train_command(CLI::App& app) {
             hooks.epoch_end = [&](const nlohmann::json& l) {
               if (bar) bar->finish();
               const auto& v = l["valid"];
+              const bool before = l["epoch"].get<int64_t>() < 0;  // a per-program run's wide table alone
               std::fprintf(stderr,
-                           "epoch %lld: train loss %.4f | valid kendall %s opa %s top1 %s top5 %s tile %s | score %.4f%s\n",
-                           static_cast<long long>(l["epoch"].get<int64_t>() + 1), l["train_loss"].get<double>(),
+                           "%s %lld: train loss %s | valid kendall %s opa %s top1 %s top5 %s tile %s | score %.4f%s\n",
+                           before ? "wide table, epoch" : "epoch",
+                           static_cast<long long>(l["epoch"].get<int64_t>() + 1), fmt_metric(l["train_loss"]).c_str(),
                            fmt_metric(v["kendall"]).c_str(), fmt_metric(v["opa"]).c_str(),
                            fmt_metric(v["top1_error"]).c_str(), fmt_metric(v["top5_error"]).c_str(),
                            fmt_metric(v["tile_score"]).c_str(), l["score"].get<double>(),

@@ -13,6 +13,7 @@
 #include "models/layout_attn.h"
 #include "models/layout_focus.h"
 #include "models/layout_sage.h"
+#include "models/program_model.h"
 #include "models/tile_gcn.h"
 #include "models/tile_mlp.h"
 #include "models/tile_sage.h"
@@ -268,6 +269,60 @@ std::string emit_layout_focus(Emitter& e, models::LayoutFocusImpl& m, int64_t co
   return b.op("Where", {b.op("IsInf", {score}), b.scalar(0.0f), score});
 }
 
+// models::LayoutWideImpl: the value table read at (node, column, value)
+// offsets, and each node's row code matched against its kept rows.
+std::string emit_layout_wide(Emitter& e, models::LayoutWideImpl& w) {
+  OnnxBuilder& b = e.b();
+  const int64_t nc = w.config_nodes(), width = w.config_width(), K = models::LayoutWideImpl::kValues;
+  const std::string v = b.op("Clip", {b.op("Round", {"config_feat"}), b.scalar(-1.0f), b.scalar(static_cast<float>(K - 2))});
+  const std::string index = b.op("Cast", {b.op("Add", {v, b.scalar(1.0f)})}, {{"to", int64_t{kInt64}}});  // [B, nc, Fc]
+  std::vector<int64_t> offsets(static_cast<size_t>(nc * width));
+  for (int64_t i = 0; i < nc * width; ++i) offsets[static_cast<size_t>(i)] = i * K;
+  const std::string at = b.op("Add", {index, b.ints(offsets, {nc, width}, "offsets")});
+  // Summed in float64, as LibTorch sums them (layout_wide.cpp).
+  constexpr int64_t kDouble = onnx::TensorProto::DOUBLE;
+  const std::string values = b.op("Cast", {b.op("Gather", {e.param(w.value_weight, "value_weight"), at})},
+                                  {{"to", kDouble}});  // [B, nc, Fc]
+  std::string score = b.op("ReduceSum", {values, b.ints({1, 2}, {2}, "axes")}, {{"keepdims", int64_t{0}}});
+  if (w.uses_rows()) {
+    std::vector<int64_t> power(static_cast<size_t>(width));
+    int64_t p = 1;
+    for (int64_t c = 0; c < width; ++c, p *= K) power[static_cast<size_t>(c)] = p;
+    const std::string code = b.op("ReduceSum", {b.op("Mul", {index, b.ints(power, {width}, "powers")}), b.ints({2}, {1}, "axes")},
+                                  {{"keepdims", int64_t{1}}});  // [B, nc, 1]
+    const torch::Tensor rows = w.rows.detach().to(torch::kCPU).contiguous();
+    const std::string kept = b.ints(std::vector<int64_t>(rows.data_ptr<int64_t>(), rows.data_ptr<int64_t>() + rows.numel()),
+                                    {nc, models::LayoutWideImpl::kRowSlots}, "rows");
+    const std::string hit = b.op("Cast", {b.op("Where", {b.op("Equal", {code, kept}), e.param(w.row_weight, "row_weight"),
+                                                          b.scalar(0.0f)})},
+                                 {{"to", kDouble}});
+    score = b.op("Add", {score, b.op("ReduceSum", {hit, b.ints({1, 2}, {2}, "axes")}, {{"keepdims", int64_t{0}}})});
+  }
+  return b.op("Cast", {score}, {{"to", int64_t{kFloat}}});
+}
+
+std::string emit_model(Emitter& e, models::RankModelImpl& model, const models::ModelOptions& o) {
+  if (auto* m = dynamic_cast<models::TileMlpImpl*>(&model)) return emit_tile_mlp(e, *m);
+  if (auto* m = dynamic_cast<models::TileSageImpl*>(&model))
+    return e.tile_graph(m->encoder, m->config_in, [&](std::string h) {
+      for (auto& l : m->layers) h = emit_sage_layer(e, l, h);
+      return h;
+    }, m->join, m->head);
+  if (auto* m = dynamic_cast<models::TileGcnImpl*>(&model))
+    return e.tile_graph(m->encoder, m->config_in, [&](std::string h) {
+      for (auto& l : m->layers) h = emit_gcn_layer(e, l, h);
+      return h;
+    }, m->join, m->head);
+  if (auto* m = dynamic_cast<models::LayoutSageImpl*>(&model)) return emit_layout_sage(e, *m);
+  if (auto* m = dynamic_cast<models::LayoutAttnImpl*>(&model)) return emit_layout_attn(e, *m, o.config_feat_width, o.hidden);
+  if (auto* m = dynamic_cast<models::LayoutFocusImpl*>(&model)) return emit_layout_focus(e, *m, o.config_feat_width);
+  if (auto* m = dynamic_cast<models::ProgramModelImpl*>(&model)) {
+    const std::string deep = emit_model(e, *m->deep, o);
+    return e.b().op("Add", {emit_layout_wide(e, *m->wide), e.b().op("Mul", {deep, e.param(m->gate, "gate")})});
+  }
+  throw Error("export: no ONNX writer for " + o.kind + " model '" + o.name + "'");
+}
+
 }  // namespace
 
 std::vector<TensorSpec> model_inputs(const models::ModelOptions& o) {
@@ -304,28 +359,7 @@ onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOp
   Emitter e(b);
   e.graph_inputs(o.opcode_vocab);
 
-  std::string scores;
-  if (auto* m = dynamic_cast<models::TileMlpImpl*>(&model)) {
-    scores = emit_tile_mlp(e, *m);
-  } else if (auto* m = dynamic_cast<models::TileSageImpl*>(&model)) {
-    scores = e.tile_graph(m->encoder, m->config_in, [&](std::string h) {
-      for (auto& l : m->layers) h = emit_sage_layer(e, l, h);
-      return h;
-    }, m->join, m->head);
-  } else if (auto* m = dynamic_cast<models::TileGcnImpl*>(&model)) {
-    scores = e.tile_graph(m->encoder, m->config_in, [&](std::string h) {
-      for (auto& l : m->layers) h = emit_gcn_layer(e, l, h);
-      return h;
-    }, m->join, m->head);
-  } else if (auto* m = dynamic_cast<models::LayoutSageImpl*>(&model)) {
-    scores = emit_layout_sage(e, *m);
-  } else if (auto* m = dynamic_cast<models::LayoutAttnImpl*>(&model)) {
-    scores = emit_layout_attn(e, *m, o.config_feat_width, o.hidden);
-  } else if (auto* m = dynamic_cast<models::LayoutFocusImpl*>(&model)) {
-    scores = emit_layout_focus(e, *m, o.config_feat_width);
-  } else {
-    throw Error("export: no ONNX writer for " + o.kind + " model '" + o.name + "'");
-  }
+  const std::string scores = emit_model(e, model, o);
   b.output(scores, "scores", kFloat, model_outputs().front().shape);
   return proto;
 }

@@ -11,6 +11,7 @@
 #include "export/export_onnx.h"
 #include "fastslow/collection.h"
 #include "fastslow/error.h"
+#include "fastslow/graph_cache.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
 
@@ -88,11 +89,20 @@ nlohmann::json model_card_json(const train::LoadedRun& run, const std::string& r
   } else {
     data["graph"] = std::filesystem::path(o.graph).filename().string();
     data["holdout"] = o.holdout;
+    data["valid_share"] = o.valid_share;
+    if (o.wide == 1) {
+      const CachedGraph g = CachedGraph::open(o.graph, {run.cache_dir(), o.khop});
+      data["program"] = {{"graph", data["graph"]},
+                         {"nodes", g.original_nodes},
+                         {"edges", g.original_edges},
+                         {"config_nodes", static_cast<int64_t>(g.pruned.config_positions.size())}};
+    }
   }
   j["data"] = data;
   j["model"] = {{"name", m.name},   {"join", m.join},
                 {"hidden", m.hidden}, {"layers", m.layers},
                 {"opcode_vocab", m.opcode_vocab}, {"parameters", parameters}};
+  if (m.wide_nodes > 0) j["model"]["wide_nodes"] = m.wide_nodes;
   j["onnx"] = {{"file", "model.onnx"}, {"opset", kOpset}, {"bytes", onnx_bytes}};
   j["weights"] = "model.pt";
   j["inputs"] = specs_json(model_inputs(m));
@@ -137,6 +147,7 @@ models::ModelOptions model_options_from_card(const ModelCard& card) {
   m.opcode_vocab = card.opcode_vocab;
   m.hidden = card.hidden;
   m.layers = card.layers;
+  m.wide_nodes = card.wide_nodes;
   return m;
 }
 

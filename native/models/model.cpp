@@ -8,6 +8,7 @@
 #include "models/layout_attn.h"
 #include "models/layout_focus.h"
 #include "models/layout_sage.h"
+#include "models/program_model.h"
 #include "models/tile_gcn.h"
 #include "models/tile_mlp.h"
 #include "models/tile_sage.h"
@@ -68,6 +69,13 @@ RankModel make_model(const ModelOptions& o) {
     throw Error(what + ": feature widths must be >= 0, got " + std::to_string(o.node_feat_width) + " and " +
                 std::to_string(o.config_feat_width));
   if (o.opcode_vocab < 1) throw Error(what + ": opcode vocabulary must be >= 1");
+  if (o.wide_nodes < 0) throw Error(what + ": wide_nodes must be >= 0");
+  if (o.wide_nodes > 0) {
+    if (o.kind != "layout") throw Error(what + ": a wide table is for layout graphs");
+    ModelOptions deep = o;
+    deep.wide_nodes = 0;
+    return ProgramModel(o, make_model(deep)).ptr();
+  }
   if (o.kind == "tile") {
     if (o.name == "mlp") return TileMlp(o).ptr();
     if (o.name == "sage") return TileSage(o).ptr();

@@ -22,6 +22,9 @@ struct ModelOptions {
   int64_t opcode_vocab = 121;  // ids 0..120
   int64_t hidden = 64;
   int64_t layers = 3;
+  // Per-program layout models: the one graph's configurable nodes, for a
+  // wide table beside the named model (models/program_model.h); 0 = none.
+  int64_t wide_nodes = 0;
 };
 
 class RankModelImpl : public torch::nn::Module {

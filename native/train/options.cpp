@@ -15,6 +15,7 @@ void TrainOptions::apply_defaults() {
   // mlp with tiling features, 5 seeds).
   if (loss.empty()) loss = tile ? "mse:1,hinge:1" : graph.empty() ? "hinge:1,listmle:1" : "hinge:1";
   if (tile_features < 0) tile_features = tile ? 1 : 0;
+  if (wide < 0) wide = !tile && !graph.empty() ? 1 : 0;
   if (hidden == 0) hidden = 64;
   if (layers == 0) layers = 3;
   if (epochs == 0) epochs = tile ? 20 : 30;
@@ -25,11 +26,14 @@ void TrainOptions::apply_defaults() {
   if (weight_decay == 0) weight_decay = 1e-4;
   // attn attends across a batch, so its chunk is part of the model; the
   // others score each config alone and take larger chunks.
+  if (!graph.empty() && valid_share < 0) valid_share = 0.1;
+  if (graph.empty()) valid_share = 0;
+  if (patience < 0) patience = graph.empty() ? 0 : 5;
   if (eval_chunk == 0) eval_chunk = model == "attn" ? 64 : 256;
 }
 
 #define FASTSLOW_OPTION_FIELDS(X)                                                                                   \
-  X(data) X(collection) X(graph) X(holdout) X(out) X(cache) X(kind) X(config_feat_width) X(model) X(join) X(loss) X(tile_features) X(hidden) X(layers) \
+  X(data) X(collection) X(graph) X(holdout) X(valid_share) X(out) X(cache) X(kind) X(config_feat_width) X(model) X(join) X(loss) X(tile_features) X(wide) X(wide_nodes) X(hidden) X(layers) \
       X(epochs) X(configs_per_graph) X(steps_per_epoch) X(lr) X(weight_decay) X(warmup) X(clip) X(patience)      \
           X(eval_chunk) X(khop) X(device) X(threads) X(seed)
 
@@ -44,6 +48,8 @@ nlohmann::json TrainOptions::to_json() const {
 TrainOptions TrainOptions::from_json(const nlohmann::json& j, const std::string& what) {
   TrainOptions o;
   o.tile_features = 0;  // older runs had none
+  o.valid_share = 0;    // older per-program runs validated on the held-out share
+  o.wide = 0;
   try {
 #define X(f) \
   if (j.contains(#f)) j.at(#f).get_to(o.f);

@@ -13,7 +13,11 @@ struct TrainOptions {
   std::string data;
   std::string collection;  // e.g. "layout:xla:random"
   std::string graph;       // per-program mode: one .npz
-  double holdout = 0.2;    // per-program mode: share of unique configs held out
+  double holdout = 0.2;    // per-program mode: share of unique configs held out (never seen in training)
+  // Per-program mode: share of unique configs that validates (early
+  // stopping, best checkpoint). -1 = default (0.1); runs written before it
+  // existed read 0: they validated on the held-out share.
+  double valid_share = -1;
   std::string out;         // the run folder
   std::string cache;       // cache folder; "" = <out>/../.cache
 
@@ -28,6 +32,12 @@ struct TrainOptions {
   // to the 24 published config columns. -1 = default (on); runs written
   // before the option existed read as 0.
   int tile_features = -1;
+  // Per-program layout runs: a wide table over the graph's configurable
+  // nodes beside the model (models/program_model.h), fitted by ridge before
+  // training. -1 = default (on for per-program layout runs, off otherwise);
+  // runs written before it existed read 0.
+  int wide = -1;
+  int64_t wide_nodes = 0;  // filled from the graph
 
   // Optimisation.
   int64_t epochs = 0;
@@ -36,7 +46,10 @@ struct TrainOptions {
   double lr = 0, weight_decay = 0;
   double warmup = 0.05;  // share of all steps
   double clip = 1.0;     // gradient-norm clipping; 0 = off
-  int64_t patience = 0;  // epochs without a better validation score before stopping; 0 = never
+  // Epochs without a better validation score before stopping; 0 = never,
+  // -1 = default (per-program 5: a few hundred configs over-fit quickly;
+  // collections never).
+  int64_t patience = -1;
   int64_t eval_chunk = 0;  // configs per forward when ranking
   int khop = 1;
   std::string device = "auto";

@@ -45,4 +45,26 @@ HoldoutSplit split_holdout(int64_t num_groups, double fraction, uint64_t seed) {
   return split;
 }
 
+HoldoutSplit split_program(int64_t num_groups, double holdout, double valid, uint64_t seed) {
+  if (!(valid >= 0.0 && valid < 1.0)) throw Error("valid share must be in [0, 1), got " + show(valid));
+  if (valid == 0.0) return split_holdout(num_groups, holdout, seed);
+  if (!(holdout + valid < 1.0))
+    throw Error("holdout (" + show(holdout) + ") and valid (" + show(valid) + ") shares leave nothing to train on");
+  if (num_groups < 3)
+    throw Error("holdout: need at least 3 unique configs to train, validate and hold some out, got " +
+                std::to_string(num_groups));
+  HoldoutSplit split = split_holdout(num_groups, holdout, seed);
+  const auto rest = static_cast<int64_t>(split.train.size());
+  const int64_t k = std::clamp<int64_t>(std::llround(valid * static_cast<double>(num_groups)), 1, rest - 1);
+  // A second stream of the same seed: the held-out groups stay split_holdout's.
+  std::vector<int64_t> order = split.train;
+  synth::Rng rng(seed ^ 0x76616c6964ull);  // "valid"
+  for (int64_t i = rest - 1; i > 0; --i) std::swap(order[i], order[rng.uniform_int(0, i)]);
+  split.valid.assign(order.begin(), order.begin() + k);
+  split.train.assign(order.begin() + k, order.end());
+  std::sort(split.valid.begin(), split.valid.end());
+  std::sort(split.train.begin(), split.train.end());
+  return split;
+}
+
 }  // namespace fastslow

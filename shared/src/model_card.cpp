@@ -75,6 +75,19 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
       throw Error(what, "", "model card: config statistics cover " + std::to_string(c.config_stats.width()) +
                                 " columns, config_feat_width is " + std::to_string(c.config_feat_width));
   }
+  if (m.contains("wide_nodes")) c.wide_nodes = int_field(m, "wide_nodes", what, 0);
+  if (c.wide_nodes > 0) {
+    if (c.kind != GraphKind::Layout) throw Error(what, "", "model card: a wide table (model.wide_nodes) is for layout models");
+    const nlohmann::json& data = field(j, "data", what);
+    const nlohmann::json& p = field(data, "program", what);
+    c.program.graph = string_field(p, "graph", what);
+    c.program.nodes = int_field(p, "nodes", what, 1);
+    c.program.edges = int_field(p, "edges", what, 0);
+    c.program.config_nodes = int_field(p, "config_nodes", what, 1);
+    if (c.program.config_nodes != c.wide_nodes)
+      throw Error(what, "", "model card: the wide table covers " + std::to_string(c.wide_nodes) +
+                                " configurable nodes, the program has " + std::to_string(c.program.config_nodes));
+  }
   c.khop = static_cast<int>(int_field(field(j, "pruning", what), "khop", what, 0));
   c.chunk = int_field(field(j, "batching", what), "chunk", what, 1);
   return c;
@@ -97,6 +110,17 @@ void ModelCard::check_fits(const std::string& file, GraphKind graph_kind, int64_
     throw Error(file, kind == GraphKind::Tile ? "config_feat" : "node_config_feat",
                 "has " + std::to_string(graph_config_feat_width) +
                     " config feature columns; the model was trained on " + std::to_string(graph_config_width()));
+}
+
+void ModelCard::check_program(const std::string& file, int64_t nodes, int64_t edges, int64_t config_nodes) const {
+  if (wide_nodes <= 0) return;
+  if (nodes == program.nodes && edges == program.edges && config_nodes == program.config_nodes) return;
+  throw Error(file, "",
+              "is not the program this per-program model was trained on (" + program.graph + ": " +
+                  std::to_string(program.nodes) + " nodes, " + std::to_string(program.edges) + " edges, " +
+                  std::to_string(program.config_nodes) + " configurable; this file: " + std::to_string(nodes) +
+                  ", " + std::to_string(edges) + ", " + std::to_string(config_nodes) +
+                  "): its table holds one weight per configurable node of that graph");
 }
 
 }  // namespace fastslow

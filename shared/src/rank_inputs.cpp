@@ -11,6 +11,8 @@ namespace fastslow {
 RankGraphInputs rank_graph_inputs(const CachedGraph& g, const ModelCard& card) {
   card.check_fits(g.source, g.kind, g.node_feat_width,
                   g.kind == GraphKind::Tile ? g.config_row_elems : g.config_feat_width);
+  card.check_program(g.source, g.original_nodes, g.original_edges,
+                     static_cast<int64_t>(g.pruned.config_positions.size()));
   RankGraphInputs in;
   in.num_nodes = g.pruned.num_nodes();
   in.node_feat_width = g.node_feat_width;

@@ -18,6 +18,7 @@ namespace {
 struct Spec {
   std::string kind, name, join;
   int64_t config_width = 0;  // 0: 24 for tile, 10 for layout
+  int64_t wide_nodes = 0;    // per-program: a wide table over this many configurable nodes
 };
 
 // Every model type the trainer offers.
@@ -31,6 +32,9 @@ std::vector<Spec> all_specs() {
       }
   // The published 18 layout values per node switch on the layout context.
   specs.push_back({"layout", "focus", "early", 18});
+  // Per-program models: a wide table beside focus, with and without row codes.
+  specs.push_back({"layout", "focus", "early", 18, 7});
+  specs.push_back({"layout", "focus", "early", 23, 4});
   return specs;
 }
 
@@ -43,6 +47,7 @@ models::ModelOptions options_of(const Spec& s) {
   o.config_feat_width = s.config_width ? s.config_width : s.kind == "tile" ? 24 : 10;
   o.hidden = 16;
   o.layers = 2;
+  o.wide_nodes = s.wide_nodes;
   return o;
 }
 
@@ -56,9 +61,9 @@ std::string dim_str(const onnx::TensorShapeProto_Dimension& d) {
 
 TEST(Export, EveryModelTypePassesTheCheckerAndShapeInference) {
   const std::vector<Spec> specs = all_specs();
-  EXPECT_EQ(specs.size(), 9u);  // tile mlp, sage x2, gcn x2; layout sage, attn, focus x2
+  EXPECT_EQ(specs.size(), 11u);  // tile mlp, sage x2, gcn x2; layout sage, attn, focus x2, focus+wide x2
   for (const Spec& s : specs) {
-    SCOPED_TRACE(s.kind + " " + s.name + " " + s.join);
+    SCOPED_TRACE(s.kind + " " + s.name + " " + s.join + " wide " + std::to_string(s.wide_nodes));
     torch::manual_seed(1);
     const models::ModelOptions o = options_of(s);
     models::RankModel model = models::make_model(o);

@@ -160,6 +160,51 @@ for v in encode(T) @ beta + mean:
   }
 }
 
+TEST(OneHotRidge, ConjugateGradientsMatchTheDenseSolve) {
+  // 40 columns of 5 values, 600 rows: 200 features, solved both ways.
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<int> pick(0, 4);
+  std::normal_distribution<double> noise(0.0, 0.1);
+  const int64_t width = 40, count = 600;
+  std::vector<float> rows;
+  std::vector<double> target;
+  for (int64_t r = 0; r < count; ++r) {
+    double t = 0;
+    for (int64_t c = 0; c < width; ++c) {
+      const int v = pick(rng);
+      rows.push_back(static_cast<float>(v));
+      t += std::sin(static_cast<double>(c * 5 + v));
+    }
+    target.push_back(t + noise(rng));
+  }
+  for (double lambda : {0.01, 1.0, 30.0}) {
+    OneHotRidge dense, cg;
+    dense.fit(rows, width, target, lambda);
+    cg.set_dense_limit(10);
+    cg.fit(rows, width, target, lambda);
+    ASSERT_EQ(dense.num_features(), 200);
+    const auto a = dense.predict(rows), b = cg.predict(rows);
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-6) << "lambda " << lambda << " row " << i;
+    for (int64_t c = 0; c < width; ++c)
+      for (float v : {0.f, 1.f, 2.f, 3.f, 4.f}) ASSERT_NEAR(dense.weight(c, v), cg.weight(c, v), 1e-6);
+  }
+}
+
+TEST(OneHotRidge, WeightsAreTheLearnedEffects) {
+  const Additive d;
+  OneHotRidge m;
+  m.fit(d.rows, Additive::kWidth, d.target, 0.0);
+  // Minimum-norm solution: effects centred per column, the bias holds the rest.
+  double pred = m.bias();
+  const float row[] = {1.f, 7.f, 0.5f, 3.f};
+  for (int c = 0; c < 4; ++c) pred += m.weight(c, row[c]);
+  EXPECT_NEAR(pred, 5.0 + Additive::effect(0, 1) + Additive::effect(1, 7) + Additive::effect(2, 0.5f), 1e-9);
+  EXPECT_NEAR(m.weight(0, 2.f) - m.weight(0, 1.f), Additive::effect(0, 2) - Additive::effect(0, 1), 1e-9);
+  EXPECT_EQ(m.weight(3, 3.f), 0.0);   // constant column
+  EXPECT_EQ(m.weight(1, 5.f), 0.0);   // unseen value
+  EXPECT_EQ(m.weight(9, 1.f), 0.0);   // no such column
+}
+
 TEST(OneHotRidge, Errors) {
   OneHotRidge m;
   EXPECT_NE(error_of([&] { m.predict({1.f}); }).find("before fit"), std::string::npos);

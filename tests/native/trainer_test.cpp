@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -156,12 +157,66 @@ TEST(Trainer, PerProgramModeSplitsOneGraph) {
   o.steps_per_epoch = 5;
   train(o);
   const LoadedRun run = load_run(o.out, "cpu");
-  const auto held = load_split(run, "valid");
+  EXPECT_DOUBLE_EQ(run.options.valid_share, 0.1);  // the default
+  EXPECT_EQ(run.options.patience, 5);
+  const auto held = load_split(run, "holdout");
+  const auto valid = load_split(run, "valid");
   const auto fit = load_split(run, "train");
   ASSERT_EQ(held.size(), 1u);
   const int64_t groups = held[0].cache.groups.num_groups();
-  EXPECT_EQ(static_cast<int64_t>(held[0].eval_groups.size() + fit[0].eval_groups.size()), groups);
+  // Three disjoint shares that cover the graph; training sees only its own.
+  std::vector<int64_t> all = held[0].eval_groups;
+  all.insert(all.end(), valid[0].eval_groups.begin(), valid[0].eval_groups.end());
+  all.insert(all.end(), fit[0].eval_groups.begin(), fit[0].eval_groups.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::unique(all.begin(), all.end()), all.end());
+  EXPECT_EQ(static_cast<int64_t>(all.size()), groups);
+  EXPECT_EQ(fit[0].train_groups, fit[0].eval_groups);
+  EXPECT_EQ(held[0].train_groups, fit[0].eval_groups);
   EXPECT_NEAR(static_cast<double>(held[0].eval_groups.size()) / groups, 0.25, 0.02);
+  EXPECT_NEAR(static_cast<double>(valid[0].eval_groups.size()) / groups, 0.1, 0.02);
+  EXPECT_EQ(load_split(run, "test")[0].eval_groups, held[0].eval_groups);
+  EXPECT_EQ(static_cast<int64_t>(load_split(run, "all")[0].eval_groups.size()), groups);
+  // The best checkpoint was chosen on the valid share, never on the held-out one.
+  const nlohmann::json m = RunDir(o.out).read_json("metrics.json");
+  EXPECT_EQ(m.at("split"), "valid");
+  int64_t valid_configs = 0;
+  for (int64_t g : valid[0].eval_groups) valid_configs += valid[0].cache.groups.group_size[static_cast<size_t>(g)];
+  EXPECT_EQ(m.at("graphs").at(0).at("configs").get<int64_t>(), valid_configs) << m.dump();
+}
+
+TEST(Trainer, PerProgramLayoutRunsStartFromTheirWideTable) {
+  test::TempDir dir;
+  const Collection c = find_collection(tiny_data(), "layout:xla:random");
+  TrainOptions o;
+  o.graph = c.split("train").front();
+  o.out = dir.file("runs/wide");
+  o.epochs = 2;
+  o.hidden = 16;
+  o.layers = 1;
+  o.steps_per_epoch = 3;
+  train(o);
+  const LoadedRun run = load_run(o.out, "cpu");
+  EXPECT_EQ(run.options.wide, 1);  // the per-program layout default
+  EXPECT_GT(run.options.wide_nodes, 0);
+  EXPECT_EQ(run.model_options.wide_nodes, run.options.wide_nodes);
+  // The table alone is validated before the first step, as epoch "0" (-1).
+  std::ifstream log(dir.file("runs/wide/log.jsonl"));
+  std::string first;
+  std::getline(log, first);
+  const nlohmann::json line = nlohmann::json::parse(first);
+  EXPECT_EQ(line.at("epoch"), -1);
+  EXPECT_TRUE(line.at("train_loss").is_null());
+  EXPECT_TRUE(line.at("best"));
+  // Elsewhere a wide table is refused: it belongs to one graph's nodes.
+  TrainOptions bad = small_layout_run(dir.file("runs/collection"));
+  bad.wide = 1;
+  EXPECT_NE(test::error_of([&] { train(bad); }).find("per-program"), std::string::npos);
+}
+
+TEST(Trainer, PerProgramRunsWrittenBeforeTheValidShareKeepTheirSplit) {
+  TrainOptions o = TrainOptions::from_json({{"graph", "g.npz"}, {"holdout", 0.25}}, "config.json");
+  EXPECT_EQ(o.valid_share, 0);
 }
 
 TEST(Trainer, RefusesToOverwriteARunAndBadNames) {

@@ -83,5 +83,48 @@ TEST(HoldoutSplit, RejectsBadArguments) {
   }
 }
 
+void expect_partition3(const HoldoutSplit& s, int64_t n) {
+  for (const Ids* part : {&s.train, &s.valid, &s.holdout}) EXPECT_TRUE(std::is_sorted(part->begin(), part->end()));
+  Ids all = s.train;
+  all.insert(all.end(), s.valid.begin(), s.valid.end());
+  all.insert(all.end(), s.holdout.begin(), s.holdout.end());
+  std::sort(all.begin(), all.end());
+  Ids want(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) want[i] = i;
+  EXPECT_EQ(all, want);
+}
+
+TEST(ProgramSplit, ThreeWaysWithTheSameHeldOutGroups) {
+  for (int64_t n : {3, 10, 681, 29905}) {
+    const HoldoutSplit two = split_holdout(n, 0.2, 5);
+    const HoldoutSplit three = split_program(n, 0.2, 0.1, 5);
+    EXPECT_EQ(three.holdout, two.holdout) << n;  // a valid share never changes what is held out
+    expect_partition3(three, n);
+    EXPECT_GE(three.valid.size(), 1u);
+    EXPECT_GE(three.train.size(), 1u);
+    if (n >= 100) {
+      EXPECT_EQ(static_cast<int64_t>(three.valid.size()), std::llround(0.1 * static_cast<double>(n))) << n;
+      EXPECT_EQ(static_cast<int64_t>(three.train.size()), n - static_cast<int64_t>(three.valid.size()) -
+                                                              static_cast<int64_t>(three.holdout.size()));
+    }
+  }
+  EXPECT_NE(split_program(100, 0.2, 0.1, 5).valid, split_program(100, 0.2, 0.1, 6).valid);
+  EXPECT_EQ(split_program(100, 0.2, 0.1, 5).valid, split_program(100, 0.2, 0.1, 5).valid);
+}
+
+TEST(ProgramSplit, NoValidShareIsTheTwoWaySplit) {
+  const HoldoutSplit a = split_program(50, 0.3, 0.0, 2), b = split_holdout(50, 0.3, 2);
+  EXPECT_EQ(a.train, b.train);
+  EXPECT_EQ(a.holdout, b.holdout);
+  EXPECT_TRUE(a.valid.empty());
+}
+
+TEST(ProgramSplit, RejectsSharesThatLeaveNothing) {
+  EXPECT_NE(test::error_of([] { split_program(10, 0.5, 0.5, 1); }).find("nothing to train"), std::string::npos);
+  EXPECT_NE(test::error_of([] { split_program(10, 0.2, 1.0, 1); }).find("valid share"), std::string::npos);
+  EXPECT_NE(test::error_of([] { split_program(10, 0.2, -0.1, 1); }).find("valid share"), std::string::npos);
+  EXPECT_NE(test::error_of([] { split_program(2, 0.2, 0.1, 1); }).find("at least 3"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fastslow

@@ -117,5 +117,27 @@ TEST(ModelCard, TileModelsWithTilingFeaturesFitThePublishedWidth) {
             std::string::npos);
 }
 
+TEST(ModelCard, PerProgramModelsRankTheirOwnGraphOnly) {
+  nlohmann::json j = card("layout");
+  j["model"]["wide_nodes"] = 3;
+  j["data"] = {{"mode", "per-program"},
+               {"program", {{"graph", "unet3d.npz"}, {"nodes", 2774}, {"edges", 4730}, {"config_nodes", 3}}}};
+  const ModelCard c = ModelCard::from_json(j.dump(), "m/model.json");
+  EXPECT_EQ(c.wide_nodes, 3);
+  EXPECT_EQ(c.program.graph, "unet3d.npz");
+  EXPECT_NO_THROW(c.check_program("unet3d.npz", 2774, 4730, 3));
+  const std::string e = test::error_of([&] { c.check_program("other.npz", 490, 749, 3); });
+  EXPECT_NE(e.find("other.npz"), std::string::npos) << e;
+  EXPECT_NE(e.find("not the program"), std::string::npos) << e;
+  EXPECT_NE(e.find("unet3d.npz: 2774 nodes"), std::string::npos) << e;
+  // Any graph fits a model without a table.
+  EXPECT_NO_THROW(ModelCard::from_json(card("layout").dump(), "m/model.json").check_program("x.npz", 1, 0, 9));
+  // A table without its program, or of another size, is a malformed card.
+  j["data"].erase("program");
+  EXPECT_NE(test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); }).find("program"), std::string::npos);
+  j["data"]["program"] = {{"graph", "g"}, {"nodes", 10}, {"edges", 9}, {"config_nodes", 4}};
+  EXPECT_NE(test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); }).find("covers 3"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fastslow

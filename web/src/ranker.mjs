@@ -74,7 +74,9 @@ export class Ranker {
   // do: the scores are thrown away.
   async warmUp() {
     const { ort } = this;
-    const sizes = { nodes: 1024, edges: 1023, config_nodes: 256, batch: (this.card.batching || {}).chunk || 64 };
+    // A per-program model's table fixes the configurable nodes to its program's.
+    const wide = (this.card.model || {}).wide_nodes || 0;
+    const sizes = { nodes: 1024, edges: 1023, config_nodes: wide || 256, batch: (this.card.batching || {}).chunk || 64 };
     const feeds = {};
     for (const input of this.card.inputs || []) {
       if (!this.session.inputNames.includes(input.name)) continue;

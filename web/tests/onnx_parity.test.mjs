@@ -2,7 +2,8 @@
 // trainer offers: train a small model briefly with the native CLI, export it,
 // rank a graph with `fastslow rank` (LibTorch), then rank the same file in
 // ONNX Runtime Web (wasm backend, as the page does) with inputs prepared by
-// the wasm core. Scores must agree to 1e-4 relative, rankings exactly except
+// the wasm core. Scores must agree within 1e-4 relative + 1e-6 absolute (as
+// numpy.allclose), rankings exactly except
 // among scores equal within 1e-6 relative (a few float32 ulps), and the
 // metrics must be the same.
 import { test, before } from 'node:test';
@@ -20,6 +21,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const fastslow = path.join(root, 'build/native/bin/fastslow');
 const alexnet = path.resolve(root, '..', 'shared', 'data', 'cleaned_alexnet.npz');
+const unet3d = path.resolve(root, '..', 'shared', 'data', 'real', 'layout_xla_default_train_unet3d.npz');
 const require = createRequire(import.meta.url);
 const core = await require(path.join(root, 'build/wasm/bin/fastslow_core.js'))();
 ort.env.wasm.numThreads = 1;
@@ -64,12 +66,17 @@ async function browserRank(model, file) {
 
 function compare(name, native, web) {
   assert.equal(web.groupScores.length, native.scores.size, `${name}: one score per unique config`);
-  let maxRel = 0;
+  // numpy.allclose's test: |browser - native| <= 1e-4 |native| + 1e-6. The
+  // absolute term is float32 rounding of the model's unit-scale
+  // intermediates, which a score near zero (a briefly trained model's
+  // -0.0008) carries as it is.
+  let maxRel = 0, worst = '';
   for (const [g, s] of native.scores) {
     const w = web.groupScores[g];
     assert.ok(Number.isFinite(w), `${name}: group ${g} scored ${w}`);
-    const rel = Math.abs(w - s) / Math.max(Math.abs(s), 1e-6);
-    maxRel = Math.max(maxRel, rel);
+    const over = Math.abs(w - s) / (1e-4 * Math.abs(s) + 1e-6);
+    if (over > maxRel) worst = `group ${g}: ${s} natively, ${w} in the browser`;
+    maxRel = Math.max(maxRel, over);
   }
   // Rankings: the same config at every position, unless the two configs
   // there have scores equal within 1e-6 relative, a few float32 ulps (their
@@ -84,9 +91,9 @@ function compare(name, native, web) {
       `${native.ranking[i]} (score ${b}) natively`);
     swapped++;
   }
-  console.log(`[ parity ] ${name}: ${native.scores.size} unique configs, max relative difference ${maxRel.toExponential(2)}, ` +
+  console.log(`[ parity ] ${name}: ${native.scores.size} unique configs, largest difference ${maxRel.toFixed(3)} of the tolerance, ` +
     `${swapped} tie positions, ONNX Runtime Web ${web.scoreMs.toFixed(0)} ms`);
-  assert.ok(maxRel <= 1e-4, `${name}: max relative difference ${maxRel}`);
+  assert.ok(maxRel <= 1, `${name}: a score differs by ${maxRel.toFixed(2)}x the tolerance 1e-4 |s| + 1e-6 (${worst})`);
   if (web.metrics) {
     const m = /kendall (\S+)\s+opa (\S+)/.exec(native.printed);
     assert.ok(m, native.printed);
@@ -112,9 +119,13 @@ const cases = [
   ['tile gcn late', [...tileTrain, '--model', 'gcn', '--join', 'late'], tileValid],
   ['layout sage', [...layoutTrain, '--model', 'sage'], layoutValid],
   ['layout attn', [...layoutTrain, '--model', 'attn'], layoutValid],
-  ['layout attn on AlexNet', ['--graph', alexnet, '--holdout', '0.2', '--model', 'attn'], () => alexnet],
+  ['layout attn on AlexNet', ['--graph', alexnet, '--holdout', '0.2', '--model', 'attn', '--wide', '0'], () => alexnet],
   ['layout focus', [...layoutTrain, '--model', 'focus'], layoutValid],
-  ['layout focus on AlexNet', ['--graph', alexnet, '--holdout', '0.2', '--model', 'focus'], () => alexnet],
+  ['layout focus on AlexNet', ['--graph', alexnet, '--holdout', '0.2', '--model', 'focus', '--wide', '0'], () => alexnet],
+  // Per-program defaults: focus with a wide table (value weights; row codes
+  // over AlexNet's 10 and unet3d's 18 columns, with the layout context).
+  ['layout focus+wide on AlexNet', ['--graph', alexnet], () => alexnet],
+  ['layout focus+wide on unet3d', ['--graph', unet3d], () => unet3d],
 ];
 
 for (const [name, args, file] of cases) {
@@ -133,6 +144,9 @@ test('a model trained on other feature widths is refused by the CLI and in the b
   await assert.rejects(browserRank(model, alexnet), /node_feat.*70 feature columns; the model was trained on 140/);
   // A tile model on a layout file: refused by kind.
   await assert.rejects(browserRank(path.join(work, 'models', 'tile_mlp'), alexnet), /layout graph; the model ranks tile graphs/);
+  // A per-program model on another graph: refused by the core with the program's name.
+  const program = path.join(work, 'models', 'layout_focus+wide_on_unet3d');
+  await assert.rejects(browserRank(program, layoutValid()), /is not the program this per-program model was trained on \(layout_xla_default_train_unet3d/);
   // The core keeps working afterwards.
   const again = await browserRank(path.join(work, 'models', 'layout_attn'), layoutValid());
   assert.ok(again.groupScores.length > 0);

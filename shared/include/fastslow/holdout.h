@@ -1,6 +1,8 @@
 // Per-program tuning splits: a share of one graph's unique configs is held
-// out. The split is over de-duplicated groups, so no config measured in
-// training reappears (as a duplicate) among the held-out ones.
+// out, and optionally a second share validates (early stopping, the
+// baselines' regularisation) so that the held-out share is never looked at
+// while training. The split is over de-duplicated groups, so no config
+// measured in training reappears (as a duplicate) among the others.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@ namespace fastslow {
 
 struct HoldoutSplit {
   std::vector<int64_t> train;    // group ids, ascending
+  std::vector<int64_t> valid;    // group ids, ascending (empty without a valid share)
   std::vector<int64_t> holdout;  // group ids, ascending
 };
 
@@ -18,5 +21,13 @@ struct HoldoutSplit {
 // `seed`: the same on every platform. Throws Error on fraction outside (0, 1)
 // or num_groups < 2.
 HoldoutSplit split_holdout(int64_t num_groups, double fraction, uint64_t seed);
+
+// Three ways: the held-out groups are exactly split_holdout's for the same
+// (num_groups, holdout, seed), so adding a valid share never changes what
+// is held out; round(valid * num_groups) of the rest validate (at least 1,
+// and at least 1 stays for training). valid = 0 is split_holdout. Throws
+// Error on valid outside [0, 1), holdout + valid >= 1, or fewer than 3
+// groups when valid > 0.
+HoldoutSplit split_program(int64_t num_groups, double holdout, double valid, uint64_t seed);
 
 }  // namespace fastslow

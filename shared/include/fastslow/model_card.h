@@ -28,6 +28,14 @@ struct ModelCard {
   int64_t graph_config_width() const;
   FeatureStats node_stats;
   FeatureStats config_stats;  // tile only: config features are standardised too
+  // Per-program layout models carry a table over one graph's configurable
+  // nodes (model.wide_nodes > 0): they rank that graph's configs only, and
+  // `program` says which graph (by name and size; 0 nodes = any graph).
+  int64_t wide_nodes = 0;
+  struct Program {
+    std::string graph;
+    int64_t nodes = 0, edges = 0, config_nodes = 0;
+  } program;
   int khop = 1;               // pruning the model was trained with
   int64_t chunk = 0;          // configs per model call; scores depend on it for models attending across a batch
 
@@ -39,6 +47,10 @@ struct ModelCard {
   // feature widths are not the ones the model was trained on.
   void check_fits(const std::string& file, GraphKind graph_kind, int64_t graph_node_feat_width,
                   int64_t graph_config_feat_width) const;
+  // Throws Error naming `file` when the card is a per-program model's and the
+  // graph (its nodes, edges and configurable nodes as published) is not that
+  // program's.
+  void check_program(const std::string& file, int64_t nodes, int64_t edges, int64_t config_nodes) const;
 };
 
 }  // namespace fastslow

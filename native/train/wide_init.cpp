@@ -1,0 +1,144 @@
+#include "train/wide_init.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "baselines/ridge.h"
+#include "fastslow/error.h"
+#include "fastslow/metrics.h"
+#include "fastslow/synth/rng.h"
+
+namespace fastslow::train {
+namespace {
+
+using models::LayoutWideImpl;
+
+// The table's view of a value: rounded, clamped into -1..5.
+float table_value(float v) {
+  if (!(v == v)) return -1.0f;
+  return std::clamp(std::round(v), -1.0f, static_cast<float>(LayoutWideImpl::kValues - 2));
+}
+
+// What LayoutWideImpl::row_codes computes, for one node's row.
+int64_t row_code(const float* row, int64_t width) {
+  int64_t code = 0, p = 1;
+  for (int64_t c = 0; c < width; ++c, p *= LayoutWideImpl::kValues)
+    code += (static_cast<int64_t>(table_value(row[c])) + 1) * p;
+  return code;
+}
+
+// The design of one group: nc*Fc table values, then per node (when rows
+// are used) the index of its row among the kept ones, -1 for any other.
+std::vector<float> design(const std::vector<float>& rows, int64_t count, int64_t nc, int64_t width,
+                          const std::vector<std::unordered_map<int64_t, int64_t>>& kept, bool use_rows) {
+  const int64_t cols = nc * width + (use_rows ? nc : 0);
+  std::vector<float> out(static_cast<size_t>(count * cols));
+  for (int64_t r = 0; r < count; ++r) {
+    const float* in = rows.data() + r * nc * width;
+    float* o = out.data() + r * cols;
+    for (int64_t i = 0; i < nc * width; ++i) o[i] = table_value(in[i]);
+    if (!use_rows) continue;
+    for (int64_t j = 0; j < nc; ++j) {
+      const auto it = kept[static_cast<size_t>(j)].find(row_code(in + j * width, width));
+      o[nc * width + j] = it == kept[static_cast<size_t>(j)].end() ? -1.0f : static_cast<float>(it->second);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphEntry& valid, uint64_t seed) {
+  const CachedGraph& c = fit.cache;
+  const int64_t nc = wide.config_nodes(), width = wide.config_width();
+  if (static_cast<int64_t>(c.pruned.config_positions.size()) != nc || c.config_feat_width != width)
+    throw Error(c.source, "node_config_feat", "does not match the wide table's shape");
+  if (fit.group_target.empty()) throw Error(c.source, "config_runtime", "has no runtimes to fit the wide table on");
+  const bool use_rows = wide.uses_rows();
+
+  std::vector<int64_t> groups = fit.train_groups;
+  const int64_t cap = std::max<int64_t>(2, kMaxWideValues / std::max<int64_t>(1, nc * (width + 1)));
+  if (static_cast<int64_t>(groups.size()) > cap) {
+    synth::Rng rng(seed ^ 0x77696465ull);  // "wide"
+    for (int64_t i = static_cast<int64_t>(groups.size()) - 1; i > 0; --i)
+      std::swap(groups[i], groups[rng.uniform_int(0, i)]);
+    groups.resize(static_cast<size_t>(cap));
+    std::sort(groups.begin(), groups.end());
+  }
+  const auto n = static_cast<int64_t>(groups.size());
+  const std::vector<float> rows = c.config_rows(groups);
+
+  // The kRowSlots most frequent rows of each node (ties: the smaller code).
+  std::vector<std::unordered_map<int64_t, int64_t>> kept(static_cast<size_t>(nc));
+  std::vector<int64_t> table(static_cast<size_t>(nc * LayoutWideImpl::kRowSlots), -1);
+  if (use_rows) {
+    for (int64_t j = 0; j < nc; ++j) {
+      std::map<int64_t, int64_t> freq;
+      for (int64_t r = 0; r < n; ++r) ++freq[row_code(rows.data() + (r * nc + j) * width, width)];
+      std::vector<std::pair<int64_t, int64_t>> order(freq.begin(), freq.end());
+      std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.second > b.second; });
+      for (int64_t k = 0; k < std::min<int64_t>(LayoutWideImpl::kRowSlots, static_cast<int64_t>(order.size())); ++k) {
+        kept[static_cast<size_t>(j)][order[static_cast<size_t>(k)].first] = k;
+        table[static_cast<size_t>(j * LayoutWideImpl::kRowSlots + k)] = order[static_cast<size_t>(k)].first;
+      }
+    }
+  }
+  const int64_t cols = nc * width + (use_rows ? nc : 0);
+  const std::vector<float> x = design(rows, n, nc, width, kept, use_rows);
+  std::vector<double> y;
+  y.reserve(static_cast<size_t>(n));
+  for (int64_t g : groups) y.push_back(fit.group_target[static_cast<size_t>(g)]);
+
+  const std::vector<int64_t>& vg = valid.eval_groups;
+  const std::vector<float> vx = design(valid.cache.config_rows(vg), static_cast<int64_t>(vg.size()), nc, width, kept, use_rows);
+  std::vector<double> vrt;
+  for (int64_t g : vg) vrt.push_back(valid.cache.groups.best_runtime[static_cast<size_t>(g)]);
+
+  WideFit best;
+  best.valid_kendall = -2;
+  baselines::OneHotRidge chosen;
+  for (double lambda : {1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0}) {
+    baselines::OneHotRidge ridge;
+    ridge.fit(x, cols, y, lambda);
+    double k = vg.size() >= 2 ? kendall_tau(ridge.predict(vx), vrt) : 0.0;
+    if (!std::isfinite(k)) k = 0.0;
+    if (k > best.valid_kendall + 1e-12) {
+      best = {lambda, k, n, ridge.num_features()};
+      chosen = std::move(ridge);
+    }
+  }
+
+  {
+    const std::vector<double> p = chosen.predict(x);
+    double sq = 0;
+    for (int64_t r = 0; r < n; ++r) sq += (p[static_cast<size_t>(r)] - y[static_cast<size_t>(r)]) * (p[static_cast<size_t>(r)] - y[static_cast<size_t>(r)]);
+    best.residual_sd = std::sqrt(sq / static_cast<double>(std::max<int64_t>(1, n)));
+  }
+  torch::NoGradGuard no_grad;
+  std::vector<float> vw(static_cast<size_t>(nc * width * LayoutWideImpl::kValues), 0.0f);
+  for (int64_t col = 0; col < nc * width; ++col)
+    for (int64_t v = 0; v < LayoutWideImpl::kValues; ++v)
+      vw[static_cast<size_t>(col * LayoutWideImpl::kValues + v)] =
+          static_cast<float>(chosen.weight(col, static_cast<float>(v - 1)));
+  std::vector<float> rw(static_cast<size_t>(nc * LayoutWideImpl::kRowSlots), 0.0f);
+  if (use_rows)
+    for (int64_t j = 0; j < nc; ++j) {
+      // A row outside the kept ones scores 0 in the table; ridge gave the
+      // "other rows" category a weight of its own. Each config has exactly
+      // one category per node, so shifting them all keeps the ranking.
+      const double other = chosen.weight(nc * width + j, -1.0f);
+      for (int64_t k = 0; k < LayoutWideImpl::kRowSlots; ++k)
+        if (table[static_cast<size_t>(j * LayoutWideImpl::kRowSlots + k)] >= 0)
+          rw[static_cast<size_t>(j * LayoutWideImpl::kRowSlots + k)] =
+              static_cast<float>(chosen.weight(nc * width + j, static_cast<float>(k)) - other);
+    }
+  const auto dev = wide.value_weight.device();
+  wide.value_weight.copy_(torch::tensor(vw).to(dev));
+  wide.row_weight.copy_(torch::tensor(rw).view({nc, LayoutWideImpl::kRowSlots}).to(dev));
+  wide.rows.copy_(torch::tensor(table, torch::kInt64).view({nc, LayoutWideImpl::kRowSlots}).to(dev));
+  return best;
+}
+
+}  // namespace fastslow::train
