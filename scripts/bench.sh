@@ -5,6 +5,8 @@
 #   train-step  default layout model step, C++ vs PyTorch    (bench/train_step_bench.py)
 #   quality     default vs paper baseline on generated small (bench/quality.py)
 #   real        per-program runs on the real graphs with runtimes vs one-hot ridge (bench/real_bench.cpp)
+#   realism     generated layout collections beside the real files: runtime and graph statistics
+#               (fastslow realism; extra args: synth seeds, default 0 1 2)
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
 #   explorer    the page in headless Chromium: open, frame, rank   (bench/explorer_bench.mjs)
 set -euo pipefail
@@ -30,6 +32,19 @@ case $what in
     # and skipped. Finished runs under build/bench/real are reused.
     cmake --build --preset native --target fastslow_bench_real
     build/native/bin/fastslow_bench_real $work/real ../shared/data/cleaned_alexnet.npz ../shared/data/real/layout_*.npz "$@" ;;
+  realism)
+    # Generated `small` data of a few seeds (the generator's current version:
+    # a dataset of another version or seed is regenerated) beside every real
+    # file in ../shared/data.
+    cmake --build --preset native --target fastslow
+    f=build/native/bin/fastslow
+    roots=()
+    for seed in ${@:-0 1 2}; do
+      d=$work/realism/small-$seed
+      $f synth --scale small --seed "$seed" --out "$d" >/dev/null 2>&1 || { rm -rf "$d"; $f synth --scale small --seed "$seed" --out "$d" >/dev/null; }
+      roots+=("$d")
+    done
+    $f realism "${roots[@]}" ../shared/data/cleaned_alexnet.npz ../shared/data/real ;;
   rank)
     # 1000 configs of a generated 5,000-node layout graph, scored by the
     # default layout model (briefly trained on tiny data: speed does not
@@ -64,5 +79,5 @@ case $what in
     bash scripts/stage_site.sh $work/explorer/site $work/rank/model >/dev/null
     node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
       $work/rank/graph/resnet_5000.npz $work/rank/model $f $work/explorer/layout_50000.npz "$@" ;;
-  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, real, rank, explorer)" >&2; exit 1 ;;
+  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, real, realism, rank, explorer)" >&2; exit 1 ;;
 esac

@@ -18,6 +18,7 @@ struct Command {
 Command add_info_command(CLI::App& app);
 Command add_synth_command(CLI::App& app);
 Command add_submit_command(CLI::App& app);
+Command add_realism_command(CLI::App& app);
 #ifdef FASTSLOW_WITH_TORCH
 Command add_train_command(CLI::App& app);
 Command add_eval_command(CLI::App& app);

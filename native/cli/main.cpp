@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   const std::vector<fastslow::cli::Command> commands = {
       fastslow::cli::add_info_command(app),
       fastslow::cli::add_synth_command(app),
+      fastslow::cli::add_realism_command(app),
 #ifdef FASTSLOW_WITH_TORCH
       fastslow::cli::add_train_command(app),
       fastslow::cli::add_eval_command(app),

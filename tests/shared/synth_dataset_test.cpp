@@ -150,8 +150,8 @@ TEST(SynthDataset, AnswersHoldTheHiddenRuntimesAndTheNoiseCeilingIsHigh) {
         ceiling.push_back(m);
       }
     }
-    // The best score a model can reach: noise of +-0.5 % barely reorders
-    // the configs of a random search.
+    // The best score a model can reach: measurement noise (+-0.015 %)
+    // reorders configs only inside the plateau of nearly equal runtimes.
     const double tau = summarize(ceiling).kendall;
     std::printf("[ figures  ] noise ceiling %s: Kendall %.4f over %zu graphs\n", c.id.str().c_str(), tau,
                 ceiling.size());
@@ -201,7 +201,7 @@ TEST(SynthDataset, SameBytesOnEveryBuild) {
       for (uint8_t b : test::read_bytes(f)) h = (h ^ b) * 0x100000001b3ull;
   }
   std::printf("[ fingerprint ] tiny seed 7: %llu\n", static_cast<unsigned long long>(h));
-  EXPECT_EQ(h, 13873560998179326931ull);
+  EXPECT_EQ(h, 9480649735469959254ull);
 }
 
 TEST(SynthDataset, OneCollectionHoldsTheSameFilesAsTheWholeDataset) {

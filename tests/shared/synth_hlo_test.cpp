@@ -156,7 +156,7 @@ TEST(SynthHlo, FeatureColumns) {
   // The input parameter: dims, sum, product, one-hot, layout, zeros past rank 4.
   EXPECT_EQ(feat(f, x, "shape_element_type_is_bf16"), 1);
   EXPECT_EQ(feat(f, x, "shape_element_type_is_f32"), 0);
-  EXPECT_EQ(feat(f, x, "element_size_in_bits"), 16);
+  EXPECT_EQ(feat(f, x, "element_size_in_bits"), 0);  // as in every published file
   EXPECT_EQ(feat(f, x, "shape_dimensions_0"), 8);
   EXPECT_EQ(feat(f, x, "shape_dimensions_3"), 16);
   EXPECT_EQ(feat(f, x, "shape_dimensions_4"), 0);
@@ -167,6 +167,11 @@ TEST(SynthHlo, FeatureColumns) {
   EXPECT_EQ(feat(f, x, "layout_minor_to_major_3"), 0);
   EXPECT_EQ(feat(f, k, "parameter_number"), 1);
   EXPECT_EQ(feat(f, x, "window_size_0"), 0);
+  // Products of fields a node lacks are the empty product, as published.
+  EXPECT_EQ(feat(f, x, "window_size_product"), 1);
+  EXPECT_EQ(feat(f, x, "slice_dims_limit_product"), 1);
+  EXPECT_EQ(feat(f, x, "padding_config_edge_padding_low_product"), 1);
+  EXPECT_EQ(feat(f, x, "window_size_sum"), 0);
 
   // The convolution: window and dimension numbers.
   EXPECT_EQ(feat(f, c, "shape_dimensions_1"), 16);
@@ -208,7 +213,7 @@ TEST(SynthHlo, FeatureColumns) {
   EXPECT_EQ(feat(f, r, "is_root"), 0);
   EXPECT_EQ(feat(f, root, "shape_element_type_is_tuple"), 1);
   EXPECT_EQ(feat(f, root, "shape_tuple_shapes_size"), 1);
-  EXPECT_EQ(feat(f, root, "shape_dimensions_product"), 0);
+  EXPECT_EQ(feat(f, root, "shape_dimensions_product"), 1);
   // A scalar holds one element.
   EXPECT_EQ(feat(f, zero, "shape_dimensions_product"), 1);
   EXPECT_EQ(feat(f, zero, "shape_dimensions_sum"), 0);

@@ -8,6 +8,7 @@
 #include "fastslow/error.h"
 #include "fastslow/hlo_tables.h"
 #include "fastslow/metrics.h"
+#include "fastslow/synth/dataset.h"
 #include "fastslow/synth/layout_configs.h"
 #include "fastslow/synth/layout_cost.h"
 #include "fastslow/synth/templates.h"
@@ -21,32 +22,43 @@ std::vector<int> layout_values(const float* slots) {
   return v;
 }
 
-// A -1-padded permutation of 0..rank-1.
-void expect_layout(const float* slots, int rank) {
-  std::vector<bool> seen(static_cast<size_t>(rank), false);
+// A -1-padded list of distinct dims of a rank-`rank` tensor naming `want`
+// dims, or none (all -1: left to the compiler).
+void expect_layout(const float* slots, int rank, int want) {
+  std::vector<bool> seen(static_cast<size_t>(std::max(rank, 1)), false);
+  int named = 0;
   for (int i = 0; i < kLayoutSlots; ++i) {
     const float v = slots[i];
     ASSERT_EQ(v, std::floor(v));
-    if (i >= rank) {
+    if (v < 0) {
       ASSERT_EQ(v, -1.0f);
-    } else {
-      const int x = static_cast<int>(v);
-      ASSERT_GE(x, 0);
-      ASSERT_LT(x, rank);
-      ASSERT_FALSE(seen[static_cast<size_t>(x)]);
-      seen[static_cast<size_t>(x)] = true;
+      continue;
     }
+    ASSERT_EQ(i, named) << "a dim after a -1";
+    const int x = static_cast<int>(v);
+    ASSERT_LT(x, rank);
+    ASSERT_FALSE(seen[static_cast<size_t>(x)]);
+    seen[static_cast<size_t>(x)] = true;
+    ++named;
+  }
+  if (named > 0) {
+    ASSERT_EQ(named, want);
   }
 }
 
-void expect_valid_configs(const LayoutSpace& s, const std::vector<float>& configs, int64_t count) {
+// Conv and dot layouts name their two minor-most dims (one for rank 1),
+// reshapes whole orders, as the published files do.
+void expect_valid_configs(const HloGraph& g, const LayoutSpace& s, const std::vector<float>& configs, int64_t count) {
   ASSERT_EQ(configs.size(), static_cast<size_t>(count) * s.nodes.size() * kLayoutConfigWidth);
+  const int reshape = require_opcode("reshape");
   for (int64_t c = 0; c < count; ++c)
     for (size_t i = 0; i < s.nodes.size(); ++i) {
+      const bool whole = g.nodes[static_cast<size_t>(s.nodes[i])].opcode == reshape;
       const float* row = configs.data() + (static_cast<size_t>(c) * s.nodes.size() + i) * kLayoutConfigWidth;
-      expect_layout(row, s.out_rank[i]);
-      expect_layout(row + kLayoutSlots, s.in_rank[i]);
-      expect_layout(row + 2 * kLayoutSlots, s.kernel_rank[i]);
+      const auto want = [&](int rank) { return whole ? rank : std::min(rank, 2); };
+      expect_layout(row, s.out_rank[i], want(s.out_rank[i]));
+      expect_layout(row + kLayoutSlots, s.in_rank[i], want(s.in_rank[i]));
+      expect_layout(row + 2 * kLayoutSlots, s.kernel_rank[i], want(s.kernel_rank[i]));
     }
 }
 
@@ -70,6 +82,9 @@ std::vector<double> runtimes(const HloGraph& g, const LayoutSpace& s, const std:
     out.push_back(layout_runtime(g, s, configs.data() + static_cast<size_t>(c) * s.nodes.size() * kLayoutConfigWidth));
   return out;
 }
+
+struct DotInto;
+bool test_throws(const DotInto& t, const std::vector<float>& c);
 
 HloGraph resnet_graph() {
   Rng rng(11);
@@ -100,11 +115,11 @@ TEST(SynthLayout, SampledValuesAreValid) {
   for (const HloGraph& g : {resnet_graph(), transformer_graph()}) {
     const LayoutSpace s = layout_space(g);
     const std::vector<float> def = default_layout_config(g, s);
-    expect_valid_configs(s, def, 1);
+    expect_valid_configs(g, s, def, 1);
     for (LayoutSearch search : {LayoutSearch::Random, LayoutSearch::Default}) {
       Rng rng(3);
       const std::vector<float> c = sample_layout_configs(g, s, search, 50, rng);
-      expect_valid_configs(s, c, 50);
+      expect_valid_configs(g, s, c, 50);
     }
     // Reshape has no kernel.
     const int reshape = require_opcode("reshape");
@@ -147,147 +162,212 @@ TEST(SynthLayout, DefaultSearchConfigsAreCloser) {
       mean_pairwise_hamming(sample_layout_configs(g, s, LayoutSearch::Default, 100, b), width, 100);
   std::printf("[ figures  ] mean pairwise Hamming: random %.1f, default %.1f of %zu values\n", random, genetic, width);
   EXPECT_GT(genetic, 0);
-  EXPECT_LT(genetic * 4, random);
+  EXPECT_LT(genetic * 2, random);
 }
 
-// parameter [32, 8, 128] -> reshape [256, 128] -> dot with [128, 256].
-struct ReshapeDot {
+TEST(SynthLayout, MenusAreSmallAndConfigsComeFromThem) {
+  for (const HloGraph& g : {resnet_graph(), transformer_graph()}) {
+    const LayoutSpace s = layout_space(g);
+    Rng menu_rng(7), rng(7);
+    const auto menus = layout_menus(g, s, menu_rng);
+    const std::vector<float> def = default_layout_config(g, s);
+    ASSERT_EQ(menus.size(), s.nodes.size());
+    for (size_t i = 0; i < menus.size(); ++i) {
+      // Real files: 1 to 9 distinct rows per configurable node.
+      ASSERT_GE(menus[i].size(), 1u);
+      ASSERT_LE(menus[i].size(), 9u);
+      EXPECT_TRUE(std::equal(menus[i][0].begin(), menus[i][0].end(), def.begin() + static_cast<std::ptrdiff_t>(i * 18)));
+      for (size_t a = 0; a < menus[i].size(); ++a)
+        for (size_t b = a + 1; b < menus[i].size(); ++b) EXPECT_NE(menus[i][a], menus[i][b]);
+    }
+    // The samplers draw the same menus first, then rows from them.
+    for (LayoutSearch search : {LayoutSearch::Random, LayoutSearch::Default}) {
+      Rng r(7);
+      const std::vector<float> c = sample_layout_configs(g, s, search, 100, r);
+      for (int64_t k = 0; k < 100; ++k)
+        for (size_t i = 0; i < s.nodes.size(); ++i) {
+          LayoutRow row;
+          std::copy_n(c.begin() + static_cast<std::ptrdiff_t>((static_cast<size_t>(k) * s.nodes.size() + i) * 18), 18,
+                      row.begin());
+          ASSERT_NE(std::find(menus[i].begin(), menus[i].end(), row), menus[i].end()) << "config " << k << " node " << i;
+        }
+    }
+  }
+}
+
+TEST(SynthLayoutCost, PartialLayoutsTakeTheRestFromTheBuiltOrder) {
+  EXPECT_EQ(complete_layout({2}, {3, 2, 1, 0}), std::vector<int>({2, 3, 1, 0}));
+  EXPECT_EQ(complete_layout({1, 3}, {3, 2, 1, 0}), std::vector<int>({1, 3, 2, 0}));
+  EXPECT_EQ(complete_layout({}, {3, 2, 1, 0}), std::vector<int>({3, 2, 1, 0}));
+  EXPECT_EQ(complete_layout({0, 1, 2}, {2, 1, 0}), std::vector<int>({0, 1, 2}));
+}
+
+TEST(SynthLayoutCost, TheDefaultAndLeavingAllToTheCompilerCostOnlyCompute) {
+  for (const HloGraph& g : {resnet_graph(), transformer_graph()}) {
+    const LayoutSpace s = layout_space(g);
+    const std::vector<float> def = default_layout_config(g, s);
+    const LayoutCostTerms d = layout_cost_terms(g, s, def.data());
+    EXPECT_GT(d.compute, 0);
+    EXPECT_EQ(d.padding, 0);
+    EXPECT_EQ(d.copies, 0);
+    EXPECT_EQ(d.mxu, 0);
+    const std::vector<float> unset(def.size(), -1.0f);
+    EXPECT_DOUBLE_EQ(layout_runtime(g, s, unset.data()), d.total());
+  }
+}
+
+// param [m, k] x param [k, n] -> dot [m, n] -> a reduce (a fusion barrier:
+// the dot's output is written as configured) or an exponential (fusible:
+// XLA picks the intermediate's layout).
+struct DotInto {
   HloGraph g;
   LayoutSpace s;
-  size_t reshape = 0, dot = 0;  // positions in s.nodes
-  ReshapeDot() {
+  std::vector<float> def;
+  double flops = 0;
+  DotInto(int64_t m, int64_t k, int64_t n, bool barrier) {
     HloBuilder b;
-    const int p = b.parameter(ElementType::F32, {32, 8, 128});
-    const int r = b.reshape(p, {256, 128});
-    const int d = b.matmul(r, b.parameter(ElementType::F32, {128, 256}));
-    g = b.build(d);
+    const int d = b.matmul(b.parameter(ElementType::F32, {m, k}), b.parameter(ElementType::F32, {k, n}));
+    g = b.build(barrier ? b.reduce(d, b.constant(ElementType::F32, {}), {1}) : b.unary("exponential", d));
     s = layout_space(g);
-    const int reshape_op = require_opcode("reshape");
-    EXPECT_EQ(s.nodes.size(), 2u);
-    reshape = g.nodes[static_cast<size_t>(s.nodes[0])].opcode == reshape_op ? 0 : 1;
-    dot = 1 - reshape;
+    EXPECT_EQ(s.nodes.size(), 1u);
+    def = default_layout_config(g, s);
+    flops = 2.0 * static_cast<double>(m * n * k);
   }
-  float* slots(std::vector<float>& c, size_t node, int which) const {
-    return c.data() + node * kLayoutConfigWidth + which * kLayoutSlots;
+  // The output's two minor dims swapped: [m, n] with m minor-most.
+  std::vector<float> swapped_output() const {
+    std::vector<float> c = def;
+    std::swap(c[0], c[1]);
+    return c;
+  }
+  LayoutCostTerms delta(const std::vector<float>& c) const {
+    const LayoutCostTerms a = layout_cost_terms(g, s, c.data()), d = layout_cost_terms(g, s, def.data());
+    return {a.compute - d.compute, a.padding - d.padding, a.copies - d.copies, a.mxu - d.mxu};
   }
 };
 
-TEST(SynthLayoutCost, ProducerConsumerMismatchAddsACopy) {
-  ReshapeDot t;
-  std::vector<float> base = default_layout_config(t.g, t.s);
-  // Reshape writes column-major; the dot still wants row-major: a copy.
-  std::vector<float> mismatch = base;
-  t.slots(mismatch, t.reshape, 0)[0] = 0;
-  t.slots(mismatch, t.reshape, 0)[1] = 1;
-  // Same reshape output, but the dot takes it as it comes: no copy.
-  std::vector<float> match = mismatch;
-  t.slots(match, t.dot, 1)[0] = 0;
-  t.slots(match, t.dot, 1)[1] = 1;
-  const LayoutCostTerms a = layout_cost_terms(t.g, t.s, base.data());
-  const LayoutCostTerms b = layout_cost_terms(t.g, t.s, mismatch.data());
-  const LayoutCostTerms c = layout_cost_terms(t.g, t.s, match.data());
-  EXPECT_EQ(a.copies, 0);
-  // [256, 128] f32 fills whole tiles either way: 128 KiB read + 128 KiB
-  // written, through the transpose unit since the minor dim changes.
-  EXPECT_DOUBLE_EQ(b.copies - c.copies, kCopyFactor * kLaneTransposeFactor * 2 * 256 * 128 * 4 / kBytesPerNs);
-  EXPECT_GT(b.total(), a.total());
-  EXPECT_EQ(b.kernel_pref, a.kernel_pref);
-  EXPECT_GT(c.kernel_pref, b.kernel_pref);  // lhs no longer contracting-minor
-  EXPECT_DOUBLE_EQ(layout_runtime(t.g, t.s, mismatch.data()), b.total());
+TEST(SynthLayoutCost, TheMatrixUnitReadsSwappedOperandsForFree) {
+  const DotInto t(256, 128, 256, true);
+  std::vector<float> c = t.def;
+  std::swap(c[6], c[7]);    // input read with its other dim minor
+  std::swap(c[12], c[13]);  // kernel too
+  const LayoutCostTerms d = t.delta(c);
+  EXPECT_EQ(d.copies, 0);
+  EXPECT_EQ(d.padding, 0);  // 128 and 256 both fill whole tiles either way
+  EXPECT_EQ(d.mxu, 0);
 }
 
-TEST(SynthLayoutCost, AlignedLayoutBeatsMisalignedOnPadding) {
-  HloBuilder b;
-  const int d = b.matmul(b.parameter(ElementType::F32, {200, 64}), b.parameter(ElementType::F32, {64, 128}));
-  const HloGraph g = b.build(d);
-  const LayoutSpace s = layout_space(g);
-  ASSERT_EQ(s.nodes.size(), 1u);
-  std::vector<float> aligned = default_layout_config(g, s);  // output [200, 128]: 128 minor
-  std::vector<float> misaligned = aligned;
-  misaligned[0] = 0;  // 200 minor pads to 256
-  misaligned[1] = 1;
-  const LayoutCostTerms a = layout_cost_terms(g, s, aligned.data());
-  const LayoutCostTerms m = layout_cost_terms(g, s, misaligned.data());
-  EXPECT_LT(a.padding, m.padding);
-  EXPECT_DOUBLE_EQ(m.padding - a.padding, (256.0 * 128 - 200.0 * 128) * 4 / kBytesPerNs);
-  EXPECT_LT(a.total(), m.total());
+TEST(SynthLayoutCost, ARelayoutForABarrierIsCopiedInFullAndFoldedIntoAFusibleUser) {
+  // [256, 384] fills whole tiles in either order and keeps the matrix unit
+  // busy: only the copy back to the order the user wants differs.
+  const double bytes = 256.0 * 384 * 4;
+  const LayoutCostTerms full = DotInto(256, 512, 384, true).delta(DotInto(256, 512, 384, true).swapped_output());
+  EXPECT_DOUBLE_EQ(full.copies, kLaneTransposeFactor * 2 * bytes / kBytesPerNs);
+  EXPECT_EQ(full.padding, 0);
+  EXPECT_EQ(full.mxu, 0);
+  const DotInto fused(256, 512, 384, false);
+  EXPECT_DOUBLE_EQ(fused.delta(fused.swapped_output()).copies, kFusedCopyShare * kLaneTransposeFactor * 2 * bytes / kBytesPerNs);
 }
 
-TEST(SynthLayoutCost, ConvPreferredLayoutBeatsNonPreferred) {
-  HloBuilder b;
-  const int x = b.parameter(ElementType::F32, {8, 32, 32, 128});
-  const int k = b.parameter(ElementType::F32, {3, 3, 128, 128});
-  Window w = Window::of({3, 3});
-  w.pad_low = {1, 1};
-  w.pad_high = {1, 1};
-  const HloGraph g = b.build(b.convolution(x, k, w, ConvDimensionNumbers::nhwc(2)));
-  const LayoutSpace s = layout_space(g);
-  ASSERT_EQ(s.nodes.size(), 1u);
-  const std::vector<float> preferred = default_layout_config(g, s);
-  const LayoutCostTerms p = layout_cost_terms(g, s, preferred.data());
-  EXPECT_EQ(p.kernel_pref, 0);
-  for (int which = 0; which < 3; ++which) {
-    // Features moved out of the minor-most slot (W minor instead).
-    std::vector<float> other = preferred;
-    float* slots = other.data() + which * kLayoutSlots;
-    std::swap(slots[0], slots[1]);
-    const LayoutCostTerms o = layout_cost_terms(g, s, other.data());
-    EXPECT_GT(o.kernel_pref, p.kernel_pref) << which;
-    EXPECT_GT(o.total(), p.total()) << which;
+TEST(SynthLayoutCost, PaddingAndAStarvedMatrixUnitCostInFullWhereTheLayoutSticks) {
+  // [200, 2048] f32 (1.6 MB, off chip): 200 minor pads to 256 lanes and
+  // fills the matrix unit to 200/256; built, 2048 lanes and 200 sublanes
+  // fill whole tiles.
+  const DotInto pinned(200, 64, 2048, true), fused(200, 64, 2048, false);
+  ASSERT_GT(200.0 * 2048 * 4, kOnChipLayoutBytes);
+  const double extra = (256.0 - 200.0) * 2048 * 4;
+  const double slowdown = 256.0 / 200.0 - 1;
+  const LayoutCostTerms p = pinned.delta(pinned.swapped_output()), f = fused.delta(fused.swapped_output());
+  EXPECT_DOUBLE_EQ(p.padding, extra * 2 / kBytesPerNs);  // written once, read by its one user
+  EXPECT_DOUBLE_EQ(p.mxu, pinned.flops / kFlopsPerNs * slowdown);
+  EXPECT_DOUBLE_EQ(f.padding, kFusedCopyShare * extra * 2 / kBytesPerNs);
+  EXPECT_DOUBLE_EQ(f.mxu, kFusedMxuShare * fused.flops / kFlopsPerNs * slowdown);
+  // A small output stays on chip, where the emitter re-tiles it, pinned or not.
+  const DotInto small(200, 64, 128, true);
+  EXPECT_DOUBLE_EQ(small.delta(small.swapped_output()).mxu, kFusedMxuShare * small.flops / kFlopsPerNs * slowdown);
+}
+
+TEST(SynthLayoutCost, AStarvedTensorCostsInFullEvenWhenFused) {
+  // [3, 131072] f32 is 1.5 MB, more than on-chip memory: 3 values per 128 lanes.
+  const DotInto t(3, 128, 131072, false);
+  ASSERT_GT(3.0 * 131072 * 4, kOnChipLayoutBytes);
+  const LayoutCostTerms d = t.delta(t.swapped_output());
+  const double built = 131072.0 * 8, swapped = 128.0 * 131072;  // padded elements
+  EXPECT_DOUBLE_EQ(d.padding, (swapped - built) * 4 * 2 / kBytesPerNs);
+  EXPECT_DOUBLE_EQ(d.mxu, t.flops / kFlopsPerNs * kMaxMxuSlowdown);
+  // A small tensor of that shape stays on chip, where the emitter re-tiles it.
+  const DotInto small(3, 128, 1024, false);
+  EXPECT_DOUBLE_EQ(small.delta(small.swapped_output()).mxu, kFusedMxuShare * small.flops / kFlopsPerNs * kMaxMxuSlowdown);
+}
+
+TEST(SynthLayoutCost, ALongerMinorDimThanBuiltIsFaster) {
+  // [512, 64]: built 64 lanes (half empty), swapped 512; the reduce then
+  // wants it copied back, a fused exponential folds that in.
+  const DotInto t(512, 256, 64, false);
+  const LayoutCostTerms d = t.delta(t.swapped_output());
+  EXPECT_DOUBLE_EQ(d.mxu, -kFusedMxuShare * t.flops / kFlopsPerNs);  // slowdown 1 -> 0
+  EXPECT_LT(d.padding, 0);
+  EXPECT_LT(layout_runtime(t.g, t.s, t.swapped_output().data()), layout_runtime(t.g, t.s, t.def.data()));
+}
+
+bool test_throws(const DotInto& t, const std::vector<float>& c) {
+  try {
+    layout_cost_terms(t.g, t.s, c.data());
+  } catch (const Error&) {
+    return true;
   }
+  return false;
 }
 
 TEST(SynthLayoutCost, RejectsInvalidConfigs) {
-  ReshapeDot t;
-  std::vector<float> c = default_layout_config(t.g, t.s);
-  t.slots(c, t.dot, 0)[1] = t.slots(c, t.dot, 0)[0];  // repeated dim
-  EXPECT_THROW(layout_cost_terms(t.g, t.s, c.data()), Error);
-  c = default_layout_config(t.g, t.s);
-  t.slots(c, t.reshape, 2)[0] = 0;  // reshape has no kernel
-  EXPECT_THROW(layout_cost_terms(t.g, t.s, c.data()), Error);
-  c = default_layout_config(t.g, t.s);
-  t.slots(c, t.reshape, 1)[0] = 0.5f;
-  EXPECT_THROW(layout_cost_terms(t.g, t.s, c.data()), Error);
-  t.slots(c, t.reshape, 1)[0] = std::nanf("");
-  EXPECT_THROW(layout_cost_terms(t.g, t.s, c.data()), Error);
+  const DotInto t(64, 64, 64, true);
+  const auto bad = [&](int slot, float v) {
+    std::vector<float> c = t.def;
+    c[static_cast<size_t>(slot)] = v;
+    return test_throws(t, c);
+  };
+  EXPECT_TRUE(bad(1, t.def[0]));   // a repeated dim
+  EXPECT_TRUE(bad(1, 2.0f));       // rank 2 has dims 0 and 1
+  EXPECT_TRUE(bad(0, 0.5f));
+  EXPECT_TRUE(bad(0, std::nanf("")));
+  EXPECT_TRUE(bad(0, -1.0f));      // a dim after a -1
+  EXPECT_FALSE(bad(7, -1.0f));     // one dim named, the rest left to the compiler
+  // A reshape has no kernel.
+  HloBuilder b;
+  const HloGraph r = b.build(b.reshape(b.parameter(ElementType::F32, {8, 16}), {128}));
+  const LayoutSpace rs = layout_space(r);
+  std::vector<float> c = default_layout_config(r, rs);
+  c[12] = 0;
+  EXPECT_THROW(layout_cost_terms(r, rs, c.data()), Error);
 }
 
-// Scale is checked on graphs with moderate tensors: the transformer template
-// can draw attention scores of 1e8 elements, whose runtimes reach seconds.
-TEST(SynthLayoutCost, RealisticScaleAndSpread) {
-  for (ModelTemplate t : {ModelTemplate::ResNet, ModelTemplate::Mlp, ModelTemplate::Rnn}) {
-    Rng graph_rng(11);
-    const HloGraph g = generate(t, graph_rng, 500);
-    const LayoutSpace s = layout_space(g);
-    Rng rng(21);
-    const std::vector<double> r = runtimes(g, s, sample_layout_configs(g, s, LayoutSearch::Random, 200, rng), 200);
-    const auto [lo, hi] = std::minmax_element(r.begin(), r.end());
-    const std::vector<float> def = default_layout_config(g, s);
-    const LayoutCostTerms d = layout_cost_terms(g, s, def.data());
-    std::printf("[ figures  ] %s %lld nodes, %zu configurable: default %.3g ns (compute %.3g padding %.3g copies %.3g "
-                "pref %.3g); random %.3g..%.3g ns (+%.0f%%)\n",
-                template_name(t), static_cast<long long>(g.num_nodes()), s.nodes.size(), d.total(), d.compute,
-                d.padding, d.copies, d.kernel_pref, *lo, *hi, 100 * (*hi / *lo - 1));
-    // Real layout graphs run 1e5..~1e9 ns; the worst random layout of a
-    // mid-size conv net may take a few times its default (AlexNet's range in
-    // the published data is 0.08 s to 0.43 s).
-    EXPECT_GE(d.total(), 1e5);
-    EXPECT_LE(*hi, 2e9);
-    EXPECT_GT(*hi / *lo, 1.05);
-    EXPECT_LT(*hi / *lo, 4.0);
-  }
-}
-
-TEST(SynthLayoutCost, DefaultIsAmongTheFastest) {
-  const HloGraph g = resnet_graph();
-  const LayoutSpace s = layout_space(g);
-  Rng rng(8);
-  const std::vector<double> r = runtimes(g, s, sample_layout_configs(g, s, LayoutSearch::Random, 1000, rng), 1000);
-  const std::vector<float> def = default_layout_config(g, s);
-  const double d = layout_runtime(g, s, def.data());
-  const auto faster = std::count_if(r.begin(), r.end(), [d](double x) { return x < d; });
-  std::printf("[ figures  ] default beats %lld of 1000 random configs\n", static_cast<long long>(1000 - faster));
-  EXPECT_LE(faster, 100);
+// Calibration: random configs of generated graphs look like the real files'
+// (a plateau with a tail; fastslow realism): most configs within 1 % of the
+// best, a few slower.
+TEST(SynthLayoutCost, RandomConfigsFormAPlateauWithATail) {
+  std::vector<double> within, spread;
+  for (ModelTemplate t : {ModelTemplate::ResNet, ModelTemplate::Transformer, ModelTemplate::Mlp, ModelTemplate::Rnn})
+    for (uint64_t seed : {1, 2, 3}) {
+      Rng graph_rng(seed);
+      const HloGraph g = generate(t, graph_rng, 800);
+      const LayoutSpace s = layout_space(g);
+      Rng rng(seed + 10);
+      const std::vector<double> r = runtimes(g, s, sample_layout_configs(g, s, LayoutSearch::Random, 300, rng), 300);
+      const double lo = *std::min_element(r.begin(), r.end()), hi = *std::max_element(r.begin(), r.end());
+      within.push_back(static_cast<double>(std::count_if(r.begin(), r.end(), [&](double x) { return x <= lo * 1.01; })) /
+                       300.0);
+      spread.push_back(hi / lo);
+      std::printf("[ figures  ] %s seed %llu: %zu configurable, within 1%% of the best %.2f, max/min %.4f\n",
+                  template_name(t), static_cast<unsigned long long>(seed), s.nodes.size(), within.back(), hi / lo);
+      EXPECT_GE(lo, 1e3);  // real layout graphs run 1e5..1e10 ns
+      EXPECT_LE(hi / lo, 5.4);
+    }
+  std::sort(within.begin(), within.end());
+  std::sort(spread.begin(), spread.end());
+  const double mw = (within[5] + within[6]) / 2, ms = (spread[5] + spread[6]) / 2;
+  std::printf("[ figures  ] medians: within 1%% %.2f, max/min %.4f\n", mw, ms);
+  EXPECT_GE(mw, 0.3);
+  EXPECT_LE(mw, 0.95);
+  EXPECT_GE(ms, 1.01);
 }
 
 // Ridge regression on one-hot config values by conjugate gradient on the
@@ -382,18 +462,17 @@ TEST(SynthLayoutCost, RandomConfigsAreLearnable) {
   EXPECT_LT(std::fabs(tau_random), 0.1);
 }
 
-TEST(SynthLayoutCost, HalfPercentNoiseKeepsTheOrder) {
+TEST(SynthLayoutCost, MeasurementNoiseKeepsMostOfTheOrder) {
   const HloGraph g = transformer_graph();
   const LayoutSpace s = layout_space(g);
   Rng rng(41);
   const std::vector<double> clean = runtimes(g, s, sample_layout_configs(g, s, LayoutSearch::Random, 2000, rng), 2000);
   std::vector<double> noisy;
   Rng noise(42);
-  // Uniform multiplicative noise of +-0.5%: no libm call decides the value.
-  for (double t : clean) noisy.push_back(t * (1 + 0.01 * (noise.uniform() - 0.5)));
+  for (double t : clean) noisy.push_back(t * measurement_noise(noise, kLayoutNoise));
   const double tau = kendall_tau(noisy, clean);
-  std::printf("[ figures  ] kendall_tau(noisy 0.5%%, clean) = %.4f\n", tau);
-  EXPECT_GE(tau, 0.95);
+  std::printf("[ figures  ] kendall_tau(noisy +-%.3g%%, clean) = %.4f\n", 100 * kLayoutNoise, tau);
+  EXPECT_GE(tau, 0.8);
 }
 
 }  // namespace

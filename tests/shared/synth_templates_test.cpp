@@ -173,14 +173,14 @@ TEST(SynthTemplates, SameSeedSameGraphOnEveryBuild) {
     ModelTemplate t;
     uint64_t want;
   };
-  for (const Case& c : {Case{ModelTemplate::ResNet, 12505879818809601596ull}, Case{ModelTemplate::Transformer, 14589476630082633711ull},
-                        Case{ModelTemplate::Mlp, 14189765877922588448ull}, Case{ModelTemplate::Rnn, 9188005915604412423ull}}) {
+  for (const Case& c : {Case{ModelTemplate::ResNet, 5576228373261831475ull}, Case{ModelTemplate::Transformer, 6078266047253897674ull},
+                        Case{ModelTemplate::Mlp, 9773917737341446941ull}, Case{ModelTemplate::Rnn, 4388874168120024326ull}}) {
     Rng rng(11);
     const uint64_t got = fingerprint(generate(c.t, rng, 600));
     std::printf("[ fingerprint ] %s %llu\n", template_name(c.t), static_cast<unsigned long long>(got));
     EXPECT_EQ(got, c.want) << template_name(c.t);
   }
-  const uint64_t kernels[] = {14569213601881751250ull, 2205517735007322433ull, 695258635831574050ull};
+  const uint64_t kernels[] = {11174955930143012402ull, 16354274146326511761ull, 16678653193957445746ull};
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     Rng rng(seed);
     EXPECT_EQ(fingerprint(tile_kernel(rng, 40)), kernels[seed - 1]) << "kernel seed " << seed;

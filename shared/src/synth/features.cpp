@@ -25,7 +25,10 @@ struct DimGroup {
   // (slices have two columns but any rank).
   template <class T>
   void fill(float* row, const std::vector<T>& values) const {
-    if (values.empty()) return;
+    if (values.empty()) {
+      if (product >= 0) row[product] = 1.f;  // the empty product, as the published files hold it
+      return;
+    }
     double s = 0, p = 1;
     for (size_t i = 0; i < values.size(); ++i) {
       const double v = static_cast<double>(values[i]);
@@ -83,18 +86,18 @@ struct Columns {
 
 void fill_row(const Columns& c, const HloNode& n, float* row) {
   row[c.is_root] = n.is_root ? 1.f : 0.f;
-  row[c.element_bits] = static_cast<float>(element_bits(n.type));
+  row[c.element_bits] = 0.f;  // never filled in the published files
   row[c.type_one_hot[static_cast<int>(n.type)]] = 1.f;
   if (n.type == ElementType::Tuple) {
     row[c.tuple_size] = static_cast<float>(n.tuple_shapes.size());
+    row[c.shape.product] = 1.f;
   } else {
-    c.shape.fill(row, n.dims);
-    if (n.dims.empty()) row[c.shape.product] = 1.f;  // a scalar holds one element
+    c.shape.fill(row, n.dims);  // a scalar's product: 1 element
     c.layout.fill(row, n.minor_to_major);
   }
   row[c.parameter_number] = static_cast<float>(n.parameter_number);
   c.dimensions.fill(row, n.dimensions);
-  if (!n.window.empty()) {
+  {
     const Window& w = n.window;
     c.window_size.fill(row, w.size);
     c.window_stride.fill(row, w.stride);

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "fastslow/error.h"
 #include "fastslow/hlo_tables.h"
+#include "fastslow/op_family.h"
 
 namespace fastslow::synth {
 namespace {
@@ -55,14 +57,10 @@ Layout physical(const std::vector<int64_t>& dims, const Layout& m2m) {
 // How hard a relayout is: permuting major dims is a strided DMA; moving the
 // minor-most dim transposes data across the 128 lanes, the second-minor one
 // shuffles the 8 sublanes.
-double copy_factor(const Layout& from, const Layout& to) {
-  if (from.empty() || to.empty() || from[0] != to[0]) return kCopyFactor * kLaneTransposeFactor;
-  if (from.size() > 1 && to.size() > 1 && from[1] != to[1]) return kCopyFactor * kSublaneShuffleFactor;
-  return kCopyFactor;
-}
-
-bool same_physical(const std::vector<int64_t>& dims, const Layout& a, const Layout& b) {
-  return physical(dims, a) == physical(dims, b);
+double move_factor(const Layout& from, const Layout& to) {
+  if (from.empty() || to.empty() || from[0] != to[0]) return kLaneTransposeFactor;
+  if (from.size() > 1 && to.size() > 1 && from[1] != to[1]) return kSublaneShuffleFactor;
+  return 1.0;
 }
 
 bool row_major(const std::vector<int64_t>& dims, const Layout& m2m) {
@@ -77,76 +75,34 @@ Layout built_layout(const HloNode& n) {
   return default_layout(n.rank());
 }
 
+// The named dims of one layout: a -1-padded list of distinct dims of a
+// rank-`rank` tensor (empty: all -1).
 Layout read_layout(const float* slots, int rank, int64_t node, const char* which) {
-  Layout out(static_cast<size_t>(rank));
-  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  Layout named;
+  bool ended = false;
   for (int i = 0; i < kLayoutSlots; ++i) {
     const float v = slots[i];
-    const bool expect_pad = i >= rank;
     // Range first: casting NaN or a huge float to int is undefined.
     bool ok = v >= -1.0f && v <= 5.0f;
     const int iv = ok ? static_cast<int>(v) : 0;
     ok = ok && static_cast<float>(iv) == v;
-    if (ok && expect_pad) ok = iv == -1;
-    if (ok && !expect_pad) ok = iv >= 0 && iv < rank && !seen[static_cast<size_t>(iv)];
+    if (ok && iv == -1) {
+      ended = true;
+    } else if (ok) {
+      ok = !ended && iv < rank && std::find(named.begin(), named.end(), iv) == named.end();
+      if (ok) named.push_back(iv);
+    }
     if (!ok)
       throw Error("synth: layout config of node " + std::to_string(node) + ": " + which + " slot " +
-                  std::to_string(i) + " holds " + std::to_string(v) + ", not a -1-padded permutation of rank " +
+                  std::to_string(i) + " holds " + std::to_string(v) + ", not a -1-padded list of distinct dims of rank " +
                   std::to_string(rank));
-    if (!expect_pad) {
-      seen[static_cast<size_t>(iv)] = true;
-      out[static_cast<size_t>(i)] = iv;
-    }
   }
-  return out;
-}
-
-bool contains(const std::vector<int64_t>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
-// Whether one of `dims` sits in the two minor-most positions of m2m.
-bool in_minor_two(const Layout& m2m, const std::vector<int64_t>& dims) {
-  for (size_t i = 0; i < m2m.size() && i < 2; ++i)
-    if (contains(dims, m2m[i])) return true;
-  return false;
+  return named;
 }
 
 struct NodeLayouts {
-  Layout out, in, kernel;
+  Layout out, in, kernel;  // complete orders
 };
-
-double preference_factor(const HloNode& n, const NodeLayouts& l) {
-  double f = 1;
-  const auto penalize = [&f](bool violated, double p) {
-    if (violated) f *= 1 + p;
-  };
-  if (n.opcode == ops().conv) {
-    const ConvDimensionNumbers& d = n.conv_dims;
-    if (!l.in.empty()) {
-      penalize(l.in[0] != d.input_feature, 0.6);
-      penalize(in_minor_two(l.in, {d.input_batch}), 0.3);
-    }
-    if (!l.kernel.empty()) {
-      penalize(l.kernel[0] != d.kernel_output_feature, 0.4);
-      if (l.kernel.size() >= 2) penalize(l.kernel[1] != d.kernel_input_feature, 0.25);
-    }
-    if (!l.out.empty()) penalize(l.out[0] != d.output_feature, 0.5);
-  } else {
-    const DotDimensionNumbers& d = n.dot_dims;
-    if (!l.in.empty()) {
-      penalize(!d.lhs_contracting.empty() && !contains(d.lhs_contracting, l.in[0]), 0.5);
-      penalize(in_minor_two(l.in, d.lhs_batch), 0.3);
-    }
-    if (!l.kernel.empty()) {
-      const int minor = l.kernel[0];
-      const bool free_dims = d.rhs_contracting.size() + d.rhs_batch.size() < l.kernel.size();
-      penalize(free_dims && (contains(d.rhs_contracting, minor) || contains(d.rhs_batch, minor)), 0.4);
-      if (l.kernel.size() >= 2)
-        penalize(!d.rhs_contracting.empty() && !contains(d.rhs_contracting, l.kernel[1]), 0.2);
-    }
-    if (!l.out.empty()) penalize(l.out[0] != static_cast<int>(l.out.size()) - 1, 0.3);
-  }
-  return f;
-}
 
 double flops(const HloGraph& g, const HloNode& n) {
   const double out = is_array(n) ? elements(n.dims) : 0;
@@ -200,16 +156,91 @@ double base_cost(const HloGraph& g, const HloNode& n, bool fused) {
   return kOpOverheadNs + flops(g, n) / kFlopsPerNs + bytes / kBytesPerNs;
 }
 
-double waste_bytes(const HloNode& t, const Layout& m2m) {
-  if (!is_array(t)) return 0;
-  return (padded_elements(t.dims, m2m) - elements(t.dims)) * elem_bytes(t);
-}
-
 double padded_bytes(const HloNode& t, const Layout& m2m) {
   return is_array(t) ? padded_elements(t.dims, m2m) * elem_bytes(t) : 0;
 }
 
+// The size of the minor-most physical dim (1 for scalars).
+int64_t lane_dim(const HloNode& n, const Layout& m2m) {
+  const Layout p = physical(n.dims, m2m);
+  return p.empty() ? 1 : n.dims[static_cast<size_t>(p[0])];
+}
+
+// Whether `t` is too large to stay in on-chip memory.
+bool off_chip(const HloNode& t) { return is_array(t) && elements(t.dims) * elem_bytes(t) > kOnChipLayoutBytes; }
+
+// Tile padding of `t` in layout m2m beyond its built layout's (negative
+// when m2m pads less).
+double extra_padding(const HloNode& t, const Layout& m2m) {
+  return is_array(t) ? padded_bytes(t, m2m) - padded_bytes(t, built_layout(t)) : 0.0;
+}
+
+// A tensor too large for on-chip memory whose minor-most dim is tiny: most
+// of every tile it occupies in memory is padding, fused or not.
+bool starved(const HloNode& t, const Layout& m2m) { return off_chip(t) && lane_dim(t, m2m) <= kTinyLane; }
+
+// Whether XLA can fold a relayout of this producer's output into the kernel
+// that writes it: elementwise and data-movement ops fuse, the rest are
+// fusion barriers.
+bool fusible(const HloNode& p) {
+  static const int fusion = require_opcode("fusion");
+  const OpFamily f = op_family(p.opcode);
+  return f == OpFamily::Elementwise || f == OpFamily::Movement || p.opcode == fusion;
+}
+
+// The program's inputs and constants are laid out as the compiler likes
+// when they are transferred or folded: no kernel rewrites them. A called
+// computation's parameters are not: they arrive as the caller laid them out.
+bool placed_at_will(const HloGraph& g, const HloNode& p) {
+  if (op_family(p.opcode) != OpFamily::Parameter) return false;
+  const int entry = static_cast<int>(std::max<size_t>(g.node_splits.size(), 1)) - 1;
+  return p.opcode != ops().parameter || p.computation == entry;
+}
+
+// Whether a node's output is written to memory in its own layout: XLA fuses
+// an op into its fusible users (and a fusible producer into its consumer),
+// choosing the intermediate's layout itself, so a config's layout of a
+// tensor only sticks where the tensor crosses a fusion barrier or a
+// computation boundary (a root, a use in another computation), or where it
+// has several users (XLA does not recompute it in each).
+bool output_pinned(const HloGraph& g, const std::vector<std::vector<int>>& users_of, int v) {
+  const HloNode& n = g.nodes[static_cast<size_t>(v)];
+  if (n.is_root || users_of[static_cast<size_t>(v)].size() > 1) return true;
+  for (int u : users_of[static_cast<size_t>(v)]) {
+    const HloNode& user = g.nodes[static_cast<size_t>(u)];
+    if (user.computation != n.computation || !fusible(user)) return true;
+  }
+  return false;
+}
+
+// The matrix unit's use of the output's minor-most physical dim.
+double mxu_efficiency(const HloNode& n, const Layout& m2m) {
+  const Layout p = physical(n.dims, m2m);
+  if (p.empty()) return 1.0;
+  const int64_t d = n.dims[static_cast<size_t>(p[0])];
+  return static_cast<double>(d) / static_cast<double>(round_up(d, 128));
+}
+
+// The two minor-most dims of a physical order, as a set.
+std::pair<int, int> minor_pair(const Layout& p) {
+  const int a = p.size() > 0 ? p[0] : -1, b = p.size() > 1 ? p[1] : -1;
+  return {std::min(a, b), std::max(a, b)};
+}
+
+struct Copy {
+  int producer;
+  Layout wanted;  // physical order
+  double share;   // kFusedCopyShare or 1
+};
+
 }  // namespace
+
+Layout complete_layout(const Layout& named, const Layout& built) {
+  Layout out = named;
+  for (int d : built)
+    if (std::find(named.begin(), named.end(), d) == named.end()) out.push_back(d);
+  return out;
+}
 
 LayoutCostTerms layout_cost_terms(const HloGraph& g, const LayoutSpace& s, const float* config) {
   const Ops& o = ops();
@@ -220,15 +251,25 @@ LayoutCostTerms layout_cost_terms(const HloGraph& g, const LayoutSpace& s, const
     const int64_t id = s.nodes[i];
     if (id < 0 || id >= g.num_nodes()) throw Error("synth: layout space names a node outside the graph");
     slot[static_cast<size_t>(id)] = static_cast<int>(i);
+    const HloNode& node = g.nodes[static_cast<size_t>(id)];
     const float* row = config + i * kLayoutConfigWidth;
-    lay[i].out = read_layout(row, s.out_rank[i], id, "output");
-    lay[i].in = read_layout(row + kLayoutSlots, s.in_rank[i], id, "input");
-    lay[i].kernel = read_layout(row + 2 * kLayoutSlots, s.kernel_rank[i], id, "kernel");
+    const auto operand = [&](size_t k) -> const HloNode* {
+      return k < node.operands.size() ? &g.nodes[static_cast<size_t>(node.operands[k])] : nullptr;
+    };
+    lay[i].out = complete_layout(read_layout(row, s.out_rank[i], id, "output"), built_layout(node));
+    const Layout in = read_layout(row + kLayoutSlots, s.in_rank[i], id, "input");
+    const Layout ker = read_layout(row + 2 * kLayoutSlots, s.kernel_rank[i], id, "kernel");
+    if (s.in_rank[i] > 0) lay[i].in = complete_layout(in, built_layout(*operand(0)));
+    if (s.kernel_rank[i] > 0) lay[i].kernel = complete_layout(ker, built_layout(*operand(1)));
   }
+
+  std::vector<std::vector<int>> users_of(n);
+  for (size_t u = 0; u < n; ++u)
+    for (int v : g.nodes[u].operands) users_of[static_cast<size_t>(v)].push_back(static_cast<int>(u));
 
   const std::vector<bool> fused = fused_computations(g);
   LayoutCostTerms t;
-  std::vector<std::pair<int, Layout>> copies;  // (producer, layout a consumer wants)
+  std::vector<Copy> copies;
   const auto output_layout = [&](int v) {
     return slot[static_cast<size_t>(v)] >= 0 ? lay[static_cast<size_t>(slot[static_cast<size_t>(v)])].out
                                              : built_layout(g.nodes[static_cast<size_t>(v)]);
@@ -238,27 +279,36 @@ LayoutCostTerms layout_cost_terms(const HloGraph& g, const LayoutSpace& s, const
     const HloNode& node = g.nodes[u];
     const bool in_fusion = node.computation >= 0 && static_cast<size_t>(node.computation) < fused.size() &&
                            fused[static_cast<size_t>(node.computation)];
-    const double base = base_cost(g, node, in_fusion);
-    t.compute += base;
+    t.compute += base_cost(g, node, in_fusion);
     const int si = slot[u];
     if (si >= 0) {
       const NodeLayouts& l = lay[static_cast<size_t>(si)];
+      const double out_share = output_pinned(g, users_of, static_cast<int>(u)) ? 1.0 : kFusedCopyShare;
       const HloNode* in = node.operands.empty() ? nullptr : &g.nodes[static_cast<size_t>(node.operands[0])];
       if (node.opcode == o.reshape) {
         const bool bitcast = !in || (row_major(node.dims, l.out) && row_major(in->dims, l.in));
-        if (!bitcast) {
-          const double bytes = elements(node.dims) * elem_bytes(node) + elements(in->dims) * elem_bytes(*in);
-          t.copies += bytes / kBytesPerNs;
-          t.padding += (waste_bytes(node, l.out) + waste_bytes(*in, l.in)) / kBytesPerNs;
-        }
+        if (!bitcast)
+          t.copies += out_share * (elements(node.dims) * elem_bytes(node) + elements(in->dims) * elem_bytes(*in)) /
+                      kBytesPerNs;
       } else {
-        double waste = waste_bytes(node, l.out);
-        if (in) waste += waste_bytes(*in, l.in);
-        if (node.operands.size() >= 2)
-          waste += waste_bytes(g.nodes[static_cast<size_t>(node.operands[1])], l.kernel);
-        t.padding += waste / kBytesPerNs;
-        t.kernel_pref += base * (preference_factor(node, l) - 1);
+        // Relative to the built layout, which compute assumes: a layout
+        // with a longer minor-most dim than built makes the op faster.
+        const auto slowdown = [&](const Layout& m2m) {
+          return std::min(kMaxMxuSlowdown, 1.0 / mxu_efficiency(node, m2m) - 1.0);
+        };
+        // A vector register holding a handful of values per 128 lanes is a
+        // loss no fusion hides: a tiny minor-most dim costs in full.
+        // A small output lives on chip, where the emitter re-tiles it too.
+        const double share = off_chip(node) && (starved(node, l.out) || out_share == 1.0) ? 1.0 : kFusedMxuShare;
+        t.mxu += share * flops(g, node) / kFlopsPerNs * (slowdown(l.out) - slowdown(built_layout(node)));
       }
+      // Only the stored output pads memory: the op streams its operands as
+      // they are stored (through a copy where it wants another order, see
+      // copies), whatever order it names for them (on real unet3d, a
+      // convolution input's batch of 2 named minor-most costs nothing).
+      const double tiny_out = starved(node, l.out) ? 1.0 : out_share;
+      const double extra = tiny_out * extra_padding(node, l.out) * static_cast<double>(1 + users_of[u].size());
+      t.padding += extra / kBytesPerNs;
     }
     // What each operand must look like for this node.
     for (size_t k = 0; k < node.operands.size(); ++k) {
@@ -272,20 +322,33 @@ LayoutCostTerms layout_cost_terms(const HloGraph& g, const LayoutSpace& s, const
         want = lay[static_cast<size_t>(si)].kernel;
       else
         want = built_layout(p);
-      if (!same_physical(p.dims, output_layout(v), want)) copies.emplace_back(v, physical(p.dims, want));
+      const Layout wanted = physical(p.dims, want), stored = physical(p.dims, output_layout(v));
+      if (stored == wanted) continue;
+      // The matrix unit loads an operand transposed for free: a conv or dot
+      // minds which two dims are minor-most, not their order.
+      const bool matrix = node.opcode == o.conv || node.opcode == o.dot;
+      if (matrix && k < 2 && minor_pair(stored) == minor_pair(wanted)) continue;
+      const double share = fusible(p) || fusible(node) || placed_at_will(g, p) ? kFusedCopyShare : 1.0;
+      copies.push_back({v, wanted, share});
     }
   }
-  std::sort(copies.begin(), copies.end());
-  copies.erase(std::unique(copies.begin(), copies.end()), copies.end());
-  for (const auto& c : copies) {
-    const HloNode& p = g.nodes[static_cast<size_t>(c.first)];
+  // Consumers that want one layout of a producer share one copy, made in
+  // full if any of them needs it made in full.
+  std::sort(copies.begin(), copies.end(), [](const Copy& a, const Copy& b) {
+    return std::tie(a.producer, a.wanted, b.share) < std::tie(b.producer, b.wanted, a.share);
+  });
+  for (size_t i = 0; i < copies.size(); ++i) {
+    const Copy& c = copies[i];
+    if (i > 0 && copies[i - 1].producer == c.producer && copies[i - 1].wanted == c.wanted) continue;
+    const HloNode& p = g.nodes[static_cast<size_t>(c.producer)];
     // The physical order leaves out size-1 dims; padding them in anywhere
     // major gives the same tile sizes.
-    Layout want = c.second;
+    Layout want = c.wanted;
     for (int d = 0; d < p.rank(); ++d)
       if (p.dims[static_cast<size_t>(d)] <= 1) want.push_back(d);
-    t.copies += copy_factor(physical(p.dims, output_layout(c.first)), c.second) *
-                (padded_bytes(p, output_layout(c.first)) + padded_bytes(p, want)) / kBytesPerNs;
+    const Layout from = output_layout(c.producer);
+    t.copies += c.share * move_factor(physical(p.dims, from), c.wanted) *
+                (padded_bytes(p, from) + padded_bytes(p, want)) / kBytesPerNs;
   }
   return t;
 }

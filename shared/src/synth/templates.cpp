@@ -159,14 +159,17 @@ HloGraph resnet_like(Rng& rng, int target_nodes) {
   x = n.relu(n.batch_norm(n.conv(x, channels, hw >= 128 ? 7 : 3, hw >= 128 ? 2 : 1)));
   if (hw >= 128) x = n.max_pool(x, 3, 2);
 
-  // The classifier head costs ~20 nodes; stop growing before it.
+  // The classifier head costs ~20 nodes; stop growing before it. Four
+  // stages share the budget, each halving the resolution and doubling the
+  // channels (deeper nets add blocks to every stage, as ResNet-50/101/152
+  // do, rather than piling them all at the coarsest resolution).
   const int budget = std::max(target_nodes - 20, 1);
-  int in_stage = 0, stage_len = static_cast<int>(rng.uniform_int(2, 6));
+  const int start = b.size();
+  int stage = 0;
   while (b.size() < budget) {
     int64_t stride = 1, cout = channels;
-    if (in_stage == stage_len) {
-      in_stage = 0;
-      stage_len = static_cast<int>(rng.uniform_int(2, 6));
+    if (stage < 3 && b.size() - start >= (budget - start) * (stage + 1) / 4) {
+      ++stage;
       if (n.dims(x)[1] > 4) stride = 2;
       cout = std::min<int64_t>(channels * 2, 2048);
     }
@@ -190,7 +193,6 @@ HloGraph resnet_like(Rng& rng, int target_nodes) {
     // Some blocks live in their own computation, as XLA outlines them.
     x = rng.chance(0.1) ? b.call({x}, block) : block(b, {x});
     channels = cout;
-    ++in_stage;
   }
 
   // Global average pool, classifier, softmax.

@@ -12,10 +12,11 @@ namespace fastslow::synth {
 // name once, so a feature_names.tsv that lacks a name the generator fills
 // throws fastslow::Error instead of shifting columns silently.
 //
-// Conventions where the data leaves a choice: fields a node does not have are
-// 0 (sum and product included); per-dimension fields are 0 beyond the rank;
-// a scalar's shape product is 1, a tuple's shape fields are 0;
-// element_size_in_bits is the element type's width.
+// Conventions follow the published files (../shared/data/real): fields a
+// node does not have are 0, except products, which are 1 (the empty
+// product; a scalar's and a tuple's shape product too); per-dimension fields
+// are 0 beyond the rank; element_size_in_bits is 0, as no published file
+// fills it.
 std::vector<float> node_features(const HloGraph& g);
 
 }  // namespace fastslow::synth

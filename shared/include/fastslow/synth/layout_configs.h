@@ -1,10 +1,21 @@
 // Layout configurations of a synthetic layout graph: the published
-// node_config_feat rows. Each configurable node (convolution, dot, reshape)
-// gets 18 values: the minor-to-major order of its output, of its first
-// operand (input) and of its second operand (kernel; conv/dot only), each a
-// permutation of 0..rank-1 padded with -1 to 6 slots.
+// node_config_feat rows, shaped like the real ones. Each configurable node
+// (convolution, dot, reshape) gets 18 values: three minor-to-major orders,
+// of its output, its first operand (input) and its second operand (kernel;
+// conv/dot only), 6 slots each, -1 padded. As in the published files:
+//  - a convolution's or dot's layout names only its two minor-most dims
+//    (one for rank 1): the rest of the order is left to the compiler;
+//  - a reshape's layout is a whole permutation;
+//  - a layout of all -1 leaves the tensor to the compiler (its layout as
+//    built, row-major);
+//  - a node takes its rows from a small menu (2-9 distinct rows per node,
+//    as in the real files): a search explores a handful of candidate
+//    layouts per op, not every permutation of every tensor.
+// The cost model (layout_cost.h) completes a partial layout with the rest
+// of the built order.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -29,19 +40,25 @@ struct LayoutSpace {
 
 LayoutSpace layout_space(const HloGraph& g);
 
-// nodes x 18: every node keeps the layouts the graph was built with (XLA's
-// default row-major layouts), which the cost model (layout_cost.h) prefers
-// for most nodes: no copies at all, preferred conv/dot layouts for the
-// common NHWC / [.., m, k] x [.., k, n] operand shapes.
+using LayoutRow = std::array<float, kLayoutConfigWidth>;
+
+// Per configurable node, its candidate rows; row 0 is the default (every
+// tensor's layout as built: the two minor-most dims of its built order for
+// conv/dot, the whole built order for reshape). The others combine, per
+// tensor, the built order with its two minor-most dims swapped, "left to
+// the compiler" (all -1), and for a convolution's input and output its
+// (feature, batch) pair in either order, as the real files' menus do.
+std::vector<std::vector<LayoutRow>> layout_menus(const HloGraph& g, const LayoutSpace& s, Rng& rng);
+
+// nodes x 18: every node's default row.
 std::vector<float> default_layout_config(const HloGraph& g, const LayoutSpace& s);
 
-// count x nodes x 18, row-major.
-// Random: every layout of every node is uniform over the permutations of its
-//   rank, independently.
-// Default: a genetic-search-like walk around default_layout_config: each
-//   config copies a parent (the default, or an earlier sampled config) and
-//   mutates one to three nodes (a fresh random layout, or two adjacent
-//   dimensions swapped), so configs are close to each other and to the default.
+// count x nodes x 18, row-major, from the menus layout_menus(g, s, rng) draws.
+// Random: each node's row uniform over its menu, independently.
+// Default: a genetic-search-like walk from the default config: each
+//   config copies a parent (now and then the default, usually an earlier
+//   sampled config) and moves 1 to max(3, nodes / 6) nodes to another row
+//   of their menu, so configs are closer to each other than random ones.
 std::vector<float> sample_layout_configs(const HloGraph& g, const LayoutSpace& s, LayoutSearch search,
                                          int64_t count, Rng& rng);
 
