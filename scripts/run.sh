@@ -13,6 +13,12 @@ cmake --preset wasm >/dev/null
 cmake --build --preset wasm --target fastslow_explorer
 f=build/native/bin/fastslow
 demo=build/demo
+# Data of an older generator (synth refuses its folder) makes an outdated
+# demo: all of it is made again.
+if [ -d $demo/small ] && ! $f synth --scale small --seed 0 --out $demo/small >/dev/null 2>&1; then
+  echo "build/demo was made by an older generator: making it again"
+  rm -rf $demo
+fi
 if [ ! -f $demo/model/model.onnx ]; then
   # synth resumes an interrupted run and skips finished files.
   $f synth --scale small --seed 0 --out $demo/small

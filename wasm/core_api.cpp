@@ -11,6 +11,7 @@
 #include <string>
 
 #include "c_strings.h"
+#include "fastslow/data_profile.h"
 #include "fastslow/error.h"
 #include "fastslow/graph_cache.h"
 #include "fastslow/graph_info.h"
@@ -55,7 +56,9 @@ EMSCRIPTEN_KEEPALIVE void fastslow_free_string(char* s) { std::free(s); }
 // model described by `card_json`, exactly as `fastslow rank` does: pruned
 // with the card's k, de-duplicated, features normalised with its statistics.
 // Returns {"session": handle, sizes, pointers to the graph inputs, chunks,
-// ...} or {"error": ...} (a card that does not fit the file included).
+// "shift": {"warning", "findings", "origin"} or null for a card without a
+// training-data profile, ...} or {"error": ...} (a card that does not fit
+// the file included).
 EMSCRIPTEN_KEEPALIVE char* fastslow_rank_open(const char* path, const char* card_json, const char* cache_dir) {
   try {
     auto s = std::make_unique<RankSession>();
@@ -84,6 +87,17 @@ EMSCRIPTEN_KEEPALIVE char* fastslow_rank_open(const char* path, const char* card
         {"config_context_ptr", addr(in.config_context.data())},
         {"config_context_width", fastslow::LayoutContext::kWidth},
     };
+    // How the file differs from what the model was trained on (the same
+    // check and words as `fastslow rank`).
+    if (s->card.training_data) {
+      const fastslow::ShiftReport r = fastslow::distribution_shift(*s->card.training_data, fastslow::sample_graph(s->graph));
+      const std::string name = std::string(path).substr(std::string(path).find_last_of('/') + 1);
+      j["shift"] = {{"warning", fastslow::shift_warning(name, *s->card.training_data, r)},
+                    {"findings", r.findings},
+                    {"origin", s->card.training_data->origin}};
+    } else {
+      j["shift"] = nullptr;
+    }
     j["session"] = addr(s.release());
     return to_c(j.dump());
   } catch (const std::exception& e) {

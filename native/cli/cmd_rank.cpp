@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "format.h"
 #include "export/native_ranker.h"
+#include "fastslow/data_profile.h"
 #include "fastslow/error.h"
 #include "fastslow/write_file.h"
 #include "progress.h"
@@ -51,7 +52,8 @@ Command add_rank_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "rank",
       "Rank a file's configs with an exported model (LibTorch), batched as the page batches them;\n"
-      "prints Kendall tau, OPA and top-1/5/10 error when the file has runtimes.");
+      "prints Kendall tau, OPA and top-1/5/10 error when the file has runtimes, and a warning when the\n"
+      "file lies outside what the model was trained on (opcodes, feature ranges, layout values, size).");
   sub->add_option("--model", o->model, "folder from `fastslow export` (model.json + model.pt)")->required();
   sub->add_option("file", o->file, "a tile or layout .npz")->required();
   sub->add_option("--csv", o->csv, "write rank,config,group,score,runtime per config, best first");
@@ -69,6 +71,11 @@ Command add_rank_command(CLI::App& app) {
                                       if (done > 0) bar->update(static_cast<size_t>(done));
                                     });
             if (bar) bar->finish();
+            if (m.card.training_data) {
+              const std::string w = shift_warning(o->file, *m.card.training_data,
+                                                  distribution_shift(*m.card.training_data, sample_graph(r.graph)));
+              if (!w.empty()) std::fprintf(stderr, "warning: %s\n", w.c_str());
+            }
             if (!o->csv.empty()) write_table(o->csv, r);
             const double n = static_cast<double>(r.group_scores.size());
             std::printf("%s: %lld configs (%lld unique) scored in %.1f ms (%.0f configs/s), batches of %lld\n",

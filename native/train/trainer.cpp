@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "fastslow/collection.h"
+#include "fastslow/data_profile.h"
 #include "fastslow/error.h"
 #include "fastslow/holdout.h"
 #include "fastslow/synth/rng.h"
@@ -139,6 +140,16 @@ models::ModelOptions model_options(const TrainOptions& o, const Normalizer& norm
   return m;
 }
 
+// What the model learns from, for the card (data_profile.h): runs resumed
+// from before it was recorded get it too.
+void write_profile(const RunDir& run, const TrainOptions& o, const std::vector<CachedGraph>& train) {
+  const bool program = !o.graph.empty();
+  DataProfileBuilder b(train.front().kind, data_origin(program ? o.graph : o.data),
+                       program ? std::filesystem::path(o.graph).filename().string() : o.collection);
+  for (const CachedGraph& g : train) b.add(sample_graph(g), g.source);
+  run.write_json("profile.json", nlohmann::json::parse(b.finish().to_json()));
+}
+
 void set_lr(torch::optim::Optimizer& opt, double lr) {
   for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
 }
@@ -167,6 +178,7 @@ TrainResult run_loop(TrainOptions o, bool resuming, const TrainHooks& hooks) {
     norm = fit_normalizer(train_caches.front().kind, ptrs, o.tile_features == 1);
     run.write_json("stats.json", norm.to_json());
   }
+  if (!run.has("profile.json")) write_profile(run, o, train_caches);
   const int64_t config_width = train_caches.front().config_feat_width + (norm.tile_features ? kTileDerived : 0);
   if (!resuming) {
     o.config_feat_width = config_width;

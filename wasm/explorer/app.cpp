@@ -127,7 +127,11 @@ std::string App::state_json() const {
   j["first_frame_ms"] = first_frame_after_open_ms;
   j["error"] = error;
   j["models"] = nlohmann::json::array();
-  for (const ModelSlot& m : models) j["models"].push_back(m.name);
+  j["model_cards"] = nlohmann::json::array();
+  for (const ModelSlot& m : models) {
+    j["models"].push_back(m.name);
+    j["model_cards"].push_back({{"name", m.name}, {"label", m.label()}, {"trained_on", m.trained_on}, {"generated", m.generated}});
+  }
   j["selected"] = selected;
   j["search_hits"] = search_hits.size();
   j["view"] = {{"zoom", view.zoom}, {"center_x", view.center_x}, {"center_y", view.center_y}};
@@ -155,6 +159,7 @@ std::string App::state_json() const {
                {"total", rank.total},
                {"message", rank.message},
                {"model", rank.model},
+               {"shift_warning", rank.shift_warning},
                {"scores", rank.group_scores.size()},
                {"configs", rank.ranking.size()},
                {"kendall", num(rank.kendall)},

@@ -18,6 +18,10 @@ struct ModelSlot {
   std::string card_json;  // model.json
   std::string kind;       // tile | layout
   int64_t node_feat_width = 0, config_feat_width = 0;
+  // What it was trained on (DataProfile::summary), or why that is unknown.
+  std::string trained_on;
+  bool generated = false;  // trained on generated data: labelled as such wherever it is picked
+  std::string label() const { return generated ? name + " (generated data)" : name; }
 };
 
 enum class RankStatus { Idle, Running, Done, Failed, Cancelled };
@@ -27,6 +31,7 @@ struct RankState {
   int64_t done = 0, total = 0;
   std::string message;
   std::string model;             // the model that produced the result
+  std::string shift_warning;     // the file against the model's training data (shift_warning), "" = none found
   std::vector<double> group_scores;
   std::vector<int64_t> ranking;  // configs, best first
   std::vector<int64_t> position;  // per config: its place in the ranking
@@ -63,6 +68,7 @@ struct App {
   std::vector<ModelSlot> models;
   int model_index = 0;
   RankState rank;
+  bool show_rank_tab = false;  // select the Rank tab on the next frame
   // Frame statistics: CPU time on the main thread from the start of a frame to
   // the last GL call (the GPU's time is not in it).
   int64_t frames = 0;

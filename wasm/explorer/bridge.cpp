@@ -66,8 +66,18 @@ EMSCRIPTEN_KEEPALIVE char* explorer_add_model(const char* name, const char* card
   app().dirty = true;
   try {
     const fastslow::ModelCard card = fastslow::ModelCard::from_json(card_json, std::string(name) + "/model.json");
-    fastslow::explorer::ModelSlot m{name, card_json, fastslow::graph_kind_name(card.kind), card.node_feat_width,
-                                    card.config_feat_width};
+    fastslow::explorer::ModelSlot m;
+    m.name = name;
+    m.card_json = card_json;
+    m.kind = fastslow::graph_kind_name(card.kind);
+    m.node_feat_width = card.node_feat_width;
+    m.config_feat_width = card.config_feat_width;
+    if (card.training_data) {
+      m.trained_on = card.training_data->summary();
+      m.generated = card.training_data->origin == "generated";
+    } else {
+      m.trained_on = "not recorded (exported before model cards carried a training-data profile)";
+    }
     auto& models = app().models;
     int index = -1;
     for (size_t i = 0; i < models.size(); ++i)
@@ -97,6 +107,7 @@ EMSCRIPTEN_KEEPALIVE int explorer_start_rank(int model_index) {
   a.rank.status = RankStatus::Running;
   a.rank.model = a.models[model_index].name;
   a.model_index = model_index;
+  a.show_rank_tab = true;
   js_request_rank(model_index);
   return 1;
 }
@@ -130,6 +141,12 @@ EMSCRIPTEN_KEEPALIVE void explorer_rank_done(const char* json) {
     r.status = RankStatus::Failed;
     r.message = std::string("bad ranking result: ") + e.what();
   }
+}
+
+// The ranking's file against the model's training data, once it is prepared.
+EMSCRIPTEN_KEEPALIVE void explorer_rank_shift(const char* warning) {
+  app().dirty = true;
+  app().rank.shift_warning = warning;
 }
 
 EMSCRIPTEN_KEEPALIVE void explorer_rank_failed(const char* message, int cancelled) {

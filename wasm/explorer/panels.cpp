@@ -17,6 +17,8 @@ namespace fastslow::explorer {
 
 namespace {
 
+const ImVec4 kWarnColor{1.0f, 0.78f, 0.3f, 1.0f};  // distribution shift, models trained on generated data
+
 std::string fmt(double v, const char* f = "%.4f") {
   if (std::isnan(v)) return "-";
   char b[48];
@@ -68,7 +70,11 @@ void App::side_panel() {
     configs_tab();
     ImGui::EndTabItem();
   }
-  if (ImGui::BeginTabItem("Rank")) {
+  // A ranking started from outside the tab (the page's JS) brings the tab
+  // up: its warnings and metrics are what the user asked for.
+  const ImGuiTabItemFlags rank_flags = show_rank_tab ? ImGuiTabItemFlags_SetSelected : 0;
+  show_rank_tab = false;
+  if (ImGui::BeginTabItem("Rank", nullptr, rank_flags)) {
     rank_tab();
     ImGui::EndTabItem();
   }
@@ -253,8 +259,10 @@ void App::configs_tab() {
 
 void App::rank_tab() {
   if (models.empty()) ImGui::TextDisabled("No model loaded yet.");
+  std::vector<std::string> labels;
+  for (const ModelSlot& m : models) labels.push_back(m.label());
   std::vector<const char*> names;
-  for (const ModelSlot& m : models) names.push_back(m.name.c_str());
+  for (const std::string& l : labels) names.push_back(l.c_str());
   ImGui::SetNextItemWidth(200 * dpr);
   if (!models.empty()) ImGui::Combo("model", &model_index, names.data(), static_cast<int>(names.size()));
   ImGui::SameLine();
@@ -265,6 +273,10 @@ void App::rank_tab() {
     const ModelSlot& m = models[std::clamp<int>(model_index, 0, static_cast<int>(models.size()) - 1)];
     ImGui::TextDisabled("%s model, %lld node / %lld config features", m.kind.c_str(),
                         static_cast<long long>(m.node_feat_width), static_cast<long long>(m.config_feat_width));
+    if (m.generated) ImGui::TextColored(kWarnColor, "trained on generated data: not validated on real graphs");
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("trained on %s", m.trained_on.c_str());
+    ImGui::PopTextWrapPos();
   }
   ImGui::BeginDisabled(!can);
   if (ImGui::Button("Rank", {120 * dpr, 0})) {
@@ -284,6 +296,11 @@ void App::rank_tab() {
     char label[64];
     std::snprintf(label, sizeof label, "%lld / %lld batches", static_cast<long long>(rank.done), static_cast<long long>(rank.total));
     ImGui::ProgressBar(f, {-1, 0}, label);
+  }
+  if (!rank.shift_warning.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kWarnColor);
+    ImGui::TextWrapped("Warning: %s", rank.shift_warning.c_str());
+    ImGui::PopStyleColor();
   }
   if (rank.status == RankStatus::Failed) ImGui::TextColored({1, 0.4f, 0.4f, 1}, "%s", rank.message.c_str());
   if (rank.status == RankStatus::Cancelled) ImGui::TextDisabled("ranking cancelled");

@@ -110,6 +110,7 @@ async function rank(index) {
     }
     const ranker = await m.ranker;
     const res = await ranker.rank(M, state.bytes, state.name, {
+      onShift: (s) => call('_explorer_rank_shift', s ? s.warning : ''),
       onProgress: (done, total) => M._explorer_rank_progress(done, total),
       cancelled: () => state.cancel,
     });

@@ -99,12 +99,13 @@ export class Ranker {
     this.cardText = cardText;
   }
 
-  // Ranks every config of `bytes` (an .npz named `name`). onProgress(done,
-  // total) after each batch; cancelled() true stops between batches (throws
-  // an Error with name 'AbortError'). Returns { info, groupScores
+  // Ranks every config of `bytes` (an .npz named `name`). onShift({warning,
+  // findings, origin} or null) once the file is prepared, before any model
+  // call; onProgress(done, total) after each batch; cancelled() true stops
+  // between batches (throws an Error with name 'AbortError'). Returns { info, shift, groupScores
   // (Float64Array per duplicate group), ranking, groupOf, metrics, runtime,
   // scoreMs (model calls only) }.
-  async rank(core, bytes, name, { onProgress, cancelled } = {}) {
+  async rank(core, bytes, name, { onShift, onProgress, cancelled } = {}) {
     const dir = `/rank${scratchId++}`;
     core.FS.mkdirTree(`${dir}/cache`);
     const file = `${dir}/${name.replace(/[^A-Za-z0-9._-]/g, '_') || 'file.npz'}`;
@@ -113,6 +114,7 @@ export class Ranker {
     try {
       info = withStrings(core, [file, this.cardText, `${dir}/cache`], (f, c, d) =>
         callJson(core, '_fastslow_rank_open', f, c, d));
+      if (onShift) onShift(info.shift || null);
       const { ort } = this;
       const n = info.nodes, m = info.edges, nc = info.config_nodes, fc = info.config_feat_width;
       const graph = {
@@ -158,7 +160,7 @@ export class Ranker {
       } finally {
         core._free(p);
       }
-      return { info, groupScores, scoreMs, ranking: result.ranking, groupOf: result.group_of,
+      return { info, shift: info.shift || null, groupScores, scoreMs, ranking: result.ranking, groupOf: result.group_of,
         metrics: result.metrics, runtime: result.runtime || null };
     } finally {
       if (info && info.session) core._fastslow_rank_close(info.session);

@@ -4,7 +4,7 @@
 // (window.fastslow), not from pixels, except the one screenshot check.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, mkdirSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const fastslow = path.join(root, 'build/native/bin/fastslow');
 const alexnet = path.resolve(root, '..', 'shared', 'data', 'cleaned_alexnet.npz');
+const unet3d = path.resolve(root, '..', 'shared', 'data', 'real', 'layout_xla_default_train_unet3d.npz');
 const work = mkdtempSync(path.join(tmpdir(), 'fastslow-explorer-'));
 const run = (...args) => execFileSync(fastslow, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
@@ -32,7 +33,7 @@ before(async () => {
   run('train', '--data', data, '--collection', 'layout:xla:random', '--out', path.join(work, 'run'),
     '--epochs', '1', '--steps-per-epoch', '4', '--threads', '2');
   // A bigger generated graph with several computations (node_splits).
-  bigFile = run('synth', '--graph', 'layout:xla:random', '--nodes', '1500', '--configs', '20', '--out',
+  bigFile = run('synth', '--graph', 'layout:xla:random', '--nodes', '1500', '--configs', '20', '--seed', '1', '--out',
     path.join(work, 'big')).trim();
   demo = path.join(work, 'demo');
   run('export', '--run', path.join(work, 'run'), '-o', demo);
@@ -74,6 +75,10 @@ test('the page opens the demo graph with the demo model, and the canvas is drawn
   assert.equal(s.graph.kind, 'layout');
   assert.ok(s.graph.nodes > 10);
   assert.deepEqual(s.models, ['demo']);
+  // The demo model's card says it learned from generated graphs, and the picker says so.
+  assert.equal(s.model_cards[0].generated, true);
+  assert.equal(s.model_cards[0].label, 'demo (generated data)');
+  assert.match(s.model_cards[0].trained_on, /^generated data \(layout:xla:random\): 3 graphs of \d+-\d+ nodes/);
   assert.equal(s.error, '');
   const shot = decodePng(await page.screenshot());
   // The graph area (left of the side panel): many pixels off the background, many colours.
@@ -166,5 +171,21 @@ test('a corrupt npz shows an error and the page still opens a good file afterwar
   const t = await waitState((x) => x.graph && x.graph.name === 'cleaned_alexnet.npz', 'AlexNet after the error');
   assert.equal(t.graph.nodes, 372);
   assert.equal(t.error, '');
+  assert.deepEqual(pageErrors, []);
+});
+
+test('ranking the real unet3d graph with the demo model warns that it lies outside the training data, as the terminal does', async () => {
+  await page.setInputFiles('#npz-input', unet3d);
+  await waitState((x) => x.graph && x.graph.name === path.basename(unet3d), 'unet3d');
+  assert.equal(await page.evaluate(() => window.fastslow.rank(0)), 1);
+  const s = await waitState((x) => x.rank.status === 'done', 'the ranking', 120000);
+  assert.match(s.rank.shift_warning, /^layout_xla_default_train_unet3d\.npz lies outside what the model was trained on \(generated data/);
+  assert.match(s.rank.shift_warning, /opcodes the model never saw in training: convert/);
+  // The same findings, word for word, as `fastslow rank` prints.
+  const native = spawnSync(fastslow, ['rank', '--model', demo, unet3d], { encoding: 'utf8' });
+  assert.equal(native.status, 0, native.stderr);
+  const findings = (t) => t.split('\n').filter((l) => l.startsWith('  - '));
+  assert.ok(findings(s.rank.shift_warning).length >= 2, s.rank.shift_warning);
+  assert.deepEqual(findings(s.rank.shift_warning), findings(native.stderr));
   assert.deepEqual(pageErrors, []);
 });

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "fastslow/data_profile.h"
 #include "fastslow/feature_stats.h"
 #include "fastslow/graph.h"
 
@@ -36,6 +38,9 @@ struct ModelCard {
     std::string graph;
     int64_t nodes = 0, edges = 0, config_nodes = 0;
   } program;
+  // What the model was trained on (cards exported before it was recorded
+  // have none): rankings check graphs against it (distribution_shift).
+  std::optional<DataProfile> training_data;
   int khop = 1;               // pruning the model was trained with
   int64_t chunk = 0;          // configs per model call; scores depend on it for models attending across a batch
 
