@@ -249,7 +249,11 @@ std::string data_origin(const std::string& path) {
   std::error_code ec;
   fs::path p = fs::absolute(fs::path(path), ec);
   if (ec) return "real";
-  if (!fs::is_directory(p, ec)) p = p.parent_path();
+  if (!fs::is_directory(p, ec)) {
+    // `fastslow synth --graph` writes OUT/g.npz beside OUT/answers/g.npz.
+    if (fs::exists(p.parent_path() / "answers" / p.filename(), ec)) return "generated";
+    p = p.parent_path();
+  }
   for (; !p.empty(); p = p.parent_path()) {
     if (fs::exists(p / "synth.json", ec)) return "generated";
     if (p == p.parent_path()) break;

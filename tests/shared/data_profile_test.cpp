@@ -213,6 +213,13 @@ TEST(DataProfile, OriginIsGeneratedUnderASynthRoot) {
   EXPECT_EQ(data_origin(dir.file("npz/layout/g.npz")), "generated");
   EXPECT_EQ(data_origin(dir.path()), "generated");
   EXPECT_EQ(data_origin(dir.file("npz")), "generated");
+  // One graph from `fastslow synth --graph`: its answers beside it.
+  test::TempDir one;
+  std::filesystem::create_directories(one.file("answers"));
+  std::ofstream(one.file("g.npz")) << "x";
+  EXPECT_EQ(data_origin(one.file("g.npz")), "real");
+  std::ofstream(one.file("answers/g.npz")) << "x";
+  EXPECT_EQ(data_origin(one.file("g.npz")), "generated");
 }
 
 // The point of it all: a model trained on generated layout graphs is told

@@ -76,7 +76,9 @@ class DataProfileBuilder {
 };
 
 // "generated" when a fastslow synth.json lies in the folder of `path` or one
-// of its parents (the generator writes one at each dataset's root), else "real".
+// of its parents (the generator writes one at each dataset's root) or, for a
+// single file, its answers file lies beside it in answers/ (`synth --graph`);
+// else "real".
 std::string data_origin(const std::string& path);
 
 // How a graph differs from the data a model was trained on. Each finding is
