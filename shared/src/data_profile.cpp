@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -98,6 +99,9 @@ GraphSample sample_graph(const CachedGraph& g) {
 }
 
 DataProfileBuilder::DataProfileBuilder(GraphKind kind, std::string origin, std::string source) {
+  // Ranges start empty; finish() refuses a profile of no graphs.
+  p_.min_nodes = p_.min_config_nodes = std::numeric_limits<int64_t>::max();
+  p_.max_nodes = p_.max_config_nodes = std::numeric_limits<int64_t>::min();
   p_.kind = kind;
   p_.origin = std::move(origin);
   p_.source = std::move(source);
@@ -107,18 +111,16 @@ void DataProfileBuilder::add(const GraphSample& s, const std::string& what) {
   if (s.kind != p_.kind) throw Error(what, "", std::string("is a ") + graph_kind_name(s.kind) + " graph among " + graph_kind_name(p_.kind) + " graphs");
   const int64_t n = s.nodes();
   if (p_.graphs == 0) {
+    config_width_ = s.config_feat_width;
     p_.node_min.assign(static_cast<size_t>(s.node_feat_width), INFINITY);
     p_.node_max.assign(static_cast<size_t>(s.node_feat_width), -INFINITY);
     if (p_.kind == GraphKind::Layout) {
-      seen_value_.assign(static_cast<size_t>(s.config_feat_width), std::vector<uint8_t>(kMaxLayoutValue + 2, 0));
+      seen_value_.assign(static_cast<size_t>(config_width_), std::vector<uint8_t>(kMaxLayoutValue + 2, 0));
     } else {
-      p_.config_min.assign(static_cast<size_t>(s.config_feat_width), INFINITY);
-      p_.config_max.assign(static_cast<size_t>(s.config_feat_width), -INFINITY);
+      p_.config_min.assign(static_cast<size_t>(config_width_), INFINITY);
+      p_.config_max.assign(static_cast<size_t>(config_width_), -INFINITY);
     }
-    p_.min_nodes = p_.max_nodes = n;
-    p_.min_config_nodes = p_.max_config_nodes = s.config_nodes();
-  } else if (s.node_feat_width != static_cast<int64_t>(p_.node_min.size()) ||
-             s.config_feat_width != static_cast<int64_t>(p_.kind == GraphKind::Layout ? seen_value_.size() : p_.config_min.size())) {
+  } else if (s.node_feat_width != static_cast<int64_t>(p_.node_min.size()) || s.config_feat_width != config_width_) {
     throw Error(what, "", "feature widths differ from the other training graphs'");
   }
   ++p_.graphs;

@@ -71,6 +71,7 @@ class DataProfileBuilder {
 
  private:
   DataProfile p_;
+  int64_t config_width_ = 0;
   std::vector<uint8_t> seen_opcode_;
   std::vector<std::vector<uint8_t>> seen_value_;  // layout: per column, value + 1
 };
