@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "fastslow/npz_reader.h"
-#include "fastslow/npz_writer.h"
+#include "fastslow/io/npz_reader.h"
+#include "fastslow/io/npz_writer.h"
 
 using namespace fastslow;
 

@@ -17,8 +17,8 @@
 
 #include "baselines/ridge.h"
 #include "fastslow/error.h"
-#include "fastslow/graph_cache.h"
-#include "fastslow/metrics.h"
+#include "fastslow/data/graph_cache.h"
+#include "fastslow/rank/metrics.h"
 #include "models/program_model.h"
 #include "train/evaluate.h"
 #include "train/run_dir.h"

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "fastslow/layout_context.h"
-#include "fastslow/npz_writer.h"
+#include "fastslow/features/layout_context.h"
+#include "fastslow/io/npz_writer.h"
 #include "models/layout_attn.h"
 #include "models/model.h"
 #include "train/graph_tensors.h"

@@ -11,13 +11,13 @@
 #include <string>
 
 #include "c_strings.h"
-#include "fastslow/data_profile.h"
+#include "fastslow/data/data_profile.h"
 #include "fastslow/error.h"
-#include "fastslow/graph_cache.h"
-#include "fastslow/graph_info.h"
-#include "fastslow/layout_context.h"
-#include "fastslow/model_card.h"
-#include "fastslow/rank_inputs.h"
+#include "fastslow/data/graph_cache.h"
+#include "fastslow/graph/graph_info.h"
+#include "fastslow/features/layout_context.h"
+#include "fastslow/rank/model_card.h"
+#include "fastslow/rank/rank_inputs.h"
 
 namespace {
 

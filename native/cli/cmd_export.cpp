@@ -7,8 +7,8 @@
 #include "export/export_onnx.h"
 #include "export/model_card_json.h"
 #include "fastslow/error.h"
-#include "fastslow/model_card.h"
-#include "fastslow/write_file.h"
+#include "fastslow/rank/model_card.h"
+#include "fastslow/io/write_file.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "fastslow/graph_info.h"
+#include "fastslow/graph/graph_info.h"
 
 namespace fastslow::cli {
 

@@ -8,9 +8,9 @@
 #include "commands.h"
 #include "format.h"
 #include "export/native_ranker.h"
-#include "fastslow/data_profile.h"
+#include "fastslow/data/data_profile.h"
 #include "fastslow/error.h"
-#include "fastslow/write_file.h"
+#include "fastslow/io/write_file.h"
 #include "progress.h"
 
 namespace fastslow::cli {

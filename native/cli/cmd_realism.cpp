@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "commands.h"
-#include "fastslow/collection.h"
+#include "fastslow/data/collection.h"
 #include "fastslow/error.h"
-#include "fastslow/graph.h"
-#include "fastslow/realism.h"
+#include "fastslow/graph/graph.h"
+#include "fastslow/data/realism.h"
 #include "progress.h"
 
 namespace fastslow::cli {

@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "commands.h"
-#include "fastslow/collection.h"
-#include "fastslow/submission.h"
+#include "fastslow/data/collection.h"
+#include "fastslow/data/submission.h"
 
 namespace fastslow::cli {
 

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "fastslow/collection.h"
+#include "fastslow/data/collection.h"
 #include "fastslow/error.h"
 #include "fastslow/synth/dataset.h"
 #include "progress.h"

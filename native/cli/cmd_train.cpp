@@ -6,7 +6,7 @@
 
 #include "commands.h"
 #include "progress.h"
-#include "fastslow/collection.h"
+#include "fastslow/data/collection.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
 

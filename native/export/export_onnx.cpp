@@ -9,7 +9,7 @@
 #include "export/onnx_builder.h"
 #include "fastslow/error.h"
 #include "export/tiling_onnx.h"
-#include "fastslow/layout_context.h"
+#include "fastslow/features/layout_context.h"
 #include "models/layout_attn.h"
 #include "models/layout_focus.h"
 #include "models/layout_sage.h"

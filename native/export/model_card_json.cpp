@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "export/export_onnx.h"
-#include "fastslow/collection.h"
+#include "fastslow/data/collection.h"
 #include "fastslow/error.h"
-#include "fastslow/graph_cache.h"
+#include "fastslow/data/graph_cache.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
 

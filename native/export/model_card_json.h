@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "fastslow/model_card.h"
+#include "fastslow/rank/model_card.h"
 #include "models/model.h"
 
 namespace fastslow::train {

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <numeric>
 
-#include "fastslow/layout_context.h"
-#include "fastslow/rank_inputs.h"
+#include "fastslow/features/layout_context.h"
+#include "fastslow/rank/rank_inputs.h"
 #include "train/graph_tensors.h"
 
 namespace fastslow::exporter {

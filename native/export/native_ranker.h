@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "export/model_card_json.h"
-#include "fastslow/graph_cache.h"
-#include "fastslow/metrics.h"
+#include "fastslow/data/graph_cache.h"
+#include "fastslow/rank/metrics.h"
 
 namespace fastslow::exporter {
 

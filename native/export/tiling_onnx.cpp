@@ -4,7 +4,7 @@
 #include <map>
 #include <vector>
 
-#include "fastslow/layout_context.h"
+#include "fastslow/features/layout_context.h"
 
 namespace fastslow::exporter {
 

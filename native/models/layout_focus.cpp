@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "fastslow/layout_context.h"
+#include "fastslow/features/layout_context.h"
 #include "models/layout_tiling.h"
 
 namespace fastslow::models {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "fastslow/error.h"
-#include "fastslow/layout_context.h"
+#include "fastslow/features/layout_context.h"
 
 namespace fastslow::models {
 

@@ -3,9 +3,9 @@
 #include <cmath>
 
 #include "fastslow/error.h"
-#include "fastslow/layout_context.h"
-#include "fastslow/rank_inputs.h"
-#include "fastslow/tile_features.h"
+#include "fastslow/features/layout_context.h"
+#include "fastslow/rank/rank_inputs.h"
+#include "fastslow/features/tile_features.h"
 
 namespace fastslow::train {
 

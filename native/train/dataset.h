@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "fastslow/feature_stats.h"
-#include "fastslow/graph_cache.h"
-#include "fastslow/tile_features.h"
+#include "fastslow/features/feature_stats.h"
+#include "fastslow/data/graph_cache.h"
+#include "fastslow/features/tile_features.h"
 #include "train/graph_tensors.h"
 
 namespace fastslow::train {

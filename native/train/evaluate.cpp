@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "fastslow/collection.h"
+#include "fastslow/data/collection.h"
 
 namespace fastslow::train {
 

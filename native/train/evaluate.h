@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "fastslow/metrics.h"
-#include "fastslow/rank_inputs.h"
+#include "fastslow/rank/metrics.h"
+#include "fastslow/rank/rank_inputs.h"
 #include "models/model.h"
 #include "train/dataset.h"
 

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "fastslow/error.h"
-#include "fastslow/write_file.h"
+#include "fastslow/io/write_file.h"
 
 namespace fastslow::train {
 namespace {

@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <unordered_set>
 
-#include "fastslow/collection.h"
-#include "fastslow/data_profile.h"
+#include "fastslow/data/collection.h"
+#include "fastslow/data/data_profile.h"
 #include "fastslow/error.h"
-#include "fastslow/holdout.h"
-#include "fastslow/synth/rng.h"
+#include "fastslow/data/holdout.h"
+#include "fastslow/rng.h"
 #include "train/losses.h"
 #include "train/run_dir.h"
 #include "train/schedule.h"
@@ -31,7 +31,7 @@ uint64_t mix(uint64_t a, uint64_t b) {
 
 std::vector<int64_t> sample_groups(const std::vector<int64_t>& pool, int64_t count, uint64_t seed) {
   if (count >= static_cast<int64_t>(pool.size())) return pool;
-  synth::Rng rng(seed);
+  Rng rng(seed);
   std::vector<int64_t> out;
   std::unordered_set<int64_t> taken;
   const int64_t n = static_cast<int64_t>(pool.size());
@@ -46,7 +46,7 @@ std::vector<int64_t> sample_groups(const std::vector<int64_t>& pool, int64_t cou
 }
 
 std::vector<int64_t> epoch_plan(const std::vector<size_t>& trainable, int64_t steps, uint64_t seed, int64_t epoch) {
-  synth::Rng rng(mix(seed, static_cast<uint64_t>(epoch) * 2 + 1));
+  Rng rng(mix(seed, static_cast<uint64_t>(epoch) * 2 + 1));
   std::vector<int64_t> plan;
   while (static_cast<int64_t>(plan.size()) < steps) {
     std::vector<int64_t> round(trainable.begin(), trainable.end());

@@ -7,8 +7,8 @@
 
 #include "baselines/ridge.h"
 #include "fastslow/error.h"
-#include "fastslow/metrics.h"
-#include "fastslow/synth/rng.h"
+#include "fastslow/rank/metrics.h"
+#include "fastslow/rng.h"
 
 namespace fastslow::train {
 namespace {
@@ -61,7 +61,7 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   std::vector<int64_t> groups = fit.train_groups;
   const int64_t cap = std::max<int64_t>(2, kMaxWideValues / std::max<int64_t>(1, nc * (width + 1)));
   if (static_cast<int64_t>(groups.size()) > cap) {
-    synth::Rng rng(seed ^ 0x77696465ull);  // "wide"
+    Rng rng(seed ^ 0x77696465ull);  // "wide"
     for (int64_t i = static_cast<int64_t>(groups.size()) - 1; i > 0; --i)
       std::swap(groups[i], groups[rng.uniform_int(0, i)]);
     groups.resize(static_cast<size_t>(cap));

@@ -7,7 +7,7 @@
 
 #include "fastslow/error.h"
 #include "fastslow/synth/dataset.h"
-#include "fastslow/tile_features.h"
+#include "fastslow/features/tile_features.h"
 #include "graph_builders.h"
 #include "test_support.h"
 

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "fastslow/layout_context.h"
+#include "fastslow/features/layout_context.h"
 #include "test_support.h"
 
 namespace fastslow::models {

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "fastslow/error.h"
-#include "fastslow/graph.h"
-#include "fastslow/metrics.h"
-#include "fastslow/npz_reader.h"
+#include "fastslow/graph/graph.h"
+#include "fastslow/rank/metrics.h"
+#include "fastslow/io/npz_reader.h"
 #include "test_support.h"
 
 namespace fastslow::baselines {

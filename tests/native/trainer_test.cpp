@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fastslow/collection.h"
+#include "fastslow/data/collection.h"
 #include "fastslow/error.h"
 #include "fastslow/synth/dataset.h"
 #include "test_support.h"

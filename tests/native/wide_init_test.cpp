@@ -6,8 +6,8 @@
 #include <random>
 
 #include "baselines/ridge.h"
-#include "fastslow/holdout.h"
-#include "fastslow/metrics.h"
+#include "fastslow/data/holdout.h"
+#include "fastslow/rank/metrics.h"
 #include "graph_builders.h"
 #include "test_support.h"
 

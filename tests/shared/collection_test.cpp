@@ -1,4 +1,4 @@
-#include "fastslow/collection.h"
+#include "fastslow/data/collection.h"
 
 #include <gtest/gtest.h>
 

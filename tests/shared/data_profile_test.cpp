@@ -1,4 +1,4 @@
-#include "fastslow/data_profile.h"
+#include "fastslow/data/data_profile.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <string>
 
 #include "fastslow/error.h"
-#include "fastslow/graph_cache.h"
-#include "fastslow/hlo_tables.h"
+#include "fastslow/data/graph_cache.h"
+#include "fastslow/graph/hlo_tables.h"
 #include "fastslow/synth/dataset.h"
 #include "test_support.h"
 

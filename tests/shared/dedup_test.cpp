@@ -1,4 +1,4 @@
-#include "fastslow/dedup.h"
+#include "fastslow/data/dedup.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fastslow/error.h"
-#include "fastslow/graph.h"
+#include "fastslow/graph/graph.h"
 #include "graph_builders.h"
 #include "test_support.h"
 

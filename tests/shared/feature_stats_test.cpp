@@ -1,4 +1,4 @@
-#include "fastslow/feature_stats.h"
+#include "fastslow/features/feature_stats.h"
 
 #include <gtest/gtest.h>
 

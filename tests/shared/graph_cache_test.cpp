@@ -1,4 +1,4 @@
-#include "fastslow/graph_cache.h"
+#include "fastslow/data/graph_cache.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "fastslow/graph_info.h"
+#include "fastslow/graph/graph_info.h"
 
 #include <gtest/gtest.h>
 

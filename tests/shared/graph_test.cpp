@@ -1,4 +1,4 @@
-#include "fastslow/graph.h"
+#include "fastslow/graph/graph.h"
 
 #include <gtest/gtest.h>
 

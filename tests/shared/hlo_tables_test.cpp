@@ -1,4 +1,4 @@
-#include "fastslow/hlo_tables.h"
+#include "fastslow/graph/hlo_tables.h"
 
 #include <gtest/gtest.h>
 

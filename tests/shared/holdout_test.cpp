@@ -1,4 +1,4 @@
-#include "fastslow/holdout.h"
+#include "fastslow/data/holdout.h"
 
 #include <gtest/gtest.h>
 

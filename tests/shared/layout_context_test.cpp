@@ -1,4 +1,4 @@
-#include "fastslow/layout_context.h"
+#include "fastslow/features/layout_context.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "fastslow/hlo_tables.h"
+#include "fastslow/graph/hlo_tables.h"
 #include "test_support.h"
 
 namespace fastslow {

@@ -1,4 +1,4 @@
-#include "fastslow/metrics.h"
+#include "fastslow/rank/metrics.h"
 
 #include <gtest/gtest.h>
 

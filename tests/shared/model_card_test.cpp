@@ -1,11 +1,11 @@
-#include "fastslow/model_card.h"
+#include "fastslow/rank/model_card.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "fastslow/error.h"
-#include "fastslow/tile_features.h"
+#include "fastslow/features/tile_features.h"
 #include "test_support.h"
 
 namespace fastslow {

@@ -1,4 +1,4 @@
-#include "fastslow/npy.h"
+#include "fastslow/io/npy.h"
 
 #include <gtest/gtest.h>
 

@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "fastslow/byte_source.h"
+#include "fastslow/io/byte_source.h"
 #include "fastslow/error.h"
-#include "fastslow/npy.h"
-#include "fastslow/npz_reader.h"
-#include "fastslow/npz_writer.h"
-#include "fastslow/zip.h"
+#include "fastslow/io/npy.h"
+#include "fastslow/io/npz_reader.h"
+#include "fastslow/io/npz_writer.h"
+#include "fastslow/io/zip.h"
 #include "test_support.h"
 
 using namespace fastslow;

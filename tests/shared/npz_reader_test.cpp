@@ -1,4 +1,4 @@
-#include "fastslow/npz_reader.h"
+#include "fastslow/io/npz_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "fastslow/error.h"
-#include "fastslow/npz_writer.h"
+#include "fastslow/io/npz_writer.h"
 #include "test_support.h"
 
 using namespace fastslow;

@@ -1,4 +1,4 @@
-#include "fastslow/npz_writer.h"
+#include "fastslow/io/npz_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <random>
 
 #include "fastslow/error.h"
-#include "fastslow/npz_reader.h"
+#include "fastslow/io/npz_reader.h"
 #include "test_support.h"
 
 using namespace fastslow;

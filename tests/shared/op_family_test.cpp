@@ -1,10 +1,10 @@
-#include "fastslow/op_family.h"
+#include "fastslow/view/op_family.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "fastslow/hlo_tables.h"
+#include "fastslow/graph/hlo_tables.h"
 
 namespace fastslow {
 namespace {

@@ -1,4 +1,4 @@
-#include "fastslow/prune.h"
+#include "fastslow/graph/prune.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "fastslow/error.h"
-#include "fastslow/graph.h"
-#include "fastslow/npz_reader.h"
+#include "fastslow/graph/graph.h"
+#include "fastslow/io/npz_reader.h"
 #include "test_support.h"
 
 namespace fastslow {

@@ -1,4 +1,4 @@
-#include "fastslow/rank_inputs.h"
+#include "fastslow/rank/rank_inputs.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "fastslow/error.h"
-#include "fastslow/feature_stats.h"
+#include "fastslow/features/feature_stats.h"
 #include "graph_builders.h"
 #include "test_support.h"
 

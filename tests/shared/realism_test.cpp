@@ -1,4 +1,4 @@
-#include "fastslow/realism.h"
+#include "fastslow/data/realism.h"
 
 #include <gtest/gtest.h>
 

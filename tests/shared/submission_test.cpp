@@ -1,4 +1,4 @@
-#include "fastslow/submission.h"
+#include "fastslow/data/submission.h"
 
 #include <gtest/gtest.h>
 

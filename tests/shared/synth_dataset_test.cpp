@@ -7,11 +7,11 @@
 #include <map>
 #include <set>
 
-#include "fastslow/collection.h"
+#include "fastslow/data/collection.h"
 #include "fastslow/error.h"
-#include "fastslow/graph_info.h"
-#include "fastslow/metrics.h"
-#include "fastslow/npz_reader.h"
+#include "fastslow/graph/graph_info.h"
+#include "fastslow/rank/metrics.h"
+#include "fastslow/io/npz_reader.h"
 #include "test_support.h"
 
 using namespace fastslow;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "fastslow/error.h"
-#include "fastslow/hlo_tables.h"
+#include "fastslow/graph/hlo_tables.h"
 #include "fastslow/synth/features.h"
 
 namespace fastslow::synth {

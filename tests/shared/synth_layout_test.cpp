@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "fastslow/error.h"
-#include "fastslow/hlo_tables.h"
-#include "fastslow/metrics.h"
+#include "fastslow/graph/hlo_tables.h"
+#include "fastslow/rank/metrics.h"
 #include "fastslow/synth/dataset.h"
 #include "fastslow/synth/layout_configs.h"
 #include "fastslow/synth/layout_cost.h"

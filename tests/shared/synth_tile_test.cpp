@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "fastslow/error.h"
-#include "fastslow/metrics.h"
+#include "fastslow/rank/metrics.h"
 #include "fastslow/synth/templates.h"
 #include "fastslow/synth/tile_configs.h"
 #include "fastslow/synth/tile_cost.h"

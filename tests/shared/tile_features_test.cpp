@@ -1,4 +1,4 @@
-#include "fastslow/tile_features.h"
+#include "fastslow/features/tile_features.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "fastslow/error.h"
-#include "fastslow/hlo_tables.h"
+#include "fastslow/graph/hlo_tables.h"
 #include "fastslow/synth/features.h"
 #include "fastslow/synth/templates.h"
 #include "fastslow/synth/tile_configs.h"
@@ -50,7 +50,7 @@ std::vector<double> naive(const synth::TileSpace& s, const float* c) {
 }
 
 TEST(TileFeatures, MatchTheGeneratorsTilingOnGeneratedKernels) {
-  synth::Rng rng(11);
+  Rng rng(11);
   int checked = 0, with_contraction = 0;
   for (int n = 0; n < 40; ++n) {
     const synth::HloGraph g = synth::tile_kernel(rng, static_cast<int>(rng.uniform_int(5, 80)));

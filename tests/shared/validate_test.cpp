@@ -1,4 +1,4 @@
-#include "fastslow/validate.h"
+#include "fastslow/graph/validate.h"
 
 #include <gtest/gtest.h>
 

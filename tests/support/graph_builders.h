@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "fastslow/npz_reader.h"
-#include "fastslow/npz_writer.h"
+#include "fastslow/io/npz_reader.h"
+#include "fastslow/io/npz_writer.h"
 
 namespace fastslow::test {
 

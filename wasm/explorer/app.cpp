@@ -6,7 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "fastslow/op_family.h"
+#include "fastslow/view/op_family.h"
 #include "js_bridge.h"
 
 namespace fastslow::explorer {

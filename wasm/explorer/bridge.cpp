@@ -11,7 +11,7 @@
 
 #include "app.h"
 #include "c_strings.h"
-#include "fastslow/model_card.h"
+#include "fastslow/rank/model_card.h"
 #include "js_bridge.h"
 
 using fastslow::explorer::app;

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "fastslow/dedup.h"
-#include "fastslow/graph.h"
-#include "fastslow/graph_info.h"
-#include "fastslow/graph_layout.h"
-#include "fastslow/npz_reader.h"
+#include "fastslow/data/dedup.h"
+#include "fastslow/graph/graph.h"
+#include "fastslow/graph/graph_info.h"
+#include "fastslow/view/graph_drawing.h"
+#include "fastslow/io/npz_reader.h"
 
 namespace fastslow::explorer {
 

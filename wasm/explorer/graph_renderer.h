@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "fastslow/graph_layout.h"
+#include "fastslow/view/graph_drawing.h"
 
 namespace fastslow::explorer {
 

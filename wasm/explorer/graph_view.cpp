@@ -10,8 +10,8 @@
 #include <string>
 
 #include "app.h"
-#include "fastslow/hlo_tables.h"
-#include "fastslow/op_family.h"
+#include "fastslow/graph/hlo_tables.h"
+#include "fastslow/view/op_family.h"
 
 namespace fastslow::explorer {
 

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "app.h"
-#include "fastslow/hlo_tables.h"
-#include "fastslow/op_family.h"
-#include "fastslow/submission.h"
+#include "fastslow/graph/hlo_tables.h"
+#include "fastslow/view/op_family.h"
+#include "fastslow/data/submission.h"
 #include "js_bridge.h"
 
 namespace fastslow::explorer {

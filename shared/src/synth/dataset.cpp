@@ -8,9 +8,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "fastslow/collection.h"
+#include "fastslow/data/collection.h"
 #include "fastslow/error.h"
-#include "fastslow/npz_writer.h"
+#include "fastslow/io/npz_writer.h"
 #include "fastslow/synth/features.h"
 #include "fastslow/synth/layout_configs.h"
 #include "fastslow/synth/layout_cost.h"

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "fastslow/hlo_tables.h"
+#include "fastslow/graph/hlo_tables.h"
 
 namespace fastslow::synth {
 namespace {

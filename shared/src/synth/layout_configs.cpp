@@ -4,7 +4,7 @@
 #include <string>
 
 #include "fastslow/error.h"
-#include "fastslow/hlo_tables.h"
+#include "fastslow/graph/hlo_tables.h"
 
 namespace fastslow::synth {
 namespace {

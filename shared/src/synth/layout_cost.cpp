@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "fastslow/error.h"
-#include "fastslow/hlo_tables.h"
-#include "fastslow/op_family.h"
+#include "fastslow/graph/hlo_tables.h"
+#include "fastslow/view/op_family.h"
 
 namespace fastslow::synth {
 namespace {

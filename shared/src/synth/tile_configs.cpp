@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "fastslow/error.h"
-#include "fastslow/hlo_tables.h"
+#include "fastslow/graph/hlo_tables.h"
 #include "fastslow/synth/tile_cost.h"
 
 namespace fastslow::synth {

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "fastslow/synth/hlo.h"
-#include "fastslow/synth/rng.h"
+#include "fastslow/rng.h"
 
 namespace fastslow::synth {
 

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "fastslow/synth/hlo.h"
-#include "fastslow/synth/rng.h"
+#include "fastslow/rng.h"
 
 namespace fastslow::synth {
 

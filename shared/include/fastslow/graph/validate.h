@@ -1,0 +1,48 @@
+// Content checks of a loaded graph. Problems are reported, not thrown, so a
+// user can still look at a graph with, say, one bad edge; callers that need a
+// sound graph (the trainer) refuse any Severity::Error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fastslow/graph/graph.h"
+
+namespace fastslow {
+
+enum class Severity { Error, Warning, Note };
+const char* severity_name(Severity s);
+
+struct Problem {
+  Severity severity;
+  std::string array;
+  std::string message;
+};
+
+// Checks layout config values chunk by chunk, so a file too large to hold
+// can be checked while it streams (graph info does this).
+class LayoutConfigCheck {
+ public:
+  explicit LayoutConfigCheck(int64_t row_elems) : row_elems_(row_elems) {}
+  void add(const float* values, int64_t count);
+  void report(std::vector<Problem>* out) const;
+  // Every value seen so far is an integer in -1..5 (nothing to report).
+  bool all_layout_values() const { return non_finite_ == 0 && out_of_range_ == 0; }
+
+ private:
+  int64_t row_elems_, seen_ = 0;
+  int64_t non_finite_ = 0, first_non_finite_ = -1;
+  int64_t out_of_range_ = 0, first_out_of_range_ = -1;
+};
+
+// Layout graphs loaded without config features skip the value checks;
+// run LayoutConfigCheck on the stream instead.
+std::vector<Problem> validate(const TileGraph& g);
+std::vector<Problem> validate(const LayoutGraph& g);
+std::vector<Problem> validate(const Graph& g);
+bool has_errors(const std::vector<Problem>& problems);
+
+// Throws fastslow::Error naming the file and the first error, if any.
+void require_valid(const Graph& g);
+
+}  // namespace fastslow

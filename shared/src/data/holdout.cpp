@@ -1,0 +1,70 @@
+#include "fastslow/data/holdout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <string>
+
+#include "fastslow/error.h"
+#include "fastslow/rng.h"
+
+namespace fastslow {
+
+namespace {
+
+std::string show(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+}  // namespace
+
+HoldoutSplit split_holdout(int64_t num_groups, double fraction, uint64_t seed) {
+  // Written so that NaN fails too.
+  if (!(fraction > 0.0 && fraction < 1.0))
+    throw Error("holdout: fraction must be in (0, 1), got " + show(fraction));
+  if (num_groups < 2)
+    throw Error("holdout: need at least 2 unique configs to hold some out, got " + std::to_string(num_groups));
+
+  const int64_t k = std::clamp<int64_t>(std::llround(fraction * static_cast<double>(num_groups)), 1, num_groups - 1);
+
+  std::vector<int64_t> order(static_cast<size_t>(num_groups));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  // Fisher-Yates with our own uniform_int: std::shuffle's draws differ
+  // between libstdc++ and libc++ (native vs wasm).
+  Rng rng(seed);
+  for (int64_t i = num_groups - 1; i > 0; --i) std::swap(order[i], order[rng.uniform_int(0, i)]);
+
+  HoldoutSplit split;
+  split.holdout.assign(order.begin(), order.begin() + k);
+  split.train.assign(order.begin() + k, order.end());
+  std::sort(split.holdout.begin(), split.holdout.end());
+  std::sort(split.train.begin(), split.train.end());
+  return split;
+}
+
+HoldoutSplit split_program(int64_t num_groups, double holdout, double valid, uint64_t seed) {
+  if (!(valid >= 0.0 && valid < 1.0)) throw Error("valid share must be in [0, 1), got " + show(valid));
+  if (valid == 0.0) return split_holdout(num_groups, holdout, seed);
+  if (!(holdout + valid < 1.0))
+    throw Error("holdout (" + show(holdout) + ") and valid (" + show(valid) + ") shares leave nothing to train on");
+  if (num_groups < 3)
+    throw Error("holdout: need at least 3 unique configs to train, validate and hold some out, got " +
+                std::to_string(num_groups));
+  HoldoutSplit split = split_holdout(num_groups, holdout, seed);
+  const auto rest = static_cast<int64_t>(split.train.size());
+  const int64_t k = std::clamp<int64_t>(std::llround(valid * static_cast<double>(num_groups)), 1, rest - 1);
+  // A second stream of the same seed: the held-out groups stay split_holdout's.
+  std::vector<int64_t> order = split.train;
+  Rng rng(seed ^ 0x76616c6964ull);  // "valid"
+  for (int64_t i = rest - 1; i > 0; --i) std::swap(order[i], order[rng.uniform_int(0, i)]);
+  split.valid.assign(order.begin(), order.begin() + k);
+  split.train.assign(order.begin() + k, order.end());
+  std::sort(split.valid.begin(), split.valid.end());
+  std::sort(split.train.begin(), split.train.end());
+  return split;
+}
+
+}  // namespace fastslow

@@ -1,0 +1,146 @@
+#include "fastslow/graph/graph.h"
+
+#include "fastslow/error.h"
+
+namespace fastslow {
+
+namespace {
+
+std::string shape_str(const std::vector<int64_t>& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+class Loader {
+ public:
+  explicit Loader(const NpzReader& npz) : npz_(npz) {}
+
+  [[noreturn]] void fail(const std::string& array, const std::string& why) const {
+    throw Error(npz_.file(), array, why);
+  }
+
+  const NpyHeader& require(const std::string& name, const char* kind) const {
+    if (!npz_.contains(name)) {
+      std::string have;
+      for (const std::string& n : npz_.names()) have += (have.empty() ? "" : ", ") + n;
+      fail(name, std::string("missing (required in a ") + kind + " graph; the file holds: " +
+                     (have.empty() ? "no arrays" : have) + ")");
+    }
+    return npz_.header(name);
+  }
+
+  // Checks rank and any fixed dimensions (-1 = free).
+  const NpyHeader& shaped(const std::string& name, const char* kind, std::vector<int64_t> want) const {
+    const NpyHeader& h = require(name, kind);
+    bool ok = h.shape.size() == want.size();
+    for (size_t i = 0; ok && i < want.size(); ++i) ok = want[i] < 0 || want[i] == h.shape[i];
+    if (!ok) {
+      std::string w = "(";
+      for (size_t i = 0; i < want.size(); ++i)
+        w += (i ? ", " : "") + (want[i] < 0 ? std::string("*") : std::to_string(want[i]));
+      fail(name, "shape " + shape_str(h.shape) + " does not match the expected " + w +
+                     (want.size() == 1 ? ",)" : ")"));
+    }
+    return h;
+  }
+
+  std::vector<int64_t> ints(const std::string& name) const {
+    const NpyArray a = npz_.read(name);
+    try {
+      return a.to_int64();
+    } catch (const Error& e) {
+      fail(name, e.problem());
+    }
+  }
+
+  std::vector<float> floats(const std::string& name) const {
+    const NpyArray a = npz_.read(name);
+    if (a.dtype() == DType::F32) return std::vector<float>(a.as<float>(), a.as<float>() + a.count());
+    if (!dtype_is_float(a.dtype()))
+      fail(name, std::string("holds ") + dtype_name(a.dtype()) + ", expected a float type");
+    return a.to_float();
+  }
+
+  void nodes(GraphNodes* g, const char* kind) const {
+    g->file = npz_.file();
+    const NpyHeader& feat = shaped("node_feat", kind, {-1, -1});
+    g->num_nodes = feat.shape[0];
+    g->node_feat_width = feat.shape[1];
+    shaped("node_opcode", kind, {g->num_nodes});
+    // An empty edge list saved from Python may lose its second axis.
+    const NpyHeader& edges = require("edge_index", kind);
+    const bool empty_1d = edges.shape.size() == 1 && edges.shape[0] == 0;
+    if (!empty_1d) shaped("edge_index", kind, {-1, 2});
+    g->node_feat = floats("node_feat");
+    const std::vector<int64_t> op = ints("node_opcode");
+    g->node_opcode.resize(op.size());
+    for (size_t i = 0; i < op.size(); ++i) {
+      if (op[i] < INT32_MIN || op[i] > INT32_MAX) fail("node_opcode", "value out of int32 range");
+      g->node_opcode[i] = static_cast<int32_t>(op[i]);
+    }
+    g->edge_index = ints("edge_index");
+  }
+
+ private:
+  const NpzReader& npz_;
+};
+
+}  // namespace
+
+const char* graph_kind_name(GraphKind kind) { return kind == GraphKind::Tile ? "tile" : "layout"; }
+
+GraphKind detect_graph_kind(const NpzReader& npz) {
+  if (npz.contains("node_config_feat")) return GraphKind::Layout;
+  if (npz.contains("config_feat")) return GraphKind::Tile;
+  throw Error(npz.file(), "", "neither a tile graph (no config_feat) nor a layout graph (no node_config_feat)");
+}
+
+std::vector<double> TileGraph::target() const {
+  std::vector<double> t(config_runtime.size());
+  for (size_t i = 0; i < t.size(); ++i)
+    t[i] = static_cast<double>(config_runtime[i]) / static_cast<double>(config_runtime_normalizers[i]);
+  return t;
+}
+
+std::vector<double> LayoutGraph::target() const {
+  return std::vector<double>(config_runtime.begin(), config_runtime.end());
+}
+
+TileGraph load_tile_graph(const NpzReader& npz, const LoadOptions& options) {
+  const Loader L(npz);
+  TileGraph g;
+  L.nodes(&g, "tile");
+  const NpyHeader& cf = L.shaped("config_feat", "tile", {-1, -1});
+  g.num_configs = cf.shape[0];
+  g.config_feat_width = cf.shape[1];
+  L.shaped("config_runtime", "tile", {g.num_configs});
+  L.shaped("config_runtime_normalizers", "tile", {g.num_configs});
+  if (options.config_features) g.config_feat = L.floats("config_feat");
+  g.config_runtime = L.ints("config_runtime");
+  g.config_runtime_normalizers = L.ints("config_runtime_normalizers");
+  return g;
+}
+
+LayoutGraph load_layout_graph(const NpzReader& npz, const LoadOptions& options) {
+  const Loader L(npz);
+  LayoutGraph g;
+  L.nodes(&g, "layout");
+  const NpyHeader& ids = L.shaped("node_config_ids", "layout", {-1});
+  const NpyHeader& cf = L.shaped("node_config_feat", "layout", {-1, ids.shape[0], -1});
+  g.num_configs = cf.shape[0];
+  g.config_feat_width = cf.shape[2];
+  L.shaped("config_runtime", "layout", {g.num_configs});
+  g.node_config_ids = L.ints("node_config_ids");
+  if (options.config_features) g.node_config_feat = L.floats("node_config_feat");
+  g.config_runtime = L.ints("config_runtime");
+  if (npz.contains("node_splits")) g.node_splits = L.ints("node_splits");
+  return g;
+}
+
+Graph load_graph(const NpzReader& npz, const LoadOptions& options) {
+  if (detect_graph_kind(npz) == GraphKind::Tile) return load_tile_graph(npz, options);
+  return load_layout_graph(npz, options);
+}
+
+}  // namespace fastslow

@@ -1,0 +1,158 @@
+#include "fastslow/graph/graph_info.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "fastslow/data/dedup.h"
+
+namespace fastslow {
+
+RuntimeStats runtime_stats(const std::vector<int64_t>& runtime) {
+  RuntimeStats s;
+  if (runtime.empty()) return s;
+  std::vector<int64_t> v = runtime;
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  s.median = static_cast<double>(v[mid]);
+  if (v.size() % 2 == 0) {
+    const int64_t below = *std::max_element(v.begin(), v.begin() + mid);
+    s.median = (s.median + static_cast<double>(below)) / 2;
+  }
+  const auto mm = std::minmax_element(v.begin(), v.end());
+  s.min = static_cast<double>(*mm.first);
+  s.max = static_cast<double>(*mm.second);
+  return s;
+}
+
+int64_t count_computations(const std::vector<int64_t>& node_splits, int64_t num_nodes) {
+  if (node_splits.empty()) return 0;
+  // Files list starts and sometimes the end ([0, 324, 372] for 372 nodes):
+  // count distinct starts inside the graph, node 0 always being one.
+  std::vector<int64_t> starts{0};
+  for (int64_t s : node_splits)
+    if (s > 0 && s < num_nodes) starts.push_back(s);
+  std::sort(starts.begin(), starts.end());
+  return std::unique(starts.begin(), starts.end()) - starts.begin();
+}
+
+GraphInfo graph_info(const NpzReader& npz, GraphContents* contents) {
+  GraphInfo info;
+  info.file = npz.file();
+  info.kind = detect_graph_kind(npz);
+  if (info.kind == GraphKind::Tile) {
+    TileGraph g = load_tile_graph(npz);
+    info.nodes = g.num_nodes;
+    info.edges = g.num_edges();
+    info.configs = g.num_configs;
+    info.node_feat_width = g.node_feat_width;
+    info.config_feat_width = g.config_feat_width;
+    info.runtime = runtime_stats(g.config_runtime);
+    info.problems = validate(g);
+    // Normalisers must be positive for the target; skip dedup's runtimes otherwise.
+    const bool sound = !has_errors(info.problems);
+    ConfigGroups groups = dedup_configs(g.config_feat, g.config_feat_width,
+                                        sound ? g.target() : std::vector<double>(g.num_configs, 0.0));
+    info.unique_configs = groups.num_groups();
+    if (contents) *contents = {std::move(g), std::move(groups)};
+    return info;
+  }
+  LoadOptions opt;
+  opt.config_features = false;
+  LayoutGraph g = load_layout_graph(npz, opt);
+  info.nodes = g.num_nodes;
+  info.edges = g.num_edges();
+  info.configurable_nodes = g.num_configurable();
+  info.configs = g.num_configs;
+  info.node_feat_width = g.node_feat_width;
+  info.config_feat_width = g.config_feat_width;
+  info.computations = count_computations(g.node_splits, g.num_nodes);
+  info.runtime = runtime_stats(g.config_runtime);
+  info.problems = validate(g);
+
+  const int64_t row = g.num_configurable() * g.config_feat_width;
+  ConfigDeduplicator dedup(row);
+  LayoutConfigCheck check(row);
+  const int64_t chunk = std::max<int64_t>(1, (int64_t(16) << 20) / std::max<int64_t>(1, row * 4));
+  npz.for_each_chunk("node_config_feat", chunk, [&](int64_t, const NpyArray& c) {
+    std::vector<float> converted;
+    const float* v;
+    if (c.dtype() == DType::F32) {
+      v = c.as<float>();
+    } else {
+      converted = c.to_float();
+      v = converted.data();
+    }
+    dedup.add_rows(v, c.dim(0));
+    check.add(v, c.count());
+  });
+  check.report(&info.problems);
+  ConfigGroups groups = dedup.finish(g.target());
+  info.unique_configs = groups.num_groups();
+  if (contents) *contents = {std::move(g), std::move(groups)};
+  return info;
+}
+
+std::string graph_info_json(const GraphInfo& info, int indent) {
+  nlohmann::ordered_json j;
+  j["file"] = info.file;
+  j["kind"] = graph_kind_name(info.kind);
+  j["nodes"] = info.nodes;
+  j["edges"] = info.edges;
+  j["configurable_nodes"] = info.configurable_nodes;
+  j["configs"] = info.configs;
+  j["unique_configs"] = info.unique_configs;
+  j["node_feat_width"] = info.node_feat_width;
+  j["config_feat_width"] = info.config_feat_width;
+  if (info.kind == GraphKind::Layout) j["computations"] = info.computations;
+  j["runtime_min"] = info.runtime.min;
+  j["runtime_median"] = info.runtime.median;
+  j["runtime_max"] = info.runtime.max;
+  j["valid"] = !has_errors(info.problems);
+  j["problems"] = nlohmann::ordered_json::array();
+  for (const Problem& p : info.problems)
+    j["problems"].push_back({{"severity", severity_name(p.severity)}, {"array", p.array}, {"message", p.message}});
+  return j.dump(indent);
+}
+
+std::string graph_info_text(const GraphInfo& info) {
+  auto line = [](const char* key, const std::string& value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%-20s", key);
+    return std::string(buf) + value + "\n";
+  };
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return std::string(buf);
+  };
+  std::string s;
+  s += line("file", info.file);
+  s += line("kind", graph_kind_name(info.kind));
+  s += line("nodes", std::to_string(info.nodes));
+  s += line("edges", std::to_string(info.edges));
+  if (info.kind == GraphKind::Layout) {
+    s += line("configurable nodes", std::to_string(info.configurable_nodes));
+    s += line("computations", info.computations ? std::to_string(info.computations) : "n/a (no node_splits)");
+  } else {
+    s += line("configurable nodes", "n/a (tile configs apply to the whole kernel)");
+  }
+  s += line("configs", std::to_string(info.configs));
+  s += line("unique configs", std::to_string(info.unique_configs));
+  s += line("node features", std::to_string(info.node_feat_width));
+  s += line("config features", std::to_string(info.config_feat_width) +
+                                   (info.kind == GraphKind::Layout ? " per configurable node" : ""));
+  s += line("runtime min", num(info.runtime.min));
+  s += line("runtime median", num(info.runtime.median));
+  s += line("runtime max", num(info.runtime.max));
+  if (info.problems.empty()) {
+    s += line("validation", "ok");
+  } else {
+    s += line("validation", has_errors(info.problems) ? "FAILED" : "ok, with remarks");
+    for (const Problem& p : info.problems)
+      s += "  " + std::string(severity_name(p.severity)) + ": " + (p.array.empty() ? "" : p.array + ": ") + p.message + "\n";
+  }
+  return s;
+}
+
+}  // namespace fastslow

@@ -1,0 +1,130 @@
+#include "fastslow/rank/model_card.h"
+
+#include <nlohmann/json.hpp>
+
+#include "fastslow/error.h"
+#include "fastslow/features/tile_features.h"
+
+namespace fastslow {
+
+namespace {
+
+const nlohmann::json& field(const nlohmann::json& j, const char* key, const std::string& what) {
+  if (!j.contains(key)) throw Error(what, "", std::string("model card has no \"") + key + "\"");
+  return j.at(key);
+}
+
+int64_t int_field(const nlohmann::json& j, const char* key, const std::string& what, int64_t min) {
+  const nlohmann::json& v = field(j, key, what);
+  if (!v.is_number_integer() || v.get<int64_t>() < min)
+    throw Error(what, "", std::string("model card: \"") + key + "\" must be an integer >= " + std::to_string(min) +
+                              ", got " + v.dump());
+  return v.get<int64_t>();
+}
+
+std::string string_field(const nlohmann::json& j, const char* key, const std::string& what) {
+  const nlohmann::json& v = field(j, key, what);
+  if (!v.is_string()) throw Error(what, "", std::string("model card: \"") + key + "\" must be a string");
+  return v.get<std::string>();
+}
+
+}  // namespace
+
+ModelCard ModelCard::from_json(const std::string& text, const std::string& what) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    throw Error(what, "", std::string("not a JSON model card: ") + e.what());
+  }
+  if (!j.is_object() || j.value("format", "") != "fastslow-model")
+    throw Error(what, "", "not a fastslow model card (expected \"format\": \"fastslow-model\")");
+  const int64_t version = int_field(j, "format_version", what, 1);
+  if (version != kFormatVersion)
+    throw Error(what, "", "model card format version " + std::to_string(version) + "; this build reads version " +
+                              std::to_string(kFormatVersion));
+  ModelCard c;
+  const std::string kind = string_field(j, "kind", what);
+  if (kind != "tile" && kind != "layout") throw Error(what, "", "model card: unknown kind '" + kind + "'");
+  c.kind = kind == "tile" ? GraphKind::Tile : GraphKind::Layout;
+  const nlohmann::json& m = field(j, "model", what);
+  c.model = string_field(m, "name", what);
+  c.join = m.value("join", "early");
+  c.hidden = int_field(m, "hidden", what, 1);
+  c.layers = int_field(m, "layers", what, 0);
+  c.opcode_vocab = int_field(m, "opcode_vocab", what, 1);
+  c.node_feat_width = int_field(j, "node_feat_width", what, 0);
+  c.config_feat_width = int_field(j, "config_feat_width", what, 0);
+  const nlohmann::json& norm = field(j, "normalization", what);
+  c.node_stats = FeatureStats::from_json(field(norm, "node", what).dump(), what);
+  if (c.node_stats.width() != c.node_feat_width)
+    throw Error(what, "", "model card: node statistics cover " + std::to_string(c.node_stats.width()) +
+                              " columns, node_feat_width is " + std::to_string(c.node_feat_width));
+  if (c.kind == GraphKind::Tile) {
+    c.config_stats = FeatureStats::from_json(field(norm, "config", what).dump(), what);
+    const auto tf = norm.find("tile_features");
+    if (tf != norm.end()) {
+      if (!tf->is_boolean()) throw Error(what, "", "model card: normalization.tile_features must be true or false");
+      c.tile_features = tf->get<bool>();
+    }
+    if (c.tile_features && c.config_feat_width != kTileConfigColumns + kTileDerived)
+      throw Error(what, "", "model card: a model reading the tiling features has " +
+                                std::to_string(kTileConfigColumns + kTileDerived) + " config columns, not " +
+                                std::to_string(c.config_feat_width));
+    if (c.config_stats.width() != c.config_feat_width)
+      throw Error(what, "", "model card: config statistics cover " + std::to_string(c.config_stats.width()) +
+                                " columns, config_feat_width is " + std::to_string(c.config_feat_width));
+  }
+  if (m.contains("wide_nodes")) c.wide_nodes = int_field(m, "wide_nodes", what, 0);
+  if (c.wide_nodes > 0) {
+    if (c.kind != GraphKind::Layout) throw Error(what, "", "model card: a wide table (model.wide_nodes) is for layout models");
+    const nlohmann::json& data = field(j, "data", what);
+    const nlohmann::json& p = field(data, "program", what);
+    c.program.graph = string_field(p, "graph", what);
+    c.program.nodes = int_field(p, "nodes", what, 1);
+    c.program.edges = int_field(p, "edges", what, 0);
+    c.program.config_nodes = int_field(p, "config_nodes", what, 1);
+    if (c.program.config_nodes != c.wide_nodes)
+      throw Error(what, "", "model card: the wide table covers " + std::to_string(c.wide_nodes) +
+                                " configurable nodes, the program has " + std::to_string(c.program.config_nodes));
+  }
+  if (j.contains("training_data") && !j["training_data"].is_null()) {
+    c.training_data = DataProfile::from_json(j["training_data"].dump(), what);
+    if (c.training_data->kind != c.kind) throw Error(what, "", "model card: the training-data profile is of the other graph kind");
+  }
+  c.khop = static_cast<int>(int_field(field(j, "pruning", what), "khop", what, 0));
+  c.chunk = int_field(field(j, "batching", what), "chunk", what, 1);
+  return c;
+}
+
+int64_t ModelCard::graph_config_width() const {
+  return config_feat_width - (tile_features ? kTileDerived : 0);
+}
+
+void ModelCard::check_fits(const std::string& file, GraphKind graph_kind, int64_t graph_node_feat_width,
+                           int64_t graph_config_feat_width) const {
+  if (graph_kind != kind)
+    throw Error(file, "", std::string("is a ") + graph_kind_name(graph_kind) + " graph; the model ranks " +
+                              graph_kind_name(kind) + " graphs");
+  if (graph_node_feat_width != node_feat_width)
+    throw Error(file, "node_feat",
+                "has " + std::to_string(graph_node_feat_width) + " feature columns; the model was trained on " +
+                    std::to_string(node_feat_width));
+  if (graph_config_feat_width != graph_config_width())
+    throw Error(file, kind == GraphKind::Tile ? "config_feat" : "node_config_feat",
+                "has " + std::to_string(graph_config_feat_width) +
+                    " config feature columns; the model was trained on " + std::to_string(graph_config_width()));
+}
+
+void ModelCard::check_program(const std::string& file, int64_t nodes, int64_t edges, int64_t config_nodes) const {
+  if (wide_nodes <= 0) return;
+  if (nodes == program.nodes && edges == program.edges && config_nodes == program.config_nodes) return;
+  throw Error(file, "",
+              "is not the program this per-program model was trained on (" + program.graph + ": " +
+                  std::to_string(program.nodes) + " nodes, " + std::to_string(program.edges) + " edges, " +
+                  std::to_string(program.config_nodes) + " configurable; this file: " + std::to_string(nodes) +
+                  ", " + std::to_string(edges) + ", " + std::to_string(config_nodes) +
+                  "): its table holds one weight per configurable node of that graph");
+}
+
+}  // namespace fastslow
