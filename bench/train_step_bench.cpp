@@ -27,7 +27,7 @@
 #include "fastslow/io/npz_writer.h"
 #include "models/layout_attn.h"
 #include "models/model.h"
-#include "train/graph_tensors.h"
+#include "models/graph_tensors.h"
 
 using namespace fastslow;
 
@@ -144,10 +144,10 @@ int main(int argc, char** argv) {
   std::set<int64_t> picked;
   while (static_cast<int64_t>(picked.size()) < std::min(a.configurable, n)) picked.insert(rng() % n);
   const std::vector<int64_t> config_nodes(picked.begin(), picked.end());
-  auto g = train::make_graph_tensors(n, a.feat, feat, opcode, edges, config_nodes);
+  auto g = models::make_graph_tensors(n, a.feat, feat, opcode, edges, config_nodes);
   const auto nc = static_cast<int64_t>(config_nodes.size());
   const std::vector<float> context = random_context(rng, nc);
-  train::set_config_context(g, context, LayoutContext::kWidth);
+  models::set_config_context(g, context, LayoutContext::kWidth);
 
   models::ModelOptions o;
   o.kind = "layout";

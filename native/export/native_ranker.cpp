@@ -7,7 +7,7 @@
 
 #include "fastslow/features/layout_context.h"
 #include "fastslow/rank/rank_inputs.h"
-#include "train/graph_tensors.h"
+#include "models/graph_tensors.h"
 
 namespace fastslow::exporter {
 
@@ -22,10 +22,10 @@ FileRanking rank_file(const ExportedModel& model, const std::string& file, const
   const std::vector<int32_t> opcode(in.node_opcode.begin(), in.node_opcode.end());
   const torch::Device device = model.model->parameters().empty() ? torch::Device(torch::kCPU)
                                                                    : model.model->parameters().front().device();
-  train::GraphTensors host =
-      train::make_graph_tensors(in.num_nodes, in.node_feat_width, in.node_feat, opcode, in.edge_index, in.config_nodes);
-  if (card.kind == GraphKind::Layout) train::set_config_context(host, in.config_context, LayoutContext::kWidth);
-  const train::GraphTensors g = host.to(device);
+  models::GraphTensors host =
+      models::make_graph_tensors(in.num_nodes, in.node_feat_width, in.node_feat, opcode, in.edge_index, in.config_nodes);
+  if (card.kind == GraphKind::Layout) models::set_config_context(host, in.config_context, LayoutContext::kWidth);
+  const models::GraphTensors g = host.to(device);
   std::vector<int64_t> groups(static_cast<size_t>(r.graph.groups.num_groups()));
   std::iota(groups.begin(), groups.end(), 0);
   const int64_t chunks = rank_chunk_count(static_cast<int64_t>(groups.size()), card.chunk);

@@ -12,7 +12,7 @@
 #include "fastslow/error.h"
 #include "models/graph_ops.h"
 #include "models/model.h"
-#include "train/graph_tensors.h"
+#include "models/graph_tensors.h"
 
 namespace fastslow::models {
 
@@ -22,7 +22,7 @@ inline std::string shape_str(const torch::Tensor& t) {
   return s + "]";
 }
 
-inline void check_graph(const std::string& model, const train::GraphTensors& g, const ModelOptions& o) {
+inline void check_graph(const std::string& model, const GraphTensors& g, const ModelOptions& o) {
   if (g.num_nodes < 1 || !g.node_feat.defined() || g.node_feat.dim() != 2 || g.node_feat.size(0) != g.num_nodes ||
       g.node_feat.size(1) != o.node_feat_width)
     throw Error(model + ": node features " + (g.node_feat.defined() ? shape_str(g.node_feat) : "(none)") +
@@ -37,7 +37,7 @@ inline void check_tile_configs(const std::string& model, const torch::Tensor& c,
 }
 
 // Layout: [B, nc, Fc] with B >= 1 and nc = the graph's configurable nodes.
-inline void check_layout_configs(const std::string& model, const train::GraphTensors& g, const torch::Tensor& c,
+inline void check_layout_configs(const std::string& model, const GraphTensors& g, const torch::Tensor& c,
                                  const ModelOptions& o) {
   const int64_t nc = g.config_nodes.defined() ? g.config_nodes.numel() : 0;
   if (c.dim() != 3 || c.size(0) < 1 || c.size(1) != nc || c.size(2) != o.config_feat_width)
@@ -64,7 +64,7 @@ class NodeEncoderImpl : public torch::nn::Module {
     // A zero-width Linear cannot be initialised (its bias bound is 1/sqrt(0)).
     if (feat_width > 0) feat = register_module("feat", torch::nn::Linear(feat_width, hidden));
   }
-  torch::Tensor forward(const train::GraphTensors& g) {
+  torch::Tensor forward(const GraphTensors& g) {
     // Defensive: an id outside the table reads its nearest row instead of
     // reading out of bounds.
     auto h = opcode(g.opcode.clamp(0, vocab_ - 1));
@@ -81,7 +81,7 @@ TORCH_MODULE(NodeEncoder);
 
 // Broadcasts node vectors [n, H] to [n, B, H] and adds per-config vectors
 // add [B, nc, H] at the configurable nodes.
-inline torch::Tensor add_at_config_nodes(const torch::Tensor& node, const train::GraphTensors& g,
+inline torch::Tensor add_at_config_nodes(const torch::Tensor& node, const GraphTensors& g,
                                          const torch::Tensor& add) {
   const int64_t n = node.size(0), B = add.size(0), H = node.size(1);
   auto h = node.unsqueeze(1).expand({n, B, H}).contiguous();
@@ -125,7 +125,7 @@ TORCH_MODULE(LayoutValueEmbedding);
 class SageLayerImpl : public torch::nn::Module {
  public:
   SageLayerImpl(int64_t in, int64_t out) { lin = register_module("lin", torch::nn::Linear(3 * in, out)); }
-  torch::Tensor forward(const train::GraphTensors& g, const torch::Tensor& h) {
+  torch::Tensor forward(const GraphTensors& g, const torch::Tensor& h) {
     auto y = torch::relu(linear(lin, sage_concat(g, h)));
     return torch::nn::functional::normalize(y, torch::nn::functional::NormalizeFuncOptions().dim(-1).eps(1e-6));
   }
@@ -149,7 +149,7 @@ TORCH_MODULE(ScoreHead);
 // Early join: [n, B, H], one row of configs per node; late join: [n, 1, H],
 // the graph encoded once for all configs and joined after pooling.
 template <class Layers>
-torch::Tensor tile_graph_scores(const train::GraphTensors& g, const torch::Tensor& config_feat, NodeEncoder& encoder,
+torch::Tensor tile_graph_scores(const GraphTensors& g, const torch::Tensor& config_feat, NodeEncoder& encoder,
                                 torch::nn::Linear& config_in, Layers& layers, torch::nn::Linear& join,
                                 ScoreHead& head) {
   const int64_t B = config_feat.size(0);

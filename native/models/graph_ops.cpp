@@ -390,18 +390,18 @@ torch::Tensor csr_mean_reference(const torch::Tensor& x, const torch::Tensor& pt
   return sum / deg.clamp_min(1).to(x.scalar_type()).view(shape);
 }
 
-torch::Tensor sage_concat(const train::GraphTensors& g, const torch::Tensor& x) {
+torch::Tensor sage_concat(const GraphTensors& g, const torch::Tensor& x) {
   check_args(x, g.in_ptr, g.in_idx);
   if (x.dim() < 2) throw Error("sage_concat: x [n, ..., H] expected, got " + std::to_string(x.dim()) + " dims");
   if (!x.device().is_cpu()) return sage_concat_reference(g, x);
   return SageConcat::apply(x, g.in_ptr, g.in_idx, g.out_ptr, g.out_idx);
 }
 
-torch::Tensor sage_concat_reference(const train::GraphTensors& g, const torch::Tensor& x) {
+torch::Tensor sage_concat_reference(const GraphTensors& g, const torch::Tensor& x) {
   return torch::cat({x, csr_mean_reference(x, g.in_ptr, g.in_idx), csr_mean_reference(x, g.out_ptr, g.out_idx)}, -1);
 }
 
-HopPlan hop_plan(const train::GraphTensors& g, int64_t hops) {
+HopPlan hop_plan(const GraphTensors& g, int64_t hops) {
   const int64_t n = g.num_nodes;
   HopPlan plan;
   plan.pos = torch::full({n}, -1, torch::kInt64);
@@ -446,7 +446,7 @@ HopPlan hop_plan(const train::GraphTensors& g, int64_t hops) {
   return plan;
 }
 
-torch::Tensor sage_concat_split(const train::GraphTensors& g, const HopPlan& plan, const torch::Tensor& shared,
+torch::Tensor sage_concat_split(const GraphTensors& g, const HopPlan& plan, const torch::Tensor& shared,
                                 const torch::Tensor& varying, int64_t m_out) {
   if (shared.dim() != 2 || shared.size(0) != g.num_nodes || varying.dim() != 3 ||
       varying.size(2) != shared.size(1) || varying.size(0) > plan.order.numel() || m_out > plan.order.numel() ||
@@ -458,7 +458,7 @@ torch::Tensor sage_concat_split(const train::GraphTensors& g, const HopPlan& pla
                                 m_out);
 }
 
-torch::Tensor sage_concat_split_reference(const train::GraphTensors& g, const HopPlan& plan,
+torch::Tensor sage_concat_split_reference(const GraphTensors& g, const HopPlan& plan,
                                           const torch::Tensor& shared, const torch::Tensor& varying, int64_t m_out) {
   const int64_t n = shared.size(0), B = varying.size(1), H = shared.size(1);
   auto full = shared.unsqueeze(1).expand({n, B, H}).index_copy(0, plan.order.slice(0, 0, varying.size(0)), varying);

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "train/graph_tensors.h"
+#include "models/graph_tensors.h"
 
 namespace fastslow::models {
 
@@ -23,19 +23,19 @@ torch::Tensor csr_mean(const torch::Tensor& x, const torch::Tensor& ptr, const t
 torch::Tensor csr_mean_reference(const torch::Tensor& x, const torch::Tensor& ptr, const torch::Tensor& idx);
 
 // Mean over the operands (producers) of every node.
-inline torch::Tensor mean_in(const train::GraphTensors& g, const torch::Tensor& x) {
+inline torch::Tensor mean_in(const GraphTensors& g, const torch::Tensor& x) {
   return csr_mean(x, g.in_ptr, g.in_idx, g.out_ptr, g.out_idx);
 }
 // Mean over the users (consumers) of every node.
-inline torch::Tensor mean_out(const train::GraphTensors& g, const torch::Tensor& x) {
+inline torch::Tensor mean_out(const GraphTensors& g, const torch::Tensor& x) {
   return csr_mean(x, g.out_ptr, g.out_idx, g.in_ptr, g.in_idx);
 }
 
 // [x, mean_in(x), mean_out(x)] along the last dim, x [n, ..., H] ->
 // [n, ..., 3H]: a SAGE layer's input built in one pass (CPU), without the
 // intermediate means and the concatenation copy.
-torch::Tensor sage_concat(const train::GraphTensors& g, const torch::Tensor& x);
-torch::Tensor sage_concat_reference(const train::GraphTensors& g, const torch::Tensor& x);
+torch::Tensor sage_concat(const GraphTensors& g, const torch::Tensor& x);
+torch::Tensor sage_concat_reference(const GraphTensors& g, const torch::Tensor& x);
 
 // Which nodes can differ between configs after l rounds of message passing
 // over both edge directions: the configurable nodes (l = 0), then the nodes
@@ -48,16 +48,16 @@ struct HopPlan {
   torch::Tensor outside;       // nodes beyond `hops`, ascending
   torch::Tensor config_rows;   // index in order of each g.config_nodes entry
 };
-HopPlan hop_plan(const train::GraphTensors& g, int64_t hops);
+HopPlan hop_plan(const GraphTensors& g, int64_t hops);
 
 // sage_concat for node values stored in two parts: shared [n, H] (the value
 // of every node that all configs share) and varying [m_in, B, H] (per-config
 // values of the nodes plan.order[0, m_in), which take precedence). Returns
 // the [x, mean_in(x), mean_out(x)] rows of the nodes plan.order[0, m_out):
 // [m_out, B, 3H]. Gradients flow to both parts.
-torch::Tensor sage_concat_split(const train::GraphTensors& g, const HopPlan& plan, const torch::Tensor& shared,
+torch::Tensor sage_concat_split(const GraphTensors& g, const HopPlan& plan, const torch::Tensor& shared,
                                 const torch::Tensor& varying, int64_t m_out);
-torch::Tensor sage_concat_split_reference(const train::GraphTensors& g, const HopPlan& plan,
+torch::Tensor sage_concat_split_reference(const GraphTensors& g, const HopPlan& plan,
                                           const torch::Tensor& shared, const torch::Tensor& varying, int64_t m_out);
 
 // x [n, B, H] -> [B, H]: mean over nodes.

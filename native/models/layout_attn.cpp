@@ -11,12 +11,12 @@ ResSageBlockImpl::ResSageBlockImpl(int64_t hidden) {
   lin = register_module("lin", torch::nn::Linear(3 * hidden, hidden));
 }
 
-torch::Tensor ResSageBlockImpl::forward(const train::GraphTensors& g, const torch::Tensor& h) {
+torch::Tensor ResSageBlockImpl::forward(const GraphTensors& g, const torch::Tensor& h) {
   auto u = norm(h);
   return h + torch::gelu(linear(lin, sage_concat(g, u)));
 }
 
-std::pair<torch::Tensor, torch::Tensor> ResSageBlockImpl::forward_split(const train::GraphTensors& g,
+std::pair<torch::Tensor, torch::Tensor> ResSageBlockImpl::forward_split(const GraphTensors& g,
                                                                          const HopPlan& plan,
                                                                          const torch::Tensor& shared,
                                                                          const torch::Tensor& varying, int64_t m_out) {
@@ -58,7 +58,7 @@ LayoutAttnImpl::LayoutAttnImpl(const ModelOptions& options) : options_(options) 
   head = register_module("head", ScoreHead(H, H));
 }
 
-torch::Tensor LayoutAttnImpl::forward(const train::GraphTensors& g, const torch::Tensor& config_feat) {
+torch::Tensor LayoutAttnImpl::forward(const GraphTensors& g, const torch::Tensor& config_feat) {
   check_graph("layout attn", g, options_);
   check_layout_configs("layout attn", g, config_feat, options_);
   if (!config_feat.device().is_cpu() || blocks.empty()) return forward_dense(g, config_feat);
@@ -73,7 +73,7 @@ torch::Tensor LayoutAttnImpl::forward(const train::GraphTensors& g, const torch:
   return 10 * split < 9 * dense ? run_split(g, config_feat, plan) : forward_dense(g, config_feat);
 }
 
-torch::Tensor LayoutAttnImpl::forward_dense(const train::GraphTensors& g, const torch::Tensor& config_feat) {
+torch::Tensor LayoutAttnImpl::forward_dense(const GraphTensors& g, const torch::Tensor& config_feat) {
   check_graph("layout attn", g, options_);
   check_layout_configs("layout attn", g, config_feat, options_);
   const int64_t B = config_feat.size(0);
@@ -88,13 +88,13 @@ torch::Tensor LayoutAttnImpl::forward_dense(const train::GraphTensors& g, const 
   return head(head_norm(attn(z)));
 }
 
-torch::Tensor LayoutAttnImpl::forward_split(const train::GraphTensors& g, const torch::Tensor& config_feat) {
+torch::Tensor LayoutAttnImpl::forward_split(const GraphTensors& g, const torch::Tensor& config_feat) {
   check_graph("layout attn", g, options_);
   check_layout_configs("layout attn", g, config_feat, options_);
   return run_split(g, config_feat, hop_plan(g, static_cast<int64_t>(blocks.size())));
 }
 
-torch::Tensor LayoutAttnImpl::run_split(const train::GraphTensors& g, const torch::Tensor& config_feat,
+torch::Tensor LayoutAttnImpl::run_split(const GraphTensors& g, const torch::Tensor& config_feat,
                                         const HopPlan& plan) {
   const int64_t B = config_feat.size(0), n = g.num_nodes;
   auto shared = encoder(g);

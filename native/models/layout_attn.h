@@ -17,11 +17,11 @@ namespace fastslow::models {
 class ResSageBlockImpl : public torch::nn::Module {
  public:
   explicit ResSageBlockImpl(int64_t hidden);
-  torch::Tensor forward(const train::GraphTensors& g, const torch::Tensor& h);
+  torch::Tensor forward(const GraphTensors& g, const torch::Tensor& h);
   // The same block on values split into shared [n, H] and varying
   // [m_in, B, H] (see HopPlan): returns both parts, varying now covering
   // the first m_out nodes of plan.order.
-  std::pair<torch::Tensor, torch::Tensor> forward_split(const train::GraphTensors& g, const HopPlan& plan,
+  std::pair<torch::Tensor, torch::Tensor> forward_split(const GraphTensors& g, const HopPlan& plan,
                                                         const torch::Tensor& shared, const torch::Tensor& varying,
                                                         int64_t m_out);
   torch::nn::LayerNorm norm{nullptr};
@@ -45,12 +45,12 @@ class LayoutAttnImpl : public RankModelImpl {
   explicit LayoutAttnImpl(const ModelOptions& options);
   // Picks forward_split where it saves work, else forward_dense (same
   // function, same parameters; they agree to rounding).
-  torch::Tensor forward(const train::GraphTensors& g, const torch::Tensor& config_feat) override;
+  torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) override;
   // Every node x every config: [n, B, H] through all blocks.
-  torch::Tensor forward_dense(const train::GraphTensors& g, const torch::Tensor& config_feat);
+  torch::Tensor forward_dense(const GraphTensors& g, const torch::Tensor& config_feat);
   // Only the nodes within l hops of a configurable node get per-config rows
   // after block l; all others are computed once for the batch.
-  torch::Tensor forward_split(const train::GraphTensors& g, const torch::Tensor& config_feat);
+  torch::Tensor forward_split(const GraphTensors& g, const torch::Tensor& config_feat);
 
   NodeEncoder encoder{nullptr};
   LayoutValueEmbedding values{nullptr};
@@ -62,7 +62,7 @@ class LayoutAttnImpl : public RankModelImpl {
   ScoreHead head{nullptr};
 
  private:
-  torch::Tensor run_split(const train::GraphTensors& g, const torch::Tensor& config_feat, const HopPlan& plan);
+  torch::Tensor run_split(const GraphTensors& g, const torch::Tensor& config_feat, const HopPlan& plan);
   ModelOptions options_;
 };
 TORCH_MODULE(LayoutAttn);

@@ -40,13 +40,13 @@ LayoutFocusImpl::LayoutFocusImpl(const ModelOptions& options) : options_(options
   log_scale = register_parameter("log_scale", torch::zeros({1}));
 }
 
-torch::Tensor LayoutFocusImpl::encode_graph(const train::GraphTensors& g) {
+torch::Tensor LayoutFocusImpl::encode_graph(const GraphTensors& g) {
   auto h = encoder(g);
   for (auto& block : blocks) h = block->forward(g, h);
   return linear(node_in, graph_norm(h).index_select(0, g.config_nodes));
 }
 
-torch::Tensor LayoutFocusImpl::score_configs(const train::GraphTensors& g, const torch::Tensor& node,
+torch::Tensor LayoutFocusImpl::score_configs(const GraphTensors& g, const torch::Tensor& node,
                                              const torch::Tensor& config_feat) {
   const int64_t B = config_feat.size(0), nc = config_feat.size(1), H = node.size(1);
   if (nc == 0) return torch::zeros({B}, node.options());
@@ -71,7 +71,7 @@ torch::Tensor LayoutFocusImpl::score_configs(const train::GraphTensors& g, const
   return torch::logsumexp(terms.reshape({B, nc * kCostTerms}), 1) * log_scale.exp();
 }
 
-torch::Tensor LayoutFocusImpl::forward(const train::GraphTensors& g, const torch::Tensor& config_feat) {
+torch::Tensor LayoutFocusImpl::forward(const GraphTensors& g, const torch::Tensor& config_feat) {
   check_graph("layout focus", g, options_);
   check_layout_configs("layout focus", g, config_feat, options_);
   return score_configs(g, encode_graph(g), config_feat);

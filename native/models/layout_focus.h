@@ -57,11 +57,11 @@ class LayoutFocusImpl : public RankModelImpl {
   // wide as the graph stage.
   static int64_t config_width(int64_t hidden) { return std::max<int64_t>(8, hidden / 2); }
   explicit LayoutFocusImpl(const ModelOptions& options);
-  torch::Tensor forward(const train::GraphTensors& g, const torch::Tensor& config_feat) override;
+  torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) override;
   // Stage 1: [nc, config_width(H)], the configurable nodes' config-free embeddings.
-  torch::Tensor encode_graph(const train::GraphTensors& g);
+  torch::Tensor encode_graph(const GraphTensors& g);
   // Stage 2: scores [B] from stage 1's output.
-  torch::Tensor score_configs(const train::GraphTensors& g, const torch::Tensor& node, const torch::Tensor& config_feat);
+  torch::Tensor score_configs(const GraphTensors& g, const torch::Tensor& node, const torch::Tensor& config_feat);
 
   NodeEncoder encoder{nullptr};
   std::vector<ResSageBlock> blocks;

@@ -15,7 +15,7 @@ LayoutSageImpl::LayoutSageImpl(const ModelOptions& options) : options_(options) 
   head = register_module("head", ScoreHead(H, H));
 }
 
-torch::Tensor LayoutSageImpl::forward(const train::GraphTensors& g, const torch::Tensor& config_feat) {
+torch::Tensor LayoutSageImpl::forward(const GraphTensors& g, const torch::Tensor& config_feat) {
   check_graph("layout sage", g, options_);
   check_layout_configs("layout sage", g, config_feat, options_);
   const int64_t B = config_feat.size(0);

@@ -12,7 +12,7 @@ namespace fastslow::models {
 class LayoutSageImpl : public RankModelImpl {
  public:
   explicit LayoutSageImpl(const ModelOptions& options);
-  torch::Tensor forward(const train::GraphTensors& g, const torch::Tensor& config_feat) override;
+  torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) override;
 
   NodeEncoder encoder{nullptr};
   torch::nn::Linear config_in{nullptr};

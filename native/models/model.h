@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "train/graph_tensors.h"
+#include "models/graph_tensors.h"
 
 namespace fastslow::models {
 
@@ -32,7 +32,7 @@ class RankModelImpl : public torch::nn::Module {
   // tile:   config_feat [B, Fc] float32, normalised        -> [B]
   // layout: config_feat [B, nc, Fc] float32, raw layout values (-1..5)
   //         for the configurable nodes in g.config_nodes order -> [B]
-  virtual torch::Tensor forward(const train::GraphTensors& g, const torch::Tensor& config_feat) = 0;
+  virtual torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) = 0;
 };
 using RankModel = std::shared_ptr<RankModelImpl>;
 

@@ -11,7 +11,7 @@ ProgramModelImpl::ProgramModelImpl(const ModelOptions& options, RankModel deep_m
   scale = register_buffer("scale", torch::ones({1}));
 }
 
-torch::Tensor ProgramModelImpl::forward(const train::GraphTensors& g, const torch::Tensor& config_feat) {
+torch::Tensor ProgramModelImpl::forward(const GraphTensors& g, const torch::Tensor& config_feat) {
   return wide(config_feat) + scale * gate * deep->forward(g, config_feat);
 }
 

@@ -18,7 +18,7 @@ namespace fastslow::models {
 class ProgramModelImpl : public RankModelImpl {
  public:
   ProgramModelImpl(const ModelOptions& options, RankModel deep);
-  torch::Tensor forward(const train::GraphTensors& g, const torch::Tensor& config_feat) override;
+  torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) override;
   // What training updates: the deep model and the gate, not the table.
   std::vector<torch::Tensor> trained_parameters();
 

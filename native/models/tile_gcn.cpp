@@ -9,7 +9,7 @@ GcnLayerImpl::GcnLayerImpl(int64_t hidden) {
   norm = register_module("norm", layer_norm(hidden));
 }
 
-torch::Tensor GcnLayerImpl::forward(const train::GraphTensors& g, const torch::Tensor& h) {
+torch::Tensor GcnLayerImpl::forward(const GraphTensors& g, const torch::Tensor& h) {
   // Mean over the closed neighbourhood from the two directed means:
   // (h + d_in * mean_in + d_out * mean_out) / (1 + d_in + d_out).
   const int64_t n = g.num_nodes;
@@ -29,7 +29,7 @@ TileGcnImpl::TileGcnImpl(const ModelOptions& options) : options_(options), early
   head = register_module("head", ScoreHead(H, H));
 }
 
-torch::Tensor TileGcnImpl::forward(const train::GraphTensors& g, const torch::Tensor& config_feat) {
+torch::Tensor TileGcnImpl::forward(const GraphTensors& g, const torch::Tensor& config_feat) {
   check_graph("tile gcn", g, options_);
   check_tile_configs("tile gcn", config_feat, options_);
   return tile_graph_scores(g, config_feat, encoder, config_in, layers, join, head);

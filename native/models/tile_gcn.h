@@ -13,7 +13,7 @@ namespace fastslow::models {
 class GcnLayerImpl : public torch::nn::Module {
  public:
   explicit GcnLayerImpl(int64_t hidden);
-  torch::Tensor forward(const train::GraphTensors& g, const torch::Tensor& h);
+  torch::Tensor forward(const GraphTensors& g, const torch::Tensor& h);
   torch::nn::Linear lin{nullptr};
   torch::nn::LayerNorm norm{nullptr};
 };
@@ -22,7 +22,7 @@ TORCH_MODULE(GcnLayer);
 class TileGcnImpl : public RankModelImpl {
  public:
   explicit TileGcnImpl(const ModelOptions& options);
-  torch::Tensor forward(const train::GraphTensors& g, const torch::Tensor& config_feat) override;
+  torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) override;
 
   NodeEncoder encoder{nullptr};
   torch::nn::Linear config_in{nullptr};  // early join only

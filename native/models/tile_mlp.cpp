@@ -13,7 +13,7 @@ TileMlpImpl::TileMlpImpl(const ModelOptions& options) : options_(options) {
   head = register_module("head", ScoreHead(H, H));
 }
 
-torch::Tensor TileMlpImpl::forward(const train::GraphTensors& g, const torch::Tensor& config_feat) {
+torch::Tensor TileMlpImpl::forward(const GraphTensors& g, const torch::Tensor& config_feat) {
   check_graph("tile mlp", g, options_);
   check_tile_configs("tile mlp", config_feat, options_);
   const int64_t B = config_feat.size(0);

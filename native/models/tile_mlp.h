@@ -9,7 +9,7 @@ namespace fastslow::models {
 class TileMlpImpl : public RankModelImpl {
  public:
   explicit TileMlpImpl(const ModelOptions& options);
-  torch::Tensor forward(const train::GraphTensors& g, const torch::Tensor& config_feat) override;
+  torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) override;
 
   NodeEncoder encoder{nullptr};
   torch::nn::Linear node_fc{nullptr};

@@ -14,7 +14,7 @@ TileSageImpl::TileSageImpl(const ModelOptions& options) : options_(options), ear
   head = register_module("head", ScoreHead(H, H));
 }
 
-torch::Tensor TileSageImpl::forward(const train::GraphTensors& g, const torch::Tensor& config_feat) {
+torch::Tensor TileSageImpl::forward(const GraphTensors& g, const torch::Tensor& config_feat) {
   check_graph("tile sage", g, options_);
   check_tile_configs("tile sage", config_feat, options_);
   return tile_graph_scores(g, config_feat, encoder, config_in, layers, join, head);

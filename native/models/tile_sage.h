@@ -12,7 +12,7 @@ namespace fastslow::models {
 class TileSageImpl : public RankModelImpl {
  public:
   explicit TileSageImpl(const ModelOptions& options);
-  torch::Tensor forward(const train::GraphTensors& g, const torch::Tensor& config_feat) override;
+  torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) override;
 
   NodeEncoder encoder{nullptr};
   torch::nn::Linear config_in{nullptr};  // early join only

@@ -70,10 +70,10 @@ GraphEntry make_entry(CachedGraph cache, const Normalizer& norm, const torch::De
                     std::to_string(norm.config.width() - derived));
   GraphEntry e;
   const std::vector<float> feat = norm.node.applied(cache.node_feat);
-  GraphTensors t = make_graph_tensors(cache.pruned.num_nodes(), cache.node_feat_width, feat, cache.node_opcode,
+  models::GraphTensors t = models::make_graph_tensors(cache.pruned.num_nodes(), cache.node_feat_width, feat, cache.node_opcode,
                                       cache.pruned.edge_index, cache.pruned.config_positions);
   if (cache.kind == GraphKind::Layout)
-    set_config_context(t, layout_context(cache.pruned.num_nodes(), cache.node_feat_width, cache.node_feat,
+    models::set_config_context(t, layout_context(cache.pruned.num_nodes(), cache.node_feat_width, cache.node_feat,
                                          cache.node_opcode, cache.pruned.edge_index, cache.pruned.config_positions)
                               .values,
                        LayoutContext::kWidth);

@@ -13,7 +13,7 @@
 #include "fastslow/features/feature_stats.h"
 #include "fastslow/data/graph_cache.h"
 #include "fastslow/features/tile_features.h"
-#include "train/graph_tensors.h"
+#include "models/graph_tensors.h"
 
 namespace fastslow::train {
 
@@ -34,7 +34,7 @@ Normalizer fit_normalizer(GraphKind kind, const std::vector<const CachedGraph*>&
 
 struct GraphEntry {
   CachedGraph cache;
-  GraphTensors tensors;               // normalised, on the training device
+  models::GraphTensors tensors;              // normalised, on the training device
   std::vector<int64_t> train_groups;  // groups a training step samples from
   std::vector<int64_t> eval_groups;   // groups ranked when evaluating
   // Per group: log(best runtime) standardised over train_groups (empty

@@ -135,7 +135,7 @@ TEST(Export, CheckerErrorsBecomeFastslowErrors) {
 
 TEST(Export, AModelWithoutAWriterIsRefusedByName) {
   struct Unknown : models::RankModelImpl {
-    torch::Tensor forward(const train::GraphTensors&, const torch::Tensor& c) override { return c.sum(1); }
+    torch::Tensor forward(const models::GraphTensors&, const torch::Tensor& c) override { return c.sum(1); }
   };
   Unknown m;
   models::ModelOptions o = options_of({"tile", "mlp", "early"});

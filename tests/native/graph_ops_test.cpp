@@ -11,7 +11,7 @@
 #include "fastslow/error.h"
 #include "model_test_graphs.h"
 #include "test_support.h"
-#include "train/graph_tensors.h"
+#include "models/graph_tensors.h"
 
 namespace fastslow::models {
 namespace {
@@ -26,9 +26,9 @@ std::vector<int64_t> values(const torch::Tensor& t) {
 
 // Rows [u, v], u reads v: 0 reads 1 and 2, 1 reads 2 twice (files repeat
 // edges), 3 is isolated.
-train::GraphTensors hand_graph() {
+models::GraphTensors hand_graph() {
   std::vector<float> feat = {0, 1, 2, 3, 4, 5, 6, 7};
-  return train::make_graph_tensors(4, 2, feat, {1, 2, 3, 4}, {0, 1, 0, 2, 1, 2, 1, 2}, {2});
+  return models::make_graph_tensors(4, 2, feat, {1, 2, 3, 4}, {0, 1, 0, 2, 1, 2, 1, 2}, {2});
 }
 
 TEST(GraphTensors, BuildsBothCsrDirections) {
@@ -51,17 +51,17 @@ TEST(GraphTensors, BuildsBothCsrDirections) {
 }
 
 TEST(GraphTensors, RejectsBadInput) {
-  EXPECT_NE(error_of([] { train::make_graph_tensors(2, 1, {0, 0}, {0, 0}, {0, 2}, {}); }).find("edge_index"),
+  EXPECT_NE(error_of([] { models::make_graph_tensors(2, 1, {0, 0}, {0, 0}, {0, 2}, {}); }).find("edge_index"),
             std::string::npos);
-  EXPECT_NE(error_of([] { train::make_graph_tensors(2, 2, {0, 0}, {0, 0}, {}, {}); }).find("node_feat"),
+  EXPECT_NE(error_of([] { models::make_graph_tensors(2, 2, {0, 0}, {0, 0}, {}, {}); }).find("node_feat"),
             std::string::npos);
-  EXPECT_NE(error_of([] { train::make_graph_tensors(2, 1, {0, 0}, {0}, {}, {}); }).find("opcode"),
+  EXPECT_NE(error_of([] { models::make_graph_tensors(2, 1, {0, 0}, {0}, {}, {}); }).find("opcode"),
             std::string::npos);
-  EXPECT_NE(error_of([] { train::make_graph_tensors(2, 1, {0, 0}, {0, 0}, {0}, {}); }).find("edge_index"),
+  EXPECT_NE(error_of([] { models::make_graph_tensors(2, 1, {0, 0}, {0, 0}, {0}, {}); }).find("edge_index"),
             std::string::npos);
-  EXPECT_NE(error_of([] { train::make_graph_tensors(2, 1, {0, 0}, {0, 0}, {}, {5}); }).find("outside"),
+  EXPECT_NE(error_of([] { models::make_graph_tensors(2, 1, {0, 0}, {0, 0}, {}, {5}); }).find("outside"),
             std::string::npos);
-  EXPECT_NE(error_of([] { train::make_graph_tensors(0, 1, {}, {}, {}, {}); }), "");
+  EXPECT_NE(error_of([] { models::make_graph_tensors(0, 1, {}, {}, {}, {}); }), "");
 }
 
 TEST(GraphOps, HandValues) {
@@ -75,7 +75,7 @@ TEST(GraphOps, HandValues) {
   EXPECT_TRUE(torch::allclose(out, torch::tensor({0.f, 0.f, 20.f / 3, 0.f})));
 }
 
-void expect_matches_reference(const train::GraphTensors& g, const std::vector<int64_t>& trailing) {
+void expect_matches_reference(const models::GraphTensors& g, const std::vector<int64_t>& trailing) {
   std::vector<int64_t> shape = {g.num_nodes};
   shape.insert(shape.end(), trailing.begin(), trailing.end());
   for (bool in : {true, false}) {
@@ -160,7 +160,7 @@ TEST(GraphOps, SameBitsForAnyThreadCount) {
 
 TEST(HopPlan, RingsAroundConfigurableNodes) {
   // Chain 0 <- 1 <- 2 <- 3 <- 4 (u reads u+1) plus isolated 5; node 2 configurable.
-  auto g = train::make_graph_tensors(6, 1, std::vector<float>(6), std::vector<int32_t>(6),
+  auto g = models::make_graph_tensors(6, 1, std::vector<float>(6), std::vector<int32_t>(6),
                                      {0, 1, 1, 2, 2, 3, 3, 4}, {2});
   auto plan = hop_plan(g, 3);
   EXPECT_EQ(plan.count, (std::vector<int64_t>{1, 3, 5, 5}));

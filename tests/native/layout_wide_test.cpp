@@ -93,7 +93,7 @@ TEST(ProgramModel, StartsAsTheTableAndTrainsOnlyTheDeepPart) {
   const RankModel m = make_model(o);
   auto* p = dynamic_cast<ProgramModelImpl*>(m.get());
   ASSERT_NE(p, nullptr);
-  const train::GraphTensors g = test::random_graph(40, 8, 2, 6);
+  const models::GraphTensors g = test::random_graph(40, 8, 2, 6);
   const torch::Tensor config = test::random_layout_configs(7, 6, 18);
   {
     torch::NoGradGuard no_grad;

@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "models/model.h"
-#include "train/graph_tensors.h"
+#include "models/graph_tensors.h"
 
 namespace fastslow::test {
 
 // A random DAG like an HLO graph: node i reads about edges_per_node earlier
 // nodes (repeats allowed, as in real files), every `every`-th node is configurable.
-inline train::GraphTensors random_graph(int64_t n, int64_t feat_width, uint32_t seed, int64_t num_config = 0,
+inline models::GraphTensors random_graph(int64_t n, int64_t feat_width, uint32_t seed, int64_t num_config = 0,
                                         double edges_per_node = 1.5) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal;
@@ -39,7 +39,7 @@ inline train::GraphTensors random_graph(int64_t n, int64_t feat_width, uint32_t 
   std::set<int64_t> picked;
   while (static_cast<int64_t>(picked.size()) < std::min(num_config, n)) picked.insert(rng() % n);
   config.assign(picked.begin(), picked.end());
-  return train::make_graph_tensors(n, feat_width, feat, op, edges, config);
+  return models::make_graph_tensors(n, feat_width, feat, op, edges, config);
 }
 
 // Layout values in -1..5 as floats: [B, nc, Fc].

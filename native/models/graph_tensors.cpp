@@ -1,10 +1,10 @@
-#include "train/graph_tensors.h"
+#include "models/graph_tensors.h"
 
 #include <string>
 
 #include "fastslow/error.h"
 
-namespace fastslow::train {
+namespace fastslow::models {
 
 namespace {
 
@@ -106,4 +106,4 @@ GraphTensors make_graph_tensors(int64_t num_nodes, int64_t node_feat_width, cons
   return g;
 }
 
-}  // namespace fastslow::train
+}  // namespace fastslow::models

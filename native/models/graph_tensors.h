@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace fastslow::train {
+namespace fastslow::models {
 
 struct GraphTensors {
   int64_t num_nodes = 0;
@@ -38,4 +38,4 @@ GraphTensors make_graph_tensors(int64_t num_nodes, int64_t node_feat_width, cons
                                 const std::vector<int32_t>& opcode, const std::vector<int64_t>& edge_index,
                                 const std::vector<int64_t>& config_positions);
 
-}  // namespace fastslow::train
+}  // namespace fastslow::models
