@@ -32,7 +32,7 @@ target_compile_definitions(fastslow_zlib PRIVATE HAVE_UNISTD_H HAVE_STDARG_H)
 add_library(ZLIB::ZLIB ALIAS fastslow_zlib)
 
 # nlohmann/json is header-only; expose only its folder, not all of /usr/include.
-set(_nlohmann_dir "${CMAKE_BINARY_DIR}/third_party_include")
+set(_nlohmann_dir "${PROJECT_BINARY_DIR}/third_party_include")
 file(MAKE_DIRECTORY "${_nlohmann_dir}")
 file(CREATE_LINK /usr/include/nlohmann "${_nlohmann_dir}/nlohmann" SYMBOLIC)
 add_library(nlohmann_json INTERFACE)
@@ -44,9 +44,9 @@ if(FASTSLOW_BUILD_TESTS)
   set(BUILD_GMOCK OFF CACHE BOOL "" FORCE)
   set(gtest_disable_pthreads ON CACHE BOOL "" FORCE)
   # Its CMakeLists defines the GTest::gtest and GTest::gtest_main aliases.
-  add_subdirectory(/usr/src/googletest "${CMAKE_BINARY_DIR}/googletest" EXCLUDE_FROM_ALL)
+  add_subdirectory(/usr/src/googletest "${PROJECT_BINARY_DIR}/googletest" EXCLUDE_FROM_ALL)
 endif()
 
 # Node >= 18 has a global fetch that Emscripten 3.1.6's loader mistakes for a
 # browser; the pre-js hides it under node.
-set(FASTSLOW_NODE_PRE_JS "${CMAKE_SOURCE_DIR}/cmake/node_pre.js")
+set(FASTSLOW_NODE_PRE_JS "${PROJECT_SOURCE_DIR}/cmake/node_pre.js")

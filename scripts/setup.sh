@@ -12,14 +12,18 @@ log() { printf '[setup] %s\n' "$*"; }
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
+# What the build, the tests and the benchmarks use, each for a reason:
 PKGS=(
-  build-essential cmake ninja-build pkg-config dpkg-dev
-  zlib1g-dev nlohmann-json3-dev libgtest-dev googletest libgmock-dev libbenchmark-dev
-  libcli11-dev libspdlog-dev libfmt-dev libeigen3-dev libmetis-dev libtbb-dev
-  libtorch-dev libopenblas0-pthread libonnx-dev
-  python3-numpy python3-torch
-  emscripten nodejs npm
-  chromium
+  build-essential cmake ninja-build
+  dpkg-dev                              # apt-get source (Dear ImGui, zlib for wasm)
+  zlib1g-dev nlohmann-json3-dev libcli11-dev
+  libgtest-dev googletest               # native tests; googletest's sources for the wasm tests
+  libtorch-dev libopenblas0-pthread     # the trainer (OpenBLAS: 47x faster matmul than reference BLAS)
+  libeigen3-dev                         # ridge baseline
+  libonnx-dev                           # ONNX export and its checker
+  python3-numpy python3-torch           # reference checks in tests and benchmarks
+  emscripten nodejs npm                 # the wasm build and the web tests
+  chromium                              # browser tests (driven by npm playwright-core)
 )
 
 missing=()

@@ -8,9 +8,10 @@
 int main(int argc, char** argv) {
   CLI::App app{
       "fastslow: learned cost models for TpuGraphs (XLA graphs, compiler configs, TPU runtimes).\n"
-      "Exit codes: 0 ok, 1 usage error, 2 bad input file."};
+      "Exit codes: 0 ok, 1 usage error, 2 bad input file (or a run that could not go on), 3 internal error\n"
+      "(a bug: please report it with the command), 130 interrupted (Ctrl-C; `train --resume` continues)."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "fastslow 0.1.0");
+  app.set_version_flag("--version", "fastslow " FASTSLOW_VERSION);
 
   const std::vector<fastslow::cli::Command> commands = {
       fastslow::cli::add_info_command(app),

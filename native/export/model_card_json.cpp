@@ -134,6 +134,7 @@ nlohmann::json model_card_json(const train::LoadedRun& run, const std::string& r
   }
   j["training_data"] = dir.has("profile.json") ? dir.read_json("profile.json") : nlohmann::json(nullptr);
   j["created"] = utc_now();
+  j["fastslow_version"] = FASTSLOW_VERSION;
   j["git_revision"] = git_revision();
   return j;
 }

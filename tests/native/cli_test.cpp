@@ -86,6 +86,16 @@ TEST(CliInfo, HelpExplainsItself) {
   EXPECT_EQ(r.code, 1);
 }
 
+TEST(Cli, VersionAndExitCodesComeFromOnePlace) {
+  // The version is the project's (CMakeLists.txt), not a second copy.
+  Result r = run("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, std::string("fastslow ") + FASTSLOW_VERSION + "\n");
+  r = run("--help");
+  for (const char* code : {"0 ok", "1 usage error", "2 bad input", "3 internal error", "130 interrupted"})
+    EXPECT_NE(r.out.find(code), std::string::npos) << code << " missing from:\n" << r.out;
+}
+
 TEST(CliSynth, WritesATinyDatasetThatInfoReads) {
   fastslow::test::TempDir dir;
   const std::string out = dir.file("d");
