@@ -22,6 +22,7 @@
 #include "models/program_model.h"
 #include "train/evaluate.h"
 #include "train/run_dir.h"
+#include "train/loaded_run.h"
 #include "train/trainer.h"
 
 using namespace fastslow;
@@ -127,7 +128,7 @@ bool bench_file(const std::string& out, const std::string& file) {
   };
   train::TrainResult tr;
   if (train::RunDir(dir).has("config.json")) {
-    tr = train::resume(dir, 0, hooks);
+    tr = train::resume(dir, std::nullopt, hooks);
   } else {
     train::TrainOptions o;
     o.graph = file;
@@ -136,20 +137,20 @@ bool bench_file(const std::string& out, const std::string& file) {
     o.seed = 0;
     tr = train::train(o, hooks);
   }
-  if (tr.interrupted) return false;
+  if (tr.interrupted()) return false;
 
   const train::LoadedRun run = train::load_run(dir, "cpu");
   const train::GraphEntry fit = std::move(train::load_split(run, "train").front());
   const train::GraphEntry valid = std::move(train::load_split(run, "valid").front());
   const train::GraphEntry held = std::move(train::load_split(run, "holdout").front());
-  const auto scores = train::score_groups(*run.model, held, held.eval_groups, run.norm, run.options.eval_chunk, run.device);
-  std::vector<Row> rows{score_row("fastslow " + run.options.model + (run.options.wide == 1 ? "+wide" : ""), held, scores)};
+  const auto scores = train::score_groups(*run.model, held, held.eval_groups, run.norm, *run.options.eval_chunk, run.device);
+  std::vector<Row> rows{score_row("fastslow " + run.options.model + (*run.options.wide == 1 ? "+wide" : ""), held, scores)};
   if (auto* program = dynamic_cast<models::ProgramModelImpl*>(run.model.get())) {
     torch::NoGradGuard no_grad;
     const torch::Tensor kept = program->gate.clone();
     program->gate.zero_();
     rows.push_back(score_row("  its wide table alone", held,
-                             train::score_groups(*run.model, held, held.eval_groups, run.norm, run.options.eval_chunk,
+                             train::score_groups(*run.model, held, held.eval_groups, run.norm, *run.options.eval_chunk,
                                                  run.device)));
     program->gate.copy_(kept);
   }
@@ -160,7 +161,7 @@ bool bench_file(const std::string& out, const std::string& file) {
               "stopped (%s) after %lld epochs, best %lld; ridge lambda %g\n",
               stem.c_str(), static_cast<long long>(held.cache.groups.num_groups()),
               static_cast<long long>(held.cache.num_configs), fit.eval_groups.size(), valid.eval_groups.size(),
-              held.eval_groups.size(), static_cast<unsigned long long>(run.options.seed), tr.stop_reason.c_str(),
+              held.eval_groups.size(), static_cast<unsigned long long>(run.options.seed), train::stop_reason_name(tr.reason),
               static_cast<long long>(tr.epochs_done), static_cast<long long>(tr.best_epoch + 1), lambda);
   std::printf("%-26s %7s %8s %8s %8s %8s %8s\n", "held-out unique configs", "configs", "kendall", "opa", "top1err",
               "top5err", "k(all)");

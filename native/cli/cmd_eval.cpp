@@ -7,7 +7,8 @@
 #include "format.h"
 #include "progress.h"
 #include "train/run_dir.h"
-#include "train/trainer.h"
+#include "train/evaluate.h"
+#include "train/loaded_run.h"
 
 namespace fastslow::cli {
 
@@ -30,11 +31,12 @@ Command add_eval_command(CLI::App& app) {
             const train::LoadedRun run = train::load_run(o->run, o->device);
             const std::vector<train::GraphEntry> graphs = train::load_split(run, o->split, cache_progress());
             ProgressBar bar("rank", graphs.size(), "graphs");
-            std::vector<train::GraphResult> results;
-            for (const train::GraphEntry& e : graphs) {
-              results.push_back(train::evaluate_entry(*run.model, e, run.norm, run.options.eval_chunk, run.device));
-              bar.update(results.size(), results.back().graph);
-            }
+            const std::vector<train::GraphResult> results = *train::evaluate_entries(
+                *run.model, graphs, run.norm, *run.options.eval_chunk, run.device,
+                [&](size_t done, size_t, const std::string& graph) {
+                  bar.update(done, graph);
+                  return true;
+                });
             bar.finish();
             const double score = train::collection_score(run.kind(), results);
             std::vector<GraphMetrics> all;

@@ -10,7 +10,7 @@
 #include "fastslow/rank/model_card.h"
 #include "fastslow/io/write_file.h"
 #include "train/run_dir.h"
-#include "train/trainer.h"
+#include "train/loaded_run.h"
 
 namespace fastslow::cli {
 

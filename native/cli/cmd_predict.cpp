@@ -6,7 +6,8 @@
 #include "fastslow/data/collection.h"
 #include "fastslow/data/submission.h"
 #include "progress.h"
-#include "train/trainer.h"
+#include "train/evaluate.h"
+#include "train/loaded_run.h"
 
 namespace fastslow::cli {
 
@@ -36,7 +37,7 @@ Command add_predict_command(CLI::App& app) {
             ProgressBar bar("rank", graphs.size(), "graphs");
             std::vector<SubmissionRow> rows;
             for (const train::GraphEntry& e : graphs) {
-              train::GraphResult r = train::evaluate_entry(*run.model, e, run.norm, run.options.eval_chunk, run.device);
+              train::GraphResult r = train::evaluate_entry(*run.model, e, run.norm, *run.options.eval_chunk, run.device);
               if (run.kind() == GraphKind::Tile && r.ranking.size() > 5) r.ranking.resize(5);
               rows.push_back({submission_id(collection, r.graph), std::move(r.ranking)});
               bar.update(rows.size(), rows.back().id);

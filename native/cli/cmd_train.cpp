@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "progress.h"
 #include "fastslow/data/collection.h"
-#include "train/run_dir.h"
+#include "models/registry.h"
 #include "train/trainer.h"
 
 namespace fastslow::cli {
@@ -41,18 +41,7 @@ Command add_train_command(CLI::App& app) {
                   "per-program: share of unique configs that decides early stopping (default 0.1)");
   sub->add_option("--out", o->out, "run folder")->required();
   sub->add_option("--cache", o->cache, "folder for preprocessed graphs (default: .cache beside the run folder)");
-  // From the registry, so the help names what make_model accepts.
-  std::string models_help;
-  for (const char* kind : {"tile", "layout"}) {
-    models_help += std::string(models_help.empty() ? "" : "; ") + kind + ":";
-    const char* sep = " ";
-    for (const std::string& name : models::model_names(kind)) {
-      models_help += sep + name;
-      sep = ", ";
-    }
-    models_help += " (default " + models::default_model(kind) + ")";
-  }
-  sub->add_option("--model", o->model, models_help);
+  sub->add_option("--model", o->model, models::models_help());
   sub->add_option("--join", o->join, "tile sage/gcn: config features joined early (input) or late (after pooling)")
       ->check(CLI::IsMember({"early", "late"}))->capture_default_str();
   sub->add_option("--loss", o->loss, "mse, hinge, listmle, or weighted sums like hinge:1,listmle:0.5 (default: layout hinge:1,listmle:1, per-program hinge:1, tile mse:1,hinge:1)");
@@ -66,18 +55,28 @@ Command add_train_command(CLI::App& app) {
       ->check(CLI::Range(0, 1));
   sub->add_option("--epochs", o->epochs, "epochs (default tile 20, layout 30)");
   sub->add_option("--configs-per-graph", o->configs_per_graph, "configs sampled per step (default tile 64, layout 32)");
-  sub->add_option("--steps-per-epoch", o->steps_per_epoch, "default: one visit per training graph, at least 200 (layout) or 50 (tile)");
-  sub->add_option("--lr", o->lr, "peak learning rate (default 3e-3 for layout focus, 1e-3 otherwise)");
-  sub->add_option("--weight-decay", o->weight_decay, "AdamW weight decay (default 1e-4)");
+  sub->add_option("--steps-per-epoch", o->steps_per_epoch,
+                  "default: one visit per training graph, at least 200 (layout) or 50 (tile); per-program: one pass "
+                  "over the training configs");
+  sub->add_option("--lr", o->lr,
+                  "peak learning rate, > 0 (default: the model's: " + models::model_defaults_help([](const models::ModelEntry& e) {
+                    char b[32];
+                    std::snprintf(b, sizeof b, "%g", e.lr);
+                    return std::string(b);
+                  }) + ")");
+  sub->add_option("--weight-decay", o->weight_decay, "AdamW weight decay, 0 = none (default 1e-4)");
   sub->add_option("--warmup", o->warmup, "share of steps spent warming up")->capture_default_str();
   sub->add_option("--clip", o->clip, "gradient-norm clipping, 0 = off")->capture_default_str();
   sub->add_option("--patience", o->patience,
                   "stop after this many epochs without a better validation score, 0 = never (default: per-program 5, "
                   "collections never)");
-  sub->add_option("--hidden", o->hidden, "hidden width (default 64)");
-  sub->add_option("--layers", o->layers, "graph layers (default 3)");
+  sub->add_option("--hidden", o->hidden, "hidden width, >= 1 (default 64)");
+  sub->add_option("--layers", o->layers, "graph layers, 0 = none: the node encoder and the head alone (default 3)");
   sub->add_option("--khop", o->khop, "keep configurable nodes' k-hop neighbourhood, 0 = whole graph")->capture_default_str();
-  sub->add_option("--eval-chunk", o->eval_chunk, "configs per forward when ranking (default 64 for layout attn, 256 otherwise)");
+  sub->add_option("--eval-chunk", o->eval_chunk,
+                  "configs per forward when ranking, >= 1 (default: the model's: " +
+                      models::model_defaults_help([](const models::ModelEntry& e) { return std::to_string(e.eval_chunk); }) +
+                      ")");
   sub->add_option("--device", o->device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}))->capture_default_str();
   sub->add_option("--threads", o->threads, "CPU threads (0 = LibTorch's default)")->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of initialisation and sampling")->capture_default_str();
@@ -126,13 +125,18 @@ Command add_train_command(CLI::App& app) {
                            l["best"].get<bool>() ? "  (best)" : "");
             };
             const train::TrainResult r = *resume ? train::resume(o->out, o->epochs, hooks) : train::train(*o, hooks);
-            if (r.interrupted) {
+            if (r.reason == train::StopReason::Diverged) {
+              if (bar) bar->finish();
+              std::fprintf(stderr, "fastslow: error: %s\n", r.message.c_str());
+              return 2;
+            }
+            if (r.interrupted()) {
               std::fprintf(stderr, "\ninterrupted: state saved; continue with: fastslow train --resume --out %s\n",
                            o->out.c_str());
               return 130;
             }
             std::fprintf(stderr, "done (%s): best validation score %.4f at epoch %lld; model in %s/best.pt\n",
-                         r.stop_reason.c_str(), r.best_score, static_cast<long long>(r.best_epoch + 1), o->out.c_str());
+                         train::stop_reason_name(r.reason), r.best_score, static_cast<long long>(r.best_epoch + 1), o->out.c_str());
             std::printf("%s\n", o->out.c_str());
             return 0;
           }};

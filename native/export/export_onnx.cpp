@@ -14,6 +14,7 @@
 #include "models/layout_focus.h"
 #include "models/layout_sage.h"
 #include "models/program_model.h"
+#include "models/registry.h"
 #include "models/tile_gcn.h"
 #include "models/tile_mlp.h"
 #include "models/tile_sage.h"
@@ -188,7 +189,9 @@ class Emitter {
   std::string src_, dst_, src_idx_, dst_idx_, deg_in_, deg_out_;
 };
 
-std::string emit_tile_mlp(Emitter& e, models::TileMlpImpl& m) {
+// One writer per model class of the table (models/registry.h), overloaded
+// so that expanding the table picks each by type.
+std::string emit(Emitter& e, models::TileMlpImpl& m, const models::ModelOptions&) {
   OnnxBuilder& b = e.b();
   const std::string h = e.relu(e.linear(m.node_fc, e.relu(e.encoder(m.encoder))));
   const std::string graph = e.layer_norm(
@@ -211,7 +214,7 @@ std::string emit_gcn_layer(Emitter& e, const models::GcnLayer& l, const std::str
   return b.op("Add", {h, e.relu(e.layer_norm(l->norm, e.linear(l->lin, a)))});
 }
 
-std::string emit_layout_sage(Emitter& e, models::LayoutSageImpl& m) {
+std::string emit(Emitter& e, models::LayoutSageImpl& m, const models::ModelOptions&) {
   std::string h = e.expand_batch(e.encoder(m.encoder));
   if (m.config_in) h = e.add_at_config_nodes(h, e.linear(m.config_in, "config_feat"));
   h = e.relu(h);
@@ -219,8 +222,9 @@ std::string emit_layout_sage(Emitter& e, models::LayoutSageImpl& m) {
   return e.score_head(m.head, e.mean_over_nodes(h));
 }
 
-std::string emit_layout_attn(Emitter& e, models::LayoutAttnImpl& m, int64_t config_width, int64_t hidden) {
+std::string emit(Emitter& e, models::LayoutAttnImpl& m, const models::ModelOptions& o) {
   OnnxBuilder& b = e.b();
+  const int64_t config_width = o.config_feat_width, hidden = o.hidden;
   std::string h = e.expand_batch(e.encoder(m.encoder));
   if (m.values) h = e.add_at_config_nodes(h, e.layout_values(m.values, config_width));
   for (auto& block : m.blocks)
@@ -238,8 +242,9 @@ std::string emit_layout_attn(Emitter& e, models::LayoutAttnImpl& m, int64_t conf
   return e.score_head(m.head, e.layer_norm(m.head_norm, z));
 }
 
-std::string emit_layout_focus(Emitter& e, models::LayoutFocusImpl& m, int64_t config_width) {
+std::string emit(Emitter& e, models::LayoutFocusImpl& m, const models::ModelOptions& o) {
   OnnxBuilder& b = e.b();
+  const int64_t config_width = o.config_feat_width;
   // Stage 1 on [n, 1, H], so the SAGE pieces are the batched ones.
   std::string h = e.unsqueeze(e.encoder(m.encoder), {1});
   for (auto& block : m.blocks)
@@ -301,25 +306,29 @@ std::string emit_layout_wide(Emitter& e, models::LayoutWideImpl& w) {
   return b.op("Cast", {score}, {{"to", int64_t{kFloat}}});
 }
 
+std::string emit(Emitter& e, models::TileSageImpl& m, const models::ModelOptions&) {
+  return e.tile_graph(m.encoder, m.config_in, [&](std::string h) {
+    for (auto& l : m.layers) h = emit_sage_layer(e, l, h);
+    return h;
+  }, m.join, m.head);
+}
+
+std::string emit(Emitter& e, models::TileGcnImpl& m, const models::ModelOptions&) {
+  return e.tile_graph(m.encoder, m.config_in, [&](std::string h) {
+    for (auto& l : m.layers) h = emit_gcn_layer(e, l, h);
+    return h;
+  }, m.join, m.head);
+}
+
 std::string emit_model(Emitter& e, models::RankModelImpl& model, const models::ModelOptions& o) {
-  if (auto* m = dynamic_cast<models::TileMlpImpl*>(&model)) return emit_tile_mlp(e, *m);
-  if (auto* m = dynamic_cast<models::TileSageImpl*>(&model))
-    return e.tile_graph(m->encoder, m->config_in, [&](std::string h) {
-      for (auto& l : m->layers) h = emit_sage_layer(e, l, h);
-      return h;
-    }, m->join, m->head);
-  if (auto* m = dynamic_cast<models::TileGcnImpl*>(&model))
-    return e.tile_graph(m->encoder, m->config_in, [&](std::string h) {
-      for (auto& l : m->layers) h = emit_gcn_layer(e, l, h);
-      return h;
-    }, m->join, m->head);
-  if (auto* m = dynamic_cast<models::LayoutSageImpl*>(&model)) return emit_layout_sage(e, *m);
-  if (auto* m = dynamic_cast<models::LayoutAttnImpl*>(&model)) return emit_layout_attn(e, *m, o.config_feat_width, o.hidden);
-  if (auto* m = dynamic_cast<models::LayoutFocusImpl*>(&model)) return emit_layout_focus(e, *m, o.config_feat_width);
   if (auto* m = dynamic_cast<models::ProgramModelImpl*>(&model)) {
     const std::string deep = emit_model(e, *m->deep, o);
     return e.b().op("Add", {emit_layout_wide(e, *m->wide), e.b().op("Mul", {deep, e.param(m->gate, "gate")})});
   }
+#define FASTSLOW_EMIT(kind, name, Class, ...) \
+  if (auto* m = dynamic_cast<models::Class##Impl*>(&model)) return emit(e, *m, o);
+  FASTSLOW_MODEL_TABLE(FASTSLOW_EMIT)
+#undef FASTSLOW_EMIT
   throw Error("export: no ONNX writer for " + o.kind + " model '" + o.name + "'");
 }
 

@@ -13,7 +13,8 @@
 #include "fastslow/error.h"
 #include "fastslow/data/graph_cache.h"
 #include "train/run_dir.h"
-#include "train/trainer.h"
+#include "train/loaded_run.h"
+#include "train/process.h"
 
 #ifndef FASTSLOW_GIT_REVISION
 #define FASTSLOW_GIT_REVISION "unknown"
@@ -89,9 +90,9 @@ nlohmann::json model_card_json(const train::LoadedRun& run, const std::string& r
   } else {
     data["graph"] = std::filesystem::path(o.graph).filename().string();
     data["holdout"] = o.holdout;
-    data["valid_share"] = o.valid_share;
-    if (o.wide == 1) {
-      const CachedGraph g = CachedGraph::open(o.graph, {run.cache_dir(), o.khop});
+    data["valid_share"] = *o.valid_share;
+    if (*o.wide == 1) {
+      const CachedGraph g = CachedGraph::open(o.graph, {o.cache_dir(), o.khop});
       data["program"] = {{"graph", data["graph"]},
                          {"nodes", g.original_nodes},
                          {"edges", g.original_edges},
@@ -111,15 +112,15 @@ nlohmann::json model_card_json(const train::LoadedRun& run, const std::string& r
   j["config_feat_width"] = m.config_feat_width;
   j["normalization"] = run.norm.to_json();
   j["pruning"] = {{"khop", o.khop}};
-  j["batching"] = {{"chunk", o.eval_chunk},
+  j["batching"] = {{"chunk", *o.eval_chunk},
                    {"order", "unique configs (duplicate groups, numbered by first appearance) in order, "
                              "cut into chunks of this many; scores depend on the chunk for models that "
                              "attend across a batch"}};
   nlohmann::json training = {{"loss", o.loss},
-                             {"epochs", o.epochs},
-                             {"configs_per_graph", o.configs_per_graph},
-                             {"lr", o.lr},
-                             {"weight_decay", o.weight_decay},
+                             {"epochs", *o.epochs},
+                             {"configs_per_graph", *o.configs_per_graph},
+                             {"lr", *o.lr},
+                             {"weight_decay", *o.weight_decay},
                              {"seed", o.seed}};
   training.update(training_log(dir));
   j["training"] = training;

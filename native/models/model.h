@@ -1,6 +1,7 @@
 // What every ranking model offers the trainer: scores for a batch of configs
 // of one graph, lower = predicted faster. Concrete models are XxxImpl +
-// TORCH_MODULE(Xxx), one file each; make_model picks one by name.
+// TORCH_MODULE(Xxx), one file each, listed in registry.h; make_model builds
+// one by name.
 #pragma once
 
 #include <torch/torch.h>
@@ -15,7 +16,7 @@ namespace fastslow::models {
 
 struct ModelOptions {
   std::string kind = "layout";  // "tile" | "layout"
-  std::string name;             // tile: mlp | sage | gcn; layout: sage | attn
+  std::string name;             // a name of the kind in registry.h
   std::string join = "early";   // tile sage/gcn: config features at the input ("early") or after pooling ("late")
   int64_t node_feat_width = 140;
   int64_t config_feat_width = 18;
@@ -33,17 +34,16 @@ class RankModelImpl : public torch::nn::Module {
   // layout: config_feat [B, nc, Fc] float32, raw layout values (-1..5)
   //         for the configurable nodes in g.config_nodes order -> [B]
   virtual torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) = 0;
+  // What training updates (the optimizer's parameters): all of them, unless
+  // a model keeps some fixed.
+  virtual std::vector<torch::Tensor> trained_parameters() { return parameters(); }
 };
 using RankModel = std::shared_ptr<RankModelImpl>;
 
 // Throws fastslow::Error on an unknown kind/name/join or bad sizes, listing
-// the valid names.
+// the valid names. wide_nodes > 0 wraps the named model in a per-program
+// model (program_model.h).
 RankModel make_model(const ModelOptions& options);
-std::vector<std::string> model_names(const std::string& kind);
-// The stronger model each kind trains by default (tile: sage, layout: attn)
-// and the paper's baseline (tile: mlp, layout: sage).
-std::string default_model(const std::string& kind);
-std::string baseline_model(const std::string& kind);
 
 // Keeps freed CPU memory in the process (glibc: no mmap for big blocks, no
 // trimming) so a training loop reuses its tensors' pages instead of asking

@@ -20,7 +20,7 @@ class ProgramModelImpl : public RankModelImpl {
   ProgramModelImpl(const ModelOptions& options, RankModel deep);
   torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) override;
   // What training updates: the deep model and the gate, not the table.
-  std::vector<torch::Tensor> trained_parameters();
+  std::vector<torch::Tensor> trained_parameters() override;
 
   LayoutWide wide{nullptr};
   RankModel deep;

@@ -14,9 +14,9 @@ std::vector<double> score_groups(models::RankModelImpl& model, const GraphEntry&
   model.eval();
   std::vector<double> out;
   out.reserve(groups.size());
-  for (size_t i = 0; i < groups.size(); i += static_cast<size_t>(chunk)) {
-    const std::vector<int64_t> part(groups.begin() + static_cast<std::ptrdiff_t>(i),
-                                    groups.begin() + static_cast<std::ptrdiff_t>(std::min(groups.size(), i + chunk)));
+  const int64_t chunks = rank_chunk_count(static_cast<int64_t>(groups.size()), chunk);
+  for (int64_t c = 0; c < chunks; ++c) {
+    const std::vector<int64_t> part = rank_chunk(groups, chunk, c);
     const Batch b = make_batch(e, part, norm, device);
     const torch::Tensor s = model.forward(e.tensors, b.config_feat).to(torch::kCPU, torch::kFloat64).contiguous();
     out.insert(out.end(), s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
@@ -34,6 +34,17 @@ GraphResult evaluate_entry(models::RankModelImpl& model, const GraphEntry& e, co
   if (e.cache.has_runtime()) r.metrics = evaluate_ranking(r.ranking, e.cache.runtime);
   r.metrics.configs = static_cast<int64_t>(r.ranking.size());
   return r;
+}
+
+std::optional<std::vector<GraphResult>> evaluate_entries(
+    models::RankModelImpl& model, const std::vector<GraphEntry>& entries, const Normalizer& norm, int64_t chunk,
+    const torch::Device& device, const std::function<bool(size_t, size_t, const std::string&)>& after_each) {
+  std::vector<GraphResult> results;
+  for (const GraphEntry& e : entries) {
+    results.push_back(evaluate_entry(model, e, norm, chunk, device));
+    if (after_each && !after_each(results.size(), entries.size(), e.cache.source)) return std::nullopt;
+  }
+  return results;
 }
 
 double collection_score(GraphKind kind, const std::vector<GraphResult>& results) {

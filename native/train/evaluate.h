@@ -7,7 +7,9 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,12 @@ struct GraphResult {
 // Ranks e.eval_groups' configs; metrics when the graph has runtimes.
 GraphResult evaluate_entry(models::RankModelImpl& model, const GraphEntry& e, const Normalizer& norm, int64_t chunk,
                            const torch::Device& device);
+
+// evaluate_entry over every entry; `after_each(done, total, graph)`
+// returning false stops after that graph (nullopt: not all were ranked).
+std::optional<std::vector<GraphResult>> evaluate_entries(
+    models::RankModelImpl& model, const std::vector<GraphEntry>& entries, const Normalizer& norm, int64_t chunk,
+    const torch::Device& device, const std::function<bool(size_t, size_t, const std::string&)>& after_each = {});
 
 // {"split", "score", "mean": {...}, "graphs": [{graph, configs, kendall, opa,
 // top1_error, top5_error, top10_error, tile_score}]}, NaN as null: what

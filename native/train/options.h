@@ -1,9 +1,15 @@
 // Every option of a training run. Stored as config.json in the run folder,
 // so `--resume`, eval and predict rebuild exactly what was trained.
+//
+// Options a user may leave out are optional: left out, apply_defaults()
+// fills in the kind's (and the model's, models/registry.h) default; given,
+// they are honoured, or refused with a message when they make no sense
+// (--lr 0), never silently replaced.
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace fastslow::train {
@@ -15,49 +21,60 @@ struct TrainOptions {
   std::string graph;       // per-program mode: one .npz
   double holdout = 0.2;    // per-program mode: share of unique configs held out (never seen in training)
   // Per-program mode: share of unique configs that validates (early
-  // stopping, best checkpoint). -1 = default (0.1); runs written before it
-  // existed read 0: they validated on the held-out share.
-  double valid_share = -1;
-  std::string out;         // the run folder
-  std::string cache;       // cache folder; "" = <out>/../.cache
+  // stopping, best checkpoint); 0 = validate on the held-out share. Default
+  // 0.1; runs written before it existed read 0.
+  std::optional<double> valid_share;
+  std::string out;    // the run folder
+  std::string cache;  // cache folder; "" = <out>/../.cache
 
-  // Model and loss; empty / 0 = the collection kind's default.
-  std::string kind;  // "tile" | "layout", filled from the data
+  // Model and loss.
+  std::string kind;               // "tile" | "layout", filled from the data
   int64_t config_feat_width = 0;  // filled from the training data
-  std::string model;
+  std::string model;              // "" = the kind's default
   std::string join = "early";
-  std::string loss;
-  int64_t hidden = 0, layers = 0;
-  // Tile: append the core's derived tiling features (fastslow/tile_features.h)
-  // to the 24 published config columns. -1 = default (on); runs written
-  // before the option existed read as 0.
-  int tile_features = -1;
+  std::string loss;  // "" = the kind's default
+  std::optional<int64_t> hidden;  // default 64
+  std::optional<int64_t> layers;  // default 3; 0 = no graph layers (encoder and head only)
+  // Tile: append the core's derived tiling features (fastslow/features/
+  // tile_features.h) to the 24 published config columns. Default on; runs
+  // written before the option existed read as off.
+  std::optional<int> tile_features;
   // Per-program layout runs: a wide table over the graph's configurable
   // nodes beside the model (models/program_model.h), fitted by ridge before
-  // training. -1 = default (on for per-program layout runs, off otherwise);
-  // runs written before it existed read 0.
-  int wide = -1;
+  // training. Default on for per-program layout runs, off otherwise; runs
+  // written before it existed read off.
+  std::optional<int> wide;
   int64_t wide_nodes = 0;  // filled from the graph
 
   // Optimisation.
-  int64_t epochs = 0;
-  int64_t configs_per_graph = 0;
-  int64_t steps_per_epoch = 0;  // 0 = one visit per training graph, at least 50 steps
-  double lr = 0, weight_decay = 0;
-  double warmup = 0.05;  // share of all steps
-  double clip = 1.0;     // gradient-norm clipping; 0 = off
-  // Epochs without a better validation score before stopping; 0 = never,
-  // -1 = default (per-program 5: a few hundred configs over-fit quickly;
-  // collections never).
-  int64_t patience = -1;
-  int64_t eval_chunk = 0;  // configs per forward when ranking
+  std::optional<int64_t> epochs;             // default tile 20, layout 30
+  std::optional<int64_t> configs_per_graph;  // default tile 64, layout 32
+  // Left out: one visit per training graph, at least 200 (layout) or 50
+  // (tile) steps; per-program: the training configs / configs_per_graph.
+  std::optional<int64_t> steps_per_epoch;
+  std::optional<double> lr;            // default: the model's (registry.h)
+  std::optional<double> weight_decay;  // default 1e-4; 0 = none
+  double warmup = 0.05;                // share of all steps
+  double clip = 1.0;                   // gradient-norm clipping; 0 = off
+  // Epochs without a better validation score before stopping; 0 = never.
+  // Default: per-program 5 (a few hundred configs over-fit quickly),
+  // collections never.
+  std::optional<int64_t> patience;
+  std::optional<int64_t> eval_chunk;  // configs per forward when ranking; default: the model's
   int khop = 1;
   std::string device = "auto";
   int threads = 0;  // 0 = LibTorch's default
   uint64_t seed = 0;
 
-  // Fills every empty / 0 field with the default of `kind`.
+  // The cache folder: `cache`, or .cache beside the run folder.
+  std::string cache_dir() const;
+
+  // Fills every option left out with the default of `kind` and the model,
+  // and refuses given values that make no sense (Error naming the option).
   void apply_defaults();
+  // Throws Error naming `what` (config.json) when an option a run folder
+  // always holds resolved is missing.
+  void require_resolved(const std::string& what) const;
   nlohmann::json to_json() const;
   static TrainOptions from_json(const nlohmann::json& j, const std::string& what);
 };

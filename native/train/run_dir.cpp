@@ -30,12 +30,14 @@ torch::Device device_of(torch::nn::Module& model) {
 bool RunDir::has(const std::string& name) const { return std::filesystem::exists(file(name)); }
 
 void RunDir::create() const {
+  if (!writer_) return;
   std::error_code ec;
   std::filesystem::create_directories(path_, ec);
   if (ec) throw Error(path_, "", "cannot create the run folder: " + ec.message());
 }
 
 void RunDir::write_json(const std::string& name, const nlohmann::json& j) const {
+  if (!writer_) return;
   write_file_atomically(file(name), j.dump(2) + "\n");
 }
 
@@ -52,12 +54,14 @@ nlohmann::json RunDir::read_json(const std::string& name) const {
 }
 
 void RunDir::append_log(const nlohmann::json& line) const {
+  if (!writer_) return;
   std::ofstream f(file("log.jsonl"), std::ios::binary | std::ios::app);
   f << line.dump() << "\n";
   if (!f) throw Error(file("log.jsonl"), "", "cannot append");
 }
 
 void RunDir::truncate_log(int64_t epoch) const {
+  if (!writer_) return;
   std::ifstream f(file("log.jsonl"), std::ios::binary);
   if (!f) return;
   std::string line, kept;
@@ -75,6 +79,7 @@ void RunDir::truncate_log(int64_t epoch) const {
 }
 
 void RunDir::save_model(torch::nn::Module& model, const std::string& name) const {
+  if (!writer_) return;
   torch::serialize::OutputArchive ar;
   model.save(ar);
   ar.save_to(file(name) + ".tmp");
@@ -93,6 +98,7 @@ void RunDir::load_model(torch::nn::Module& model, const std::string& name) const
 }
 
 void RunDir::save_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name) const {
+  if (!writer_) return;
   torch::serialize::OutputArchive ar, m, o;
   model.save(m);
   opt.save(o);

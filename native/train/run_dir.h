@@ -2,7 +2,9 @@
 // log.jsonl (one line per epoch), state.json + last.pt (where to resume),
 // best.pt (the best model so far), metrics.json (per-graph scores).
 // Every file is written to a temporary name and renamed, so an interrupted
-// run never leaves a half-written file behind.
+// run never leaves a half-written file behind. Only the process that owns
+// the folder writes to it (`writer`): in a run of several processes the
+// others read it and every write of theirs does nothing.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,8 +21,9 @@ namespace fastslow::train {
 
 class RunDir {
  public:
-  explicit RunDir(std::string path) : path_(std::move(path)) {}
+  explicit RunDir(std::string path, bool writer = true) : path_(std::move(path)), writer_(writer) {}
   const std::string& path() const { return path_; }
+  bool writer() const { return writer_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
   bool has(const std::string& name) const;
   void create() const;  // the folder and its parents
@@ -39,6 +42,7 @@ class RunDir {
 
  private:
   std::string path_;
+  bool writer_ = true;
 };
 
 }  // namespace fastslow::train

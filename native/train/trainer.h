@@ -1,71 +1,94 @@
-// The training loop (AdamW, cosine schedule with warm-up, gradient clipping,
-// early stopping on the validation score, best checkpoint, resume) and the
-// loading of a finished run for evaluation and prediction.
+// Training: the Trainer runs the loop over prepared data (AdamW, cosine
+// schedule with warm-up, gradient clipping, validation after every epoch,
+// best checkpoint, resume), with its seams set from outside:
+//   - the data (prepared_data.h), prepared once and reusable across runs;
+//   - the Sampler (sampler.h): which graph and configs each step sees;
+//   - the TrainStep (train_step.h): one step's forward and backward;
+//   - the GradientSync (gradient_sync.h): between backward and clipping,
+//     and the shared decision to skip a non-finite step;
+//   - Callbacks (callbacks.h): progress, Ctrl-C, early stopping, pruning;
+//   - the RunDir (run_dir.h), which writes only in the process that owns
+//     the run folder.
+// train() and resume() assemble the default trainer from TrainOptions.
 #pragma once
 
 #include <torch/torch.h>
 
-#include <functional>
+#include <chrono>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "models/model.h"
-#include "train/dataset.h"
-#include "train/evaluate.h"
+#include "train/callbacks.h"
+#include "train/gradient_sync.h"
 #include "train/options.h"
+#include "train/prepared_data.h"
+#include "train/run_dir.h"
+#include "train/sampler.h"
+#include "train/train_state.h"
+#include "train/train_step.h"
 
 namespace fastslow::train {
 
-struct StepInfo {
-  int64_t epoch, step, steps;  // step within the epoch, steps per epoch
-  double loss;                 // this step's
-  double lr;
-};
-
-struct TrainHooks {
-  std::function<bool()> stop;  // checked after every step: true = save and return
-  std::function<void(const std::string&)> message;
-  std::function<void(int64_t epoch, int64_t epochs, int64_t steps)> epoch_begin;
-  std::function<void(const StepInfo&)> step;
-  std::function<void(const nlohmann::json& log_line)> epoch_end;
-  // Progress of long preparation (caching graphs): done, total.
-  std::function<void(size_t, size_t, const std::string&)> prepare;
-  // Progress of each epoch's validation: graphs done (0 before the first),
-  // total, the last one.
-  // `stop` is also checked between validation graphs.
-  std::function<void(size_t, size_t, const std::string&)> validate;
-};
-
 struct TrainResult {
-  bool interrupted = false;
+  StopReason reason = StopReason::Finished;
+  std::string message;  // why, when the reason is Diverged
   int64_t epochs_done = 0;
   int64_t best_epoch = -1;
   double best_score = 0;
-  std::string stop_reason;  // "epochs" | "early stopping" | "interrupted"
+  bool interrupted() const { return reason == StopReason::Interrupted; }
+};
+
+class Trainer {
+ public:
+  // `options` must have its defaults applied; `data` and `run` outlive the
+  // trainer. Defaults: EpochSampler, WholeGraphStep, a GradientSync that
+  // does nothing.
+  Trainer(TrainOptions options, const PreparedData& data, models::RankModel model, const RunDir& run,
+          torch::Device device);
+  void set_sampler(std::unique_ptr<Sampler> sampler) { sampler_ = std::move(sampler); }
+  void set_step(std::unique_ptr<TrainStep> step) { step_ = std::move(step); }
+  void set_gradient_sync(std::shared_ptr<GradientSync> sync) { sync_ = std::move(sync); }
+  void add_callback(std::shared_ptr<Callback> callback) { callbacks_.push_back(std::move(callback)); }
+  // Validate (and keep as best) the model before any step: a per-program
+  // run's fitted table is a model already, logged as epoch -1.
+  void validate_first() { validate_first_ = true; }
+
+  // Resuming: state.json and last.pt of the run folder are restored first.
+  TrainResult run(bool resuming);
+
+ private:
+  Verdict validate_and_log(int64_t epoch, double train_loss, std::chrono::steady_clock::time_point t0);
+  void save_state();
+  TrainResult finish(StopReason reason, std::string message = "");
+  void say(const std::string& s);
+  template <class F>
+  Verdict ask(F&& f);  // the first callback's verdict
+
+  TrainOptions o_;
+  const PreparedData& data_;
+  models::RankModel model_;
+  const RunDir& run_;
+  torch::Device device_;
+  std::unique_ptr<Sampler> sampler_;
+  std::unique_ptr<TrainStep> step_;
+  std::shared_ptr<GradientSync> sync_;
+  std::vector<std::shared_ptr<Callback>> callbacks_;
+  bool validate_first_ = false;
+
+  std::unique_ptr<torch::optim::AdamW> opt_;
+  TrainState st_;
+  int64_t steps_ = 0, total_steps_ = 0, warmup_steps_ = 0;
 };
 
 // Fresh run: `options.out` must not hold a run yet. Resume: the options are
-// read from the run folder; only `epochs` may be raised (`epochs_override` > 0).
-TrainResult train(TrainOptions options, const TrainHooks& hooks = {});
-TrainResult resume(const std::string& run, int64_t epochs_override, const TrainHooks& hooks = {});
-
-torch::Device pick_device(const std::string& name);
-
-// A run ready to rank graphs with its best model.
-struct LoadedRun {
-  TrainOptions options;
-  Normalizer norm;
-  models::ModelOptions model_options;
-  models::RankModel model;
-  torch::Device device = torch::kCPU;
-  GraphKind kind() const { return options.kind == "tile" ? GraphKind::Tile : GraphKind::Layout; }
-  std::string cache_dir() const;
-};
-LoadedRun load_run(const std::string& run, const std::string& device = "auto");
-
-// The graphs of a split ("train", "valid", "test"; per-program runs also have
-// "holdout", which "valid" means there), cached and ready to rank.
-std::vector<GraphEntry> load_split(const LoadedRun& run, const std::string& split,
-                                   const std::function<void(size_t, size_t, const std::string&)>& progress = {});
+// read from the run folder; only the epochs may be changed. `extra` watch
+// the run beside the hooks (and early stopping).
+TrainResult train(TrainOptions options, const TrainHooks& hooks = {},
+                  const std::vector<std::shared_ptr<Callback>>& extra = {});
+TrainResult resume(const std::string& run, std::optional<int64_t> epochs = std::nullopt,
+                   const TrainHooks& hooks = {}, const std::vector<std::shared_ptr<Callback>>& extra = {});
 
 }  // namespace fastslow::train

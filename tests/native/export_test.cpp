@@ -10,6 +10,7 @@
 
 #include "fastslow/error.h"
 #include "models/model.h"
+#include "models/registry.h"
 #include "test_support.h"
 
 namespace fastslow::exporter {

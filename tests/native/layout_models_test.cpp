@@ -8,6 +8,7 @@
 #include "model_test_graphs.h"
 #include "models/layout_attn.h"
 #include "models/model.h"
+#include "models/registry.h"
 #include "test_support.h"
 
 namespace fastslow::models {

@@ -7,6 +7,7 @@
 #include "fastslow/error.h"
 #include "model_test_graphs.h"
 #include "models/model.h"
+#include "models/registry.h"
 #include "test_support.h"
 
 namespace fastslow::models {

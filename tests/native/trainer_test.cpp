@@ -1,3 +1,5 @@
+#include "train/evaluate.h"
+#include "train/loaded_run.h"
 #include "train/trainer.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +12,7 @@
 #include "fastslow/error.h"
 #include "fastslow/synth/dataset.h"
 #include "test_support.h"
+#include "models/registry.h"
 #include "train/run_dir.h"
 
 namespace fastslow::train {
@@ -59,7 +62,7 @@ std::vector<torch::Tensor> weights(const std::string& run, const std::string& fi
 TEST(Trainer, ResumeAfterAnInterruptionEqualsAnUninterruptedRun) {
   test::TempDir dir;
   const TrainResult full = train(small_layout_run(dir.file("runs/full")));
-  EXPECT_FALSE(full.interrupted);
+  EXPECT_FALSE(full.interrupted());
   EXPECT_EQ(full.epochs_done, 2);
 
   // Cut after the 4th step (mid-epoch), and at the 7th check: after the
@@ -75,10 +78,10 @@ TEST(Trainer, ResumeAfterAnInterruptionEqualsAnUninterruptedRun) {
       validated = done;
     };
     const TrainResult cut = train(small_layout_run(run), hooks);
-    EXPECT_TRUE(cut.interrupted) << cut_at;
+    EXPECT_TRUE(cut.interrupted()) << cut_at;
     EXPECT_EQ(validated, cut_at == 7 ? 1u : 0u);
-    const TrainResult rest = resume(run, 0);
-    EXPECT_FALSE(rest.interrupted);
+    const TrainResult rest = resume(run);
+    EXPECT_FALSE(rest.interrupted());
     EXPECT_EQ(rest.epochs_done, 2);
     EXPECT_EQ(rest.best_epoch, full.best_epoch);
 
@@ -139,7 +142,7 @@ TEST(Trainer, TileRunTrainsAndEvaluates) {
   EXPECT_GE(r.best_epoch, 0);
   const LoadedRun run = load_run(o.out, "cpu");
   // By default the core's tiling features follow the 24 published columns.
-  EXPECT_EQ(run.options.tile_features, 1);
+  EXPECT_EQ(*run.options.tile_features, 1);
   EXPECT_TRUE(run.norm.tile_features);
   EXPECT_EQ(run.options.config_feat_width, kTileConfigColumns + kTileDerived);
   const auto graphs = load_split(run, "valid");
@@ -162,8 +165,8 @@ TEST(Trainer, PerProgramModeSplitsOneGraph) {
   o.steps_per_epoch = 5;
   train(o);
   const LoadedRun run = load_run(o.out, "cpu");
-  EXPECT_DOUBLE_EQ(run.options.valid_share, 0.1);  // the default
-  EXPECT_EQ(run.options.patience, 5);
+  EXPECT_DOUBLE_EQ(*run.options.valid_share, 0.1);  // the default
+  EXPECT_EQ(*run.options.patience, 5);
   const auto held = load_split(run, "holdout");
   const auto valid = load_split(run, "valid");
   const auto fit = load_split(run, "train");
@@ -202,7 +205,7 @@ TEST(Trainer, PerProgramLayoutRunsStartFromTheirWideTable) {
   o.steps_per_epoch = 3;
   train(o);
   const LoadedRun run = load_run(o.out, "cpu");
-  EXPECT_EQ(run.options.wide, 1);  // the per-program layout default
+  EXPECT_EQ(*run.options.wide, 1);  // the per-program layout default
   EXPECT_GT(run.options.wide_nodes, 0);
   EXPECT_EQ(run.model_options.wide_nodes, run.options.wide_nodes);
   // The table alone is validated before the first step, as epoch "0" (-1).
@@ -239,6 +242,145 @@ TEST(Trainer, RefusesToOverwriteARunAndBadNames) {
   bad.loss = "l1";
   EXPECT_NE(test::error_of([&] { train(bad); }).find("listmle"), std::string::npos);
   EXPECT_NE(test::error_of([&] { load_run(dir.file("nothing"), "cpu"); }).find("config.json"), std::string::npos);
+}
+
+// The seams (trainer.h), driven as a fold, a data-parallel rank or a search
+// trial will drive them: prepared data, a Trainer, parts swapped in.
+struct Parts {
+  TrainOptions o;
+  PreparedData data;
+  models::RankModel model;
+  std::unique_ptr<RunDir> run;
+  Trainer trainer() { return Trainer(o, data, model, *run, torch::kCPU); }
+};
+
+// The run folder is created; `writer` false: this process does not own it.
+Parts parts(const std::string& out, bool writer = true) {
+  Parts p;
+  p.o = small_layout_run(out);
+  p.o.kind = "layout";
+  p.o.epochs = 2;
+  p.o.steps_per_epoch = 3;
+  p.o.apply_defaults();
+  const Collection c = find_collection(tiny_data(), p.o.collection);
+  DataSpec spec;
+  spec.train_files = c.split("train");
+  spec.valid_files = c.split("valid");
+  spec.cache = {p.o.cache_dir(), p.o.khop};
+  p.data = prepare(spec, torch::kCPU, std::nullopt);
+  p.o.config_feat_width = p.data.config_width();
+  torch::manual_seed(0);
+  p.model = models::make_model(model_options(p.o, p.data.norm));
+  std::filesystem::create_directories(out);
+  p.run = std::make_unique<RunDir>(out, writer);
+  return p;
+}
+
+class PruneAfterFirstValidation : public Callback {
+ public:
+  Verdict on_validation(const ValidationInfo& v) override {
+    seen = v.state.epoch;
+    return StopReason::Pruned;
+  }
+  int64_t seen = -1;
+};
+
+TEST(Trainer, ACallbackPrunesAfterAValidationAndTheStateIsSaved) {
+  test::TempDir dir;
+  Parts p = parts(dir.file("run"));
+  Trainer t = p.trainer();
+  auto prune = std::make_shared<PruneAfterFirstValidation>();
+  t.add_callback(prune);
+  const TrainResult r = t.run(false);
+  EXPECT_EQ(r.reason, StopReason::Pruned);
+  EXPECT_STREQ(stop_reason_name(r.reason), "pruned");
+  EXPECT_EQ(r.epochs_done, 1);
+  EXPECT_EQ(prune->seen, 1);
+  const TrainState st = TrainState::from_json(p.run->read_json("state.json"), "state.json");
+  EXPECT_EQ(st.epoch, 1);
+  EXPECT_EQ(st.step, 0);
+  EXPECT_TRUE(p.run->has("best.pt"));
+}
+
+// Counts what the loop asks of its seams, and agrees to no step at all.
+class RefusingSync : public GradientSync {
+ public:
+  void reduce(const std::vector<torch::Tensor>& params) override {
+    ++reduced;
+    for (const auto& q : params) with_grad += q.grad().defined();  // after backward
+  }
+  bool all(bool) override { return false; }
+  int reduced = 0;
+  int64_t with_grad = 0;
+};
+
+class CountingStep : public TrainStep {
+ public:
+  explicit CountingStep(const std::string& loss) : inner(LossSpec::parse(loss), torch::kCPU) {}
+  torch::Tensor forward_backward(models::RankModelImpl& m, const PreparedData& d, const Pick& pick) override {
+    ++calls;
+    return inner.forward_backward(m, d, pick);
+  }
+  WholeGraphStep inner;
+  int calls = 0;
+};
+
+TEST(Trainer, TheGradientSyncRunsAfterBackwardAndItsVerdictSkipsStepsForAllUntilDiverged) {
+  test::TempDir dir;
+  Parts p = parts(dir.file("run"));
+  p.o.steps_per_epoch = 30;
+  const std::vector<torch::Tensor> before = p.model->parameters();
+  std::vector<torch::Tensor> kept;
+  for (const auto& q : before) kept.push_back(q.detach().clone());
+  Trainer t = p.trainer();
+  auto sync = std::make_shared<RefusingSync>();
+  auto step = std::make_unique<CountingStep>(p.o.loss);
+  CountingStep* counting = step.get();
+  t.set_gradient_sync(sync);
+  t.set_step(std::move(step));
+  const TrainResult r = t.run(false);
+  EXPECT_EQ(r.reason, StopReason::Diverged);
+  EXPECT_NE(r.message.find("training diverged"), std::string::npos) << r.message;
+  EXPECT_EQ(counting->calls, 21);  // 20 skipped in a row are tolerated
+  EXPECT_EQ(sync->reduced, 21);
+  EXPECT_GT(sync->with_grad, 0);
+  // No step was applied: the weights are the initial ones.
+  const std::vector<torch::Tensor> after = p.model->parameters();
+  for (size_t i = 0; i < after.size(); ++i) EXPECT_TRUE(torch::equal(after[i], kept[i])) << i;
+}
+
+// A sampler that only ever shows the first graph's first groups.
+class FirstGraphSampler : public Sampler {
+ public:
+  int64_t steps_per_epoch() const override { return 4; }
+  Pick pick(int64_t, int64_t) override {
+    ++calls;
+    return {0, {0, 1, 2}};
+  }
+  int calls = 0;
+};
+
+TEST(Trainer, ASamplerSetFromOutsideDecidesTheSteps) {
+  test::TempDir dir;
+  Parts p = parts(dir.file("run"));
+  Trainer t = p.trainer();
+  auto sampler = std::make_unique<FirstGraphSampler>();
+  FirstGraphSampler* s = sampler.get();
+  t.set_sampler(std::move(sampler));
+  const TrainResult r = t.run(false);
+  EXPECT_EQ(r.reason, StopReason::Finished);
+  EXPECT_EQ(s->calls, 4 * *p.o.epochs);
+}
+
+// A process that does not own the run folder trains the same and writes
+// nothing into it.
+TEST(Trainer, OnlyTheRunFoldersWriterWritesIt) {
+  test::TempDir dir;
+  Parts p = parts(dir.file("run"), /*writer=*/false);
+  const TrainResult r = p.trainer().run(false);
+  EXPECT_EQ(r.reason, StopReason::Finished);
+  EXPECT_TRUE(std::filesystem::is_empty(p.o.out));
+  EXPECT_GE(r.best_epoch, 0);
 }
 
 }  // namespace

@@ -29,4 +29,15 @@ class Rng {
   std::mt19937_64 engine_;
 };
 
+// A seed for the draw identified by (a, b), e.g. (run seed, epoch): draws
+// depend only on where they are made, never on what was drawn before, so a
+// resumed run draws exactly what the uninterrupted run would have.
+// (SplitMix64's finaliser over a and b.)
+inline uint64_t mix_seed(uint64_t a, uint64_t b) {
+  uint64_t z = a * 0x9e3779b97f4a7c15ull + b + 0x632be59bd9b4e019ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 }  // namespace fastslow

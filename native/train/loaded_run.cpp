@@ -1,0 +1,72 @@
+#include "train/loaded_run.h"
+
+#include "fastslow/data/collection.h"
+#include "fastslow/data/holdout.h"
+#include "fastslow/error.h"
+#include "train/process.h"
+#include "train/run_dir.h"
+
+namespace fastslow::train {
+
+models::ModelOptions model_options(const TrainOptions& o, const Normalizer& norm) {
+  models::ModelOptions m;
+  m.kind = o.kind;
+  m.name = o.model;
+  m.join = o.join;
+  m.node_feat_width = norm.node.width();
+  m.config_feat_width = o.config_feat_width;
+  m.hidden = *o.hidden;
+  m.layers = *o.layers;
+  m.wide_nodes = *o.wide == 1 ? o.wide_nodes : 0;
+  return m;
+}
+
+LoadedRun load_run(const std::string& path, const std::string& device) {
+  const RunDir run(path);
+  LoadedRun r;
+  r.options = TrainOptions::from_json(run.read_json("config.json"), run.file("config.json"));
+  r.options.out = path;
+  r.options.require_resolved(run.file("config.json"));
+  r.norm = Normalizer::from_json(run.read_json("stats.json"), run.file("stats.json"));
+  r.device = pick_device(device);
+  models::keep_freed_cpu_memory();
+  if (r.options.config_feat_width <= 0) throw Error(run.file("config.json"), "", "no config_feat_width");
+  r.model_options = model_options(r.options, r.norm);
+  r.model = models::make_model(r.model_options);
+  r.model->to(r.device);
+  run.load_model(*r.model, "best.pt");
+  r.model->eval();
+  return r;
+}
+
+std::vector<GraphEntry> load_split(const LoadedRun& run, const std::string& split, const Progress& progress) {
+  const TrainOptions& o = run.options;
+  const GraphCacheOptions cache{o.cache_dir(), o.khop};
+  if (o.graph.empty()) {
+    const std::vector<std::string> files = find_collection(o.data, o.collection).split(split);
+    if (files.empty()) throw Error(o.data, "", "collection " + o.collection + " has no '" + split + "' split");
+    return make_entries(cache_files(files, cache, progress), run.norm, run.device);
+  }
+  // Per-program runs split one graph's groups: "train" learns, "valid"
+  // decides early stopping (the held-out groups in runs without a valid
+  // share), "holdout" (= "test") is never seen while training, "all" ranks
+  // every group.
+  if (split != "train" && split != "valid" && split != "holdout" && split != "all" && split != "test")
+    throw Error("--split for a per-program run: train, valid, holdout (= test) or all");
+  const GroupChoice groups = [&](int64_t n) {
+    const HoldoutSplit h = split_program(n, o.holdout, o.valid_share.value_or(0), o.seed);
+    std::vector<int64_t> eval;
+    if (split == "valid")
+      eval = h.valid.empty() ? h.holdout : h.valid;
+    else if (split == "holdout" || split == "test")
+      eval = h.holdout;
+    else if (split == "train")
+      eval = h.train;
+    else
+      for (int64_t g = 0; g < n; ++g) eval.push_back(g);
+    return std::make_pair(h.train, eval);
+  };
+  return make_entries(cache_files({o.graph}, cache, progress), run.norm, run.device, groups);
+}
+
+}  // namespace fastslow::train

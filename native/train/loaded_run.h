@@ -1,0 +1,37 @@
+// A finished (or interrupted) run opened again to rank graphs with its best
+// model: what eval, predict, export and the benchmarks read.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "models/model.h"
+#include "train/dataset.h"
+#include "train/options.h"
+#include "train/prepared_data.h"
+
+namespace fastslow::train {
+
+struct LoadedRun {
+  TrainOptions options;
+  Normalizer norm;
+  models::ModelOptions model_options;
+  models::RankModel model;
+  torch::Device device = torch::kCPU;
+  GraphKind kind() const { return options.kind == "tile" ? GraphKind::Tile : GraphKind::Layout; }
+};
+// Throws Error naming the file when the folder holds no run or a broken one.
+LoadedRun load_run(const std::string& run, const std::string& device = "auto");
+
+// The graphs of a split ("train", "valid", "test"; per-program runs also
+// have "holdout" (= "test": never seen in training) and "all"), cached and
+// ready to rank.
+std::vector<GraphEntry> load_split(const LoadedRun& run, const std::string& split, const Progress& progress = {});
+
+// The model a run's options describe (widths from the normaliser and the
+// options' config_feat_width).
+models::ModelOptions model_options(const TrainOptions& o, const Normalizer& norm);
+
+}  // namespace fastslow::train

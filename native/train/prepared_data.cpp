@@ -1,0 +1,102 @@
+#include "train/prepared_data.h"
+
+#include "fastslow/error.h"
+
+namespace fastslow::train {
+
+namespace {
+
+std::string count_str(size_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+// What a per-program run learns from: a few hundred unique configs over-fit
+// differently from 30,000, and the user should see which case they are in.
+std::string program_summary(const CachedGraph& c, const HoldoutSplit& h) {
+  std::string s = c.source + ": " + count_str(static_cast<size_t>(c.groups.num_groups())) + " unique configs of " +
+                  count_str(static_cast<size_t>(c.num_configs)) + " measured; learning from " +
+                  count_str(h.train.size()) + ", ";
+  if (h.valid.empty()) return s + "validating on the " + count_str(h.holdout.size()) + " held out";
+  return s + "validating (early stopping) on " + count_str(h.valid.size()) + ", holding out " +
+         count_str(h.holdout.size()) + " (fastslow eval --split holdout)";
+}
+
+}  // namespace
+
+int64_t PreparedData::config_width() const {
+  if (kind == GraphKind::Tile) return norm.config.width();
+  return train.empty() ? 0 : train.front().cache.config_feat_width;
+}
+
+std::vector<size_t> PreparedData::trainable() const {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < train.size(); ++i)
+    if (train[i].train_groups.size() >= 2) out.push_back(i);
+  return out;
+}
+
+std::vector<CachedGraph> cache_files(const std::vector<std::string>& files, const GraphCacheOptions& options,
+                                     const Progress& progress) {
+  std::vector<CachedGraph> out;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (progress) progress(i, files.size(), files[i]);
+    out.push_back(CachedGraph::open(files[i], options));
+  }
+  if (progress) progress(files.size(), files.size(), "");
+  return out;
+}
+
+std::vector<GraphEntry> make_entries(std::vector<CachedGraph> caches, const Normalizer& norm,
+                                     const torch::Device& device, const GroupChoice& groups) {
+  std::vector<GraphEntry> out;
+  for (CachedGraph& c : caches) {
+    GraphEntry e = make_entry(std::move(c), norm, device);
+    if (groups) std::tie(e.train_groups, e.eval_groups) = groups(e.cache.groups.num_groups());
+    set_targets(&e);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+PreparedData prepare(const DataSpec& spec, const torch::Device& device, std::optional<Normalizer> norm,
+                     const Progress& progress, const Say& say) {
+  auto tell = [&](const std::string& s) {
+    if (say) say(s);
+  };
+  const bool program = static_cast<bool>(spec.split_groups);
+  if (program && (spec.train_files.size() != 1 || !spec.valid_files.empty()))
+    throw Error(spec.source, "", "per-program preparation takes one graph and no valid files");
+  tell("preparing training graphs (cache: " + spec.cache.dir + ")");
+  std::vector<CachedGraph> caches = cache_files(spec.train_files, spec.cache, progress);
+  if (caches.empty()) throw Error(spec.source, "", "has no training graphs");
+  PreparedData d;
+  d.kind = caches.front().kind;
+  if (norm) {
+    d.norm = std::move(*norm);
+  } else {
+    std::vector<const CachedGraph*> ptrs;
+    for (const CachedGraph& c : caches) ptrs.push_back(&c);
+    d.norm = fit_normalizer(d.kind, ptrs, spec.tile_features);
+  }
+  if (program) {
+    const HoldoutSplit h = spec.split_groups(caches.front().groups.num_groups());
+    tell(program_summary(caches.front(), h));
+    d.train = make_entries(std::move(caches), d.norm, device, [&](int64_t) { return std::make_pair(h.train, h.train); });
+    // The same graph: its tensors shared, ranking the groups that validate.
+    GraphEntry held = d.train.front();
+    held.eval_groups = h.valid.empty() ? h.holdout : h.valid;
+    d.valid.push_back(std::move(held));
+    d.valid_split = h.valid.empty() ? "holdout" : "valid";
+  } else {
+    d.train = make_entries(std::move(caches), d.norm, device);
+    tell("preparing validation graphs");
+    d.valid = make_entries(cache_files(spec.valid_files, spec.cache, progress), d.norm, device);
+  }
+  for (const GraphEntry& e : d.train)
+    if (!e.cache.has_runtime()) throw Error(e.cache.source, "config_runtime", "has no measured runtimes to train on");
+  return d;
+}
+
+}  // namespace fastslow::train

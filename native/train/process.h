@@ -1,0 +1,20 @@
+// What a training or ranking process sets once for itself, not per run: a
+// run inside a larger process (a search trial, one fold of several) must
+// not reset it.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <string>
+
+namespace fastslow::train {
+
+// "auto", "cpu" or "cuda"; throws Error on an unknown name or on "cuda"
+// without a CUDA device.
+torch::Device pick_device(const std::string& name);
+
+// LibTorch's intra-op threads (0 = its default) and the allocator's
+// behaviour (models::keep_freed_cpu_memory).
+void configure_process(int threads);
+
+}  // namespace fastslow::train

@@ -1,0 +1,58 @@
+#include "train/sampler.h"
+
+#include <unordered_set>
+
+#include "fastslow/error.h"
+#include "fastslow/rng.h"
+
+namespace fastslow::train {
+
+std::vector<int64_t> sample_groups(const std::vector<int64_t>& pool, int64_t count, uint64_t seed) {
+  if (count >= static_cast<int64_t>(pool.size())) return pool;
+  Rng rng(seed);
+  std::vector<int64_t> out;
+  std::unordered_set<int64_t> taken;
+  const int64_t n = static_cast<int64_t>(pool.size());
+  // Floyd's algorithm: `count` distinct picks without touching the whole pool.
+  for (int64_t j = n - count; j < n; ++j) {
+    const int64_t t = rng.uniform_int(0, j);
+    const int64_t pick = taken.count(t) ? j : t;
+    taken.insert(pick);
+    out.push_back(pool[pick]);
+  }
+  return out;
+}
+
+EpochSampler::EpochSampler(const std::vector<GraphEntry>& graphs, std::vector<size_t> trainable,
+                           int64_t steps_per_epoch, int64_t configs_per_graph, uint64_t seed)
+    : graphs_(graphs),
+      trainable_(std::move(trainable)),
+      steps_(steps_per_epoch),
+      configs_per_graph_(configs_per_graph),
+      seed_(seed) {
+  if (trainable_.empty()) throw Error("no training graph has two distinct configs to rank");
+  for (size_t g : trainable_)
+    if (g >= graphs_.size()) throw Error("sampler: graph index out of range");
+}
+
+Pick EpochSampler::pick(int64_t epoch, int64_t step) {
+  if (epoch != plan_epoch_) {
+    Rng rng(mix_seed(seed_, static_cast<uint64_t>(epoch) * 2 + 1));
+    plan_.clear();
+    while (static_cast<int64_t>(plan_.size()) < steps_) {
+      std::vector<size_t> round = trainable_;
+      for (int64_t i = static_cast<int64_t>(round.size()) - 1; i > 0; --i)
+        std::swap(round[i], round[rng.uniform_int(0, i)]);
+      plan_.insert(plan_.end(), round.begin(), round.end());
+    }
+    plan_.resize(static_cast<size_t>(steps_));
+    plan_epoch_ = epoch;
+  }
+  Pick p;
+  p.graph = plan_.at(static_cast<size_t>(step));
+  const uint64_t batch_seed = mix_seed(mix_seed(seed_, static_cast<uint64_t>(epoch)), static_cast<uint64_t>(step));
+  p.groups = sample_groups(graphs_[p.graph].train_groups, configs_per_graph_, batch_seed);
+  return p;
+}
+
+}  // namespace fastslow::train

@@ -1,0 +1,52 @@
+// What each training step learns from: a graph and some of its duplicate
+// groups. The trainer asks the sampler for step (epoch, step) and nothing
+// else, so a data-parallel run can hand each rank its own share of the
+// steps by replacing the sampler alone.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "train/dataset.h"
+
+namespace fastslow::train {
+
+struct Pick {
+  size_t graph = 0;             // index into the prepared training graphs
+  std::vector<int64_t> groups;  // duplicate groups of that graph, the batch's configs
+};
+
+class Sampler {
+ public:
+  virtual ~Sampler() = default;
+  virtual int64_t steps_per_epoch() const = 0;
+  // A function of (epoch, step) only: a resumed run gets the picks the
+  // uninterrupted run got.
+  virtual Pick pick(int64_t epoch, int64_t step) = 0;
+};
+
+// The default: each epoch visits the trainable graphs in a shuffled order
+// (again and again until the epoch's steps are filled), each step takes
+// `configs_per_graph` distinct groups of the graph's train_groups.
+class EpochSampler : public Sampler {
+ public:
+  // `graphs` must outlive the sampler; `trainable` indexes into it.
+  EpochSampler(const std::vector<GraphEntry>& graphs, std::vector<size_t> trainable, int64_t steps_per_epoch,
+               int64_t configs_per_graph, uint64_t seed);
+  int64_t steps_per_epoch() const override { return steps_; }
+  Pick pick(int64_t epoch, int64_t step) override;
+
+ private:
+  const std::vector<GraphEntry>& graphs_;
+  std::vector<size_t> trainable_;
+  int64_t steps_, configs_per_graph_;
+  uint64_t seed_;
+  int64_t plan_epoch_ = -1;
+  std::vector<size_t> plan_;  // the graph of each step of plan_epoch_
+};
+
+// `count` distinct members of `pool` (all of it when count >= its size),
+// drawn with `seed`.
+std::vector<int64_t> sample_groups(const std::vector<int64_t>& pool, int64_t count, uint64_t seed);
+
+}  // namespace fastslow::train
