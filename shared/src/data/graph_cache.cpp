@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -124,6 +125,29 @@ void build_tile(const NpzReader& npz, NpzWriter& w, nlohmann::json& meta) {
   meta["config_feat_width"] = g.config_feat_width;
 }
 
+// The representative row of every group, in group order, as T: gathered as
+// the array streams by, so that memory holds the output and one chunk, never
+// the representatives in the file's dtype (a 1 GB float32 array's unique
+// rows are several times the int8 output; the page's heap has to hold them).
+// T = int8 only for rows LayoutConfigCheck found to be layout values, which
+// float32 carries exactly.
+template <class T>
+std::vector<T> representative_rows(const NpzReader& npz, const ConfigGroups& groups, int64_t row) {
+  std::vector<int64_t> group_of_representative(static_cast<size_t>(groups.num_configs()), -1);
+  for (int64_t k = 0; k < groups.num_groups(); ++k) group_of_representative[groups.representative[k]] = k;
+  std::vector<T> out(static_cast<size_t>(groups.num_groups() * row));
+  npz.for_each_chunk("node_config_feat", 1024, [&](int64_t first, const NpyArray& chunk) {
+    const std::vector<float> v = chunk.to_float("node_config_feat");
+    for (int64_t r = 0; r < chunk.dim(0); ++r) {
+      const int64_t k = group_of_representative[first + r];
+      if (k >= 0)
+        std::transform(v.begin() + r * row, v.begin() + (r + 1) * row, out.begin() + k * row,
+                       [](float x) { return static_cast<T>(x); });
+    }
+  });
+  return out;
+}
+
 void build_layout(const NpzReader& npz, int khop, NpzWriter& w, nlohmann::json& meta) {
   const LayoutGraph g = load_layout_graph(npz, LoadOptions{false});
   require_valid(Graph{g});
@@ -150,14 +174,11 @@ void build_layout(const NpzReader& npz, int khop, NpzWriter& w, nlohmann::json& 
   write_common(w, g, p, groups, runtime, measured);
   // Layout values are dimension indices, -1..5, so int8 keeps them exactly;
   // files with other values (a validation warning) keep float32.
-  NpyArray rows = npz.read_rows("node_config_feat", groups.representative);
   const std::vector<int64_t> shape = {groups.num_groups(), g.num_configurable(), g.config_feat_width};
   if (check.all_layout_values())
-    w.add("config_rows", rows.to_int8("node_config_feat"), shape);
-  else if (rows.dtype() != DType::F32)
-    w.add("config_rows", rows.to_float("node_config_feat"), shape);
+    w.add("config_rows", representative_rows<int8_t>(npz, groups, row), shape);
   else
-    w.add("config_rows", rows);
+    w.add("config_rows", representative_rows<float>(npz, groups, row), shape);
   meta["kind"] = "layout";
   meta["original_nodes"] = g.num_nodes;
   meta["original_edges"] = g.num_edges();
