@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$1; demo=${2:-}
 mkdir -p "$out/ort"
-cp web/index.html web/src/app.mjs web/src/ranker.mjs "$out/"
+cp web/index.html web/src/app.mjs web/src/core.mjs web/src/ranker.mjs "$out/"
 cp build/wasm/bin/fastslow_explorer.js build/wasm/bin/fastslow_explorer.wasm "$out/"
 ort=web/node_modules/onnxruntime-web/dist
 cp $ort/ort.wasm.min.mjs $ort/ort-wasm-simd-threaded.mjs $ort/ort-wasm-simd-threaded.wasm "$out/ort/"

@@ -1,10 +1,11 @@
-// Strings for JS: malloc'd UTF-8 (JS frees it with the module's free
-// function) and errors as {"error": message}, since an exception cannot
-// cross into JS with its message.
+// Returning strings to JS (js_api.h's conventions): malloc'd UTF-8 that JS
+// frees with fastslow_free_string, and errors as {"error": message}, since
+// an exception cannot cross into JS with its message.
 #pragma once
 
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -17,5 +18,18 @@ inline char* to_c(const std::string& s) {
 }
 
 inline std::string error_json(const std::string& message) { return nlohmann::json{{"error", message}}.dump(); }
+
+// Runs `f` (returning the JSON text to hand back) for an entry point: its
+// result, or {"error": ...} for whatever it threw, so no exception reaches JS.
+template <class F>
+char* guarded(F&& f) {
+  try {
+    return to_c(f());
+  } catch (const std::exception& e) {
+    return to_c(error_json(e.what()));
+  } catch (...) {
+    return to_c(error_json("internal error (not a std::exception)"));
+  }
+}
 
 }  // namespace fastslow::wasm

@@ -38,8 +38,7 @@ Command add_predict_command(CLI::App& app) {
             std::vector<SubmissionRow> rows;
             for (const train::GraphEntry& e : graphs) {
               train::GraphResult r = train::evaluate_entry(*run.model, e, run.norm, *run.options.eval_chunk, run.device);
-              if (run.kind() == GraphKind::Tile && r.ranking.size() > 5) r.ranking.resize(5);
-              rows.push_back({submission_id(collection, r.graph), std::move(r.ranking)});
+              rows.push_back(submission_row(collection, r.graph, std::move(r.ranking)));
               bar.update(rows.size(), rows.back().id);
             }
             bar.finish();

@@ -11,6 +11,7 @@
 #include "fastslow/data/data_profile.h"
 #include "fastslow/error.h"
 #include "fastslow/io/write_file.h"
+#include "fastslow/rank/ranking_csv.h"
 #include "progress.h"
 
 namespace fastslow::cli {
@@ -19,26 +20,6 @@ namespace {
 
 std::string default_cache() {
   return (std::filesystem::temp_directory_path() / ("fastslow-cache-" + std::to_string(::getuid()))).string();
-}
-
-// rank, config, score, runtime: one row per config, best first; scores in
-// full float precision so other tools can compare them.
-void write_table(const std::string& path, const exporter::FileRanking& r) {
-  std::string text = "rank,config,group,score,runtime\n";
-  char buf[128];
-  for (size_t i = 0; i < r.ranking.size(); ++i) {
-    const int64_t c = r.ranking[i];
-    const int64_t g = r.graph.groups.group_of[c];
-    std::snprintf(buf, sizeof buf, "%zu,%lld,%lld,%.9g,", i + 1, static_cast<long long>(c),
-                  static_cast<long long>(g), r.group_scores[g]);
-    text += buf;
-    if (r.graph.has_runtime()) {
-      std::snprintf(buf, sizeof buf, "%.9g", r.graph.runtime[c]);
-      text += buf;
-    }
-    text += '\n';
-  }
-  write_file_atomically(path, text);
 }
 
 }  // namespace
@@ -76,7 +57,8 @@ Command add_rank_command(CLI::App& app) {
                                                   distribution_shift(*m.card.training_data, sample_graph(r.graph)));
               if (!w.empty()) std::fprintf(stderr, "warning: %s\n", w.c_str());
             }
-            if (!o->csv.empty()) write_table(o->csv, r);
+            if (!o->csv.empty())
+              write_file_atomically(o->csv, ranking_csv(r.ranking, r.graph.groups.group_of, r.group_scores, r.graph.runtime));
             const double n = static_cast<double>(r.group_scores.size());
             std::printf("%s: %lld configs (%lld unique) scored in %.1f ms (%.0f configs/s), batches of %lld\n",
                         o->file.c_str(), static_cast<long long>(r.ranking.size()),

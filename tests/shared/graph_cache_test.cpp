@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 
 #include "fastslow/error.h"
 #include "graph_builders.h"
@@ -158,6 +159,52 @@ TEST(GraphCache, BadInputNamesTheSource) {
   const std::string range = test::error_of([&] { CachedGraph::open(src, {dir.file("cache"), 1}); });
   EXPECT_NE(range.find("broken.npz"), std::string::npos) << range;
   EXPECT_NE(range.find("non-finite"), std::string::npos) << range;
+}
+
+// Every field of a cached graph, to compare at once.
+auto fields(const CachedGraph& c) {
+  return std::tie(c.kind, c.original_nodes, c.original_edges, c.pruned.kept, c.pruned.edge_index,
+                  c.pruned.config_positions, c.node_feat_width, c.node_feat, c.node_opcode, c.num_configs,
+                  c.config_feat_width, c.config_row_elems, c.groups.group_of, c.groups.representative,
+                  c.groups.best_runtime, c.groups.group_size, c.runtime);
+}
+
+// Field for field and row for row: what the page ranks from (its document's
+// bytes, prepared in memory) is what `fastslow rank` ranks from (a cache file).
+void expect_same_graph(const CachedGraph& file, const CachedGraph& mem) {
+  EXPECT_TRUE(fields(mem) == fields(file));
+  std::vector<int64_t> all(static_cast<size_t>(file.groups.num_groups()));
+  for (size_t g = 0; g < all.size(); ++g) all[g] = static_cast<int64_t>(g);
+  EXPECT_EQ(mem.config_rows(all), file.config_rows(all));
+}
+
+TEST(GraphCache, BuiltInMemoryFromAnOpenArchiveEqualsTheCacheFile) {
+  for (const char* name : {"real/layout_xla_default_train_unet3d.npz",
+                           "real/tile_xla_valid_inception_v3_batch_128_train_426e203f19335d17.npz"}) {
+    SCOPED_TRACE(name);
+    const std::string src = test::shared_data(name);
+    test::TempDir dir;
+    const NpzReader opened = NpzReader::from_memory("opened.npz", test::read_bytes(src));
+    for (int khop : {1, 0}) {
+      const CachedGraph file = CachedGraph::open(src, {dir.file("cache"), khop});
+      const CachedGraph mem = CachedGraph::in_memory(opened, khop);
+      EXPECT_GT(file.groups.num_groups(), 1);
+      expect_same_graph(file, mem);
+      EXPECT_EQ(mem.source, "opened.npz");
+      EXPECT_EQ(mem.path, "");
+    }
+  }
+}
+
+TEST(GraphCache, BuiltInMemoryBadInputNamesTheArchive) {
+  std::vector<float> f = SmallLayout::config_feat();
+  f[4] = std::nanf("");
+  const NpzReader bad = SmallLayout::arrays().set("node_config_feat", f, {5, 3, 4}).reader("dropped.npz");
+  const std::string msg = test::error_of([&] { CachedGraph::in_memory(bad, 1); });
+  EXPECT_NE(msg.find("dropped.npz"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("non-finite"), std::string::npos) << msg;
+  const NpzReader good = SmallLayout::arrays().reader("dropped.npz");
+  EXPECT_NE(test::error_of([&] { CachedGraph::in_memory(good, -1); }).find("khop must be >= 0"), std::string::npos);
 }
 
 TEST(GraphCache, RealAlexNetGroupsAndRows) {

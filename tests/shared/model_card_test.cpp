@@ -139,6 +139,27 @@ TEST(ModelCard, PerProgramModelsRankTheirOwnGraphOnly) {
   EXPECT_NE(test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); }).find("covers 3"), std::string::npos);
 }
 
+TEST(ModelCard, CarriesTheCollectionOfACollectionModeModel) {
+  EXPECT_FALSE(ModelCard::from_json(card("layout").dump(), "m/model.json").collection.has_value());
+  nlohmann::json j = card("layout");
+  j["data"] = {{"mode", "collection"}, {"collection", "layout:nlp:default"}, {"source", "nlp"}};
+  EXPECT_EQ(ModelCard::from_json(j.dump(), "m/model.json").collection, "layout:nlp:default");
+  j["data"]["collection"] = nullptr;
+  EXPECT_FALSE(ModelCard::from_json(j.dump(), "m/model.json").collection.has_value());
+  // An unknown collection, or one of the other kind, is a malformed card.
+  j["data"]["collection"] = "layout:tpu:default";
+  std::string e = test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); });
+  EXPECT_NE(e.find("m/model.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("data.collection"), std::string::npos) << e;
+  EXPECT_NE(e.find("layout:tpu:default"), std::string::npos) << e;
+  j["data"]["collection"] = "tile:xla";
+  e = test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); });
+  EXPECT_NE(e.find("'tile:xla' is not a layout collection"), std::string::npos) << e;
+  j["data"]["collection"] = 3;
+  EXPECT_NE(test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); }).find("must be a string"),
+            std::string::npos);
+}
+
 TEST(ModelCard, CarriesTheTrainingDataProfileWhenThereIsOne) {
   EXPECT_FALSE(ModelCard::from_json(card("layout").dump(), "m/model.json").training_data.has_value());
   nlohmann::json j = card("layout");

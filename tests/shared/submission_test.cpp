@@ -71,6 +71,18 @@ TEST(SubmissionId, RejectsBadInput) {
   EXPECT_FALSE(error_of([] { collection_of_id("layout:xla:a"); }).empty());
 }
 
+TEST(SubmissionRow, TileRowsKeepTheBestFiveLayoutRowsEveryConfig) {
+  const std::vector<int64_t> ranking = {6, 2, 0, 5, 1, 3, 4};
+  const SubmissionRow tile = submission_row("tile:xla", "conv_1", ranking);
+  EXPECT_EQ(tile.id, "tile:xla:conv_1");
+  EXPECT_EQ(tile.top_configs, (std::vector<int64_t>{6, 2, 0, 5, 1}));
+  const SubmissionRow layout = submission_row("layout:nlp:default", "bert", ranking);
+  EXPECT_EQ(layout.id, "layout:nlp:default:bert");
+  EXPECT_EQ(layout.top_configs, ranking);
+  EXPECT_EQ(submission_row("tile:xla", "k", {3, 1}).top_configs, (std::vector<int64_t>{3, 1}));
+  EXPECT_FALSE(error_of([&] { submission_row("layout:xla", "a", ranking); }).empty());
+}
+
 TEST(SubmissionCsv, Formats) {
   EXPECT_EQ(format_submission_csv(sample_rows()),
             "ID,TopConfigs\n"

@@ -3,11 +3,11 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "fastslow/rank/metrics_json.h"
 #include "fastslow/view/op_family.h"
-#include "js_bridge.h"
+#include "js_api.h"
 
 namespace fastslow::explorer {
 
@@ -16,9 +16,9 @@ App& app() {
   return a;
 }
 
-void App::open(std::string name, std::vector<uint8_t> bytes, double started_ms) {
+void App::open(std::string name, MallocBytes bytes, size_t size, double started_ms) {
   // A failure keeps the previous graph on screen.
-  std::unique_ptr<Document> d = open_document(std::move(name), std::move(bytes));
+  std::unique_ptr<Document> d = open_document(std::move(name), std::move(bytes), size);
   doc = std::move(d);
   error.clear();
   selected = hovered = -1;
@@ -26,6 +26,7 @@ void App::open(std::string name, std::vector<uint8_t> bytes, double started_ms) 
   search_hits.clear();
   heatmap_config = 0;
   rank = RankState{};
+  ++rank_ticket;  // a ranking still running is the previous file's
   collapsed.assign(std::max<size_t>(1, doc->node_splits.size()), 0);
   rebuild_display();
   fit_pending = 2;
@@ -119,7 +120,6 @@ void App::frame_done(double ms) {
 }
 
 std::string App::state_json() const {
-  auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
   nlohmann::json j;
   j["frames"] = frames;
   j["frame_ms"] = last_frame_ms;
@@ -162,10 +162,9 @@ std::string App::state_json() const {
                {"shift_warning", rank.shift_warning},
                {"scores", rank.group_scores.size()},
                {"configs", rank.ranking.size()},
-               {"kendall", num(rank.kendall)},
-               {"opa", num(rank.opa)},
-               {"top1_error", num(rank.top1)},
-               {"seconds", rank.seconds}};
+               {"seconds", rank.seconds},
+               {"collection", doc ? submission_collection() : ""}};
+  j["rank"].update(metrics_json(rank.metrics));
   return j.dump();
 }
 

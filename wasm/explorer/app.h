@@ -9,7 +9,12 @@
 #include <vector>
 
 #include "document.h"
+#include "fastslow/rank/metrics.h"
 #include "graph_renderer.h"
+
+namespace fastslow::wasm {
+struct RankSession;
+}
 
 namespace fastslow::explorer {
 
@@ -32,10 +37,13 @@ struct RankState {
   std::string message;
   std::string model;             // the model that produced the result
   std::string shift_warning;     // the file against the model's training data (shift_warning), "" = none found
+  std::string card_collection;   // the card's data.collection ("" for per-program cards)
+  std::string picked_collection;  // the user's pick for the submission row where the card's does not fit
+  std::string submission_error;   // why the last submission row could not be written
   std::vector<double> group_scores;
   std::vector<int64_t> ranking;  // configs, best first
   std::vector<int64_t> position;  // per config: its place in the ranking
-  double kendall = NAN, opa = NAN, top1 = NAN, top5 = NAN, top10 = NAN;
+  GraphMetrics metrics;          // NaN fields without runtimes
   double seconds = 0;
   bool cancel_requested = false;
 };
@@ -68,6 +76,9 @@ struct App {
   std::vector<ModelSlot> models;
   int model_index = 0;
   RankState rank;
+  // The current ranking's ticket: opening a file or starting a ranking draws
+  // a new one, and what JS reports under an older ticket is dropped.
+  int rank_ticket = 0;
   bool show_rank_tab = false;  // select the Rank tab on the next frame
   // Frame statistics: CPU time on the main thread from the start of a frame to
   // the last GL call (the GPU's time is not in it).
@@ -78,10 +89,30 @@ struct App {
   float dpr = 1;
   bool dirty = true;  // something changed that the next frame must show
 
-  void open(std::string name, std::vector<uint8_t> bytes, double started_ms);
+  // Opens `size` bytes at `bytes` (taken over); a failure throws Error and
+  // keeps the previous graph.
+  void open(std::string name, MallocBytes bytes, size_t size, double started_ms);
   void frame(float width, float height);  // the whole UI for one frame
   void frame_done(double ms);              // CPU time of the whole frame, UI to GL calls
   std::string state_json() const;
+
+  // Rankings (ranking.cpp): started here, run by the page's JS, which
+  // reports back with the ticket it was given.
+  bool start_rank(int model_index);  // false: no file, no such model, or one running
+  std::string rank_open(int ticket, const std::string& card_json);  // RankInfo JSON; throws Error
+  bool rank_progress(int ticket, int64_t done, int64_t total);       // false: stop
+  // Throws Error when the scores do not fit the session or the document.
+  void rank_done(int ticket, const wasm::RankSession& session, std::vector<double> scores, double seconds);
+  void rank_failed(int ticket, const std::string& message, bool cancelled);
+  // The submission row's collection: the card's when it is of the file's
+  // kind, else the user's pick, else the only one of that kind; "" = ask.
+  std::string submission_collection() const;
+  std::vector<std::string> submission_choices() const;  // the collections of the file's kind
+  void pick_collection(const std::string& id);          // throws Error for one not in the choices
+  // The competition CSV of the last ranking; throws Error when there is
+  // none or no collection is known yet.
+  std::string submission_csv() const;
+  std::string submission_file_name() const;
 
   // Views.
   void graph_view(float x, float y, float w, float h);
@@ -90,6 +121,7 @@ struct App {
   void computations_section();
   void configs_tab();
   void rank_tab();
+  void submission_row_section();
   void inspector();
   void rebuild_display();
   void set_collapsed(int64_t computation, bool c);

@@ -1,54 +1,46 @@
-// The explorer's C entry points for the page's JS, and the JS functions the
-// app calls (EM_JS). Strings cross as malloc'd UTF-8 that JS frees with
-// explorer_free; results are JSON, errors {"error": ...}.
+// The explorer's C entry points for the page's JS (declared, with their
+// JSON, in js_api.h): thin calls into the app.
 #include <emscripten/emscripten.h>
 
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "app.h"
 #include "c_strings.h"
+#include "fastslow/error.h"
 #include "fastslow/rank/model_card.h"
-#include "js_bridge.h"
+#include "js_api.h"
+#include "rank_session.h"
 
 using fastslow::explorer::app;
-using fastslow::explorer::RankStatus;
-
-EM_JS(void, js_request_rank, (int model_index), { Module.fastslowHooks.requestRank(model_index); });
-EM_JS(void, js_cancel_rank, (), { Module.fastslowHooks.cancelRank(); });
-EM_JS(void, js_open_dialog, (int what), { Module.fastslowHooks.openDialog(what); });
-EM_JS(void, js_download, (const char* name, const char* text),
-      { Module.fastslowHooks.download(UTF8ToString(name), UTF8ToString(text)); });
-EM_JS(void, js_set_clipboard, (const char* text), {
-  const t = UTF8ToString(text);
-  if (navigator.clipboard) navigator.clipboard.writeText(t).catch(() => {});
-});
-EM_JS(double, js_now_ms, (), { return performance.now(); });
-
 using fastslow::wasm::error_json;
+using fastslow::wasm::guarded;
 using fastslow::wasm::to_c;
+
+namespace {
+
+const std::string kOk = nlohmann::json{{"ok", true}}.dump();
+
+// A failure the user must see (the error box) as well as the caller.
+char* shown_error(const std::exception& e) {
+  app().error = e.what();
+  return to_c(error_json(e.what()));
+}
+
+}  // namespace
 
 extern "C" {
 
-EMSCRIPTEN_KEEPALIVE void explorer_free(char* p) { std::free(p); }
-
-// Takes ownership of `bytes` (malloc'd by JS). The previous graph stays when
-// the new one fails; the message is shown and returned.
 EMSCRIPTEN_KEEPALIVE char* explorer_open(uint8_t* bytes, size_t size, const char* name, double started_ms) {
-  app().dirty = true;
-  std::vector<uint8_t> data(bytes, bytes + size);
-  std::free(bytes);
+  auto& a = app();
+  a.dirty = true;
+  a.status.clear();
   try {
-    app().open(name, std::move(data), started_ms);
-    app().status.clear();
-    return to_c(nlohmann::json{{"ok", true}}.dump());
+    a.open(name, fastslow::explorer::MallocBytes(bytes), size, started_ms);
+    return to_c(kOk);
   } catch (const std::exception& e) {
-    app().error = e.what();
-    app().status.clear();
-    return to_c(error_json(e.what()));
+    return shown_error(e);  // the previous graph stays
   }
 }
 
@@ -61,7 +53,6 @@ EMSCRIPTEN_KEEPALIVE void explorer_set_error(const char* text) {
   app().error = text;
 }
 
-// Adds (or replaces, by name) a model; checks the card with the core's parser.
 EMSCRIPTEN_KEEPALIVE char* explorer_add_model(const char* name, const char* card_json) {
   app().dirty = true;
   try {
@@ -91,84 +82,78 @@ EMSCRIPTEN_KEEPALIVE char* explorer_add_model(const char* name, const char* card
     app().model_index = index;
     return to_c(nlohmann::json{{"index", index}}.dump());
   } catch (const std::exception& e) {
-    app().error = e.what();
-    return to_c(error_json(e.what()));
+    return shown_error(e);
   }
 }
 
-// Starts a ranking from JS (tests, or a page button) as the Rank button does.
 EMSCRIPTEN_KEEPALIVE int explorer_start_rank(int model_index) {
-  app().dirty = true;
-  auto& a = app();
-  if (!a.doc || model_index < 0 || model_index >= static_cast<int>(a.models.size()) ||
-      a.rank.status == RankStatus::Running)
-    return 0;
-  a.rank = fastslow::explorer::RankState{};
-  a.rank.status = RankStatus::Running;
-  a.rank.model = a.models[model_index].name;
-  a.model_index = model_index;
-  a.show_rank_tab = true;
-  js_request_rank(model_index);
+  if (!app().start_rank(model_index)) return 0;
+  app().show_rank_tab = true;  // started from outside the tab: bring it up
   return 1;
 }
 
-EMSCRIPTEN_KEEPALIVE void explorer_rank_progress(int done, int total) {
+EMSCRIPTEN_KEEPALIVE void explorer_cancel_rank() {
   app().dirty = true;
-  app().rank.done = done;
-  app().rank.total = total;
+  app().rank.cancel_requested = true;
 }
 
-// {"group_scores": [...], "ranking": [...], "metrics": {...} | null, "seconds"}
-EMSCRIPTEN_KEEPALIVE void explorer_rank_done(const char* json) {
-  app().dirty = true;
-  auto& r = app().rank;
+EMSCRIPTEN_KEEPALIVE char* explorer_rank_open(int ticket, const char* card_json) {
+  return guarded([&] { return app().rank_open(ticket, card_json); });
+}
+
+EMSCRIPTEN_KEEPALIVE int explorer_rank_progress(int ticket, int done, int total) {
+  return app().rank_progress(ticket, done, total) ? 1 : 0;
+}
+
+EMSCRIPTEN_KEEPALIVE void explorer_rank_done(int ticket, fastslow::wasm::RankSession* session, const double* scores,
+                                             int count, double seconds) {
   try {
-    const nlohmann::json j = nlohmann::json::parse(json);
-    r.group_scores = j.at("group_scores").get<std::vector<double>>();
-    r.ranking = j.at("ranking").get<std::vector<int64_t>>();
-    r.position.assign(r.ranking.size(), 0);
-    for (size_t k = 0; k < r.ranking.size(); ++k) r.position[r.ranking[k]] = static_cast<int64_t>(k);
-    const nlohmann::json& m = j.at("metrics");
-    auto get = [&](const char* k) { return m.is_object() && m[k].is_number() ? m[k].get<double>() : NAN; };
-    r.kendall = get("kendall");
-    r.opa = get("opa");
-    r.top1 = get("top1_error");
-    r.top5 = get("top5_error");
-    r.top10 = get("top10_error");
-    r.seconds = j.value("seconds", 0.0);
-    r.status = RankStatus::Done;
+    app().rank_done(ticket, fastslow::wasm::checked(session), fastslow::wasm::doubles(scores, count), seconds);
   } catch (const std::exception& e) {
-    r.status = RankStatus::Failed;
-    r.message = std::string("bad ranking result: ") + e.what();
+    app().rank_failed(ticket, e.what(), false);
   }
 }
 
-// The ranking's file against the model's training data, once it is prepared.
-EMSCRIPTEN_KEEPALIVE void explorer_rank_shift(const char* warning) {
-  app().dirty = true;
-  app().rank.shift_warning = warning;
+EMSCRIPTEN_KEEPALIVE void explorer_rank_failed(int ticket, const char* message, int cancelled) {
+  app().rank_failed(ticket, message, cancelled != 0);
 }
 
-EMSCRIPTEN_KEEPALIVE void explorer_rank_failed(const char* message, int cancelled) {
-  app().dirty = true;
-  app().rank.status = cancelled ? RankStatus::Cancelled : RankStatus::Failed;
-  app().rank.message = message;
+EMSCRIPTEN_KEEPALIVE char* explorer_state() {
+  return guarded([] { return app().state_json(); });
 }
 
-EMSCRIPTEN_KEEPALIVE char* explorer_state() { return to_c(app().state_json()); }
-
-// The last ranking: configs best first and the score of each config.
 EMSCRIPTEN_KEEPALIVE char* explorer_ranking() {
-  const auto& a = app();
-  nlohmann::json j = {{"ranking", a.rank.ranking}};
-  std::vector<double> per_config;
-  if (a.doc && !a.rank.group_scores.empty())
-    for (int64_t g : a.doc->groups.group_of) per_config.push_back(a.rank.group_scores[g]);
-  j["scores"] = per_config;
-  return to_c(j.dump());
+  return guarded([] {
+    const auto& a = app();
+    nlohmann::json j = {{"ranking", a.rank.ranking}};
+    std::vector<double> per_config;
+    if (a.doc && !a.rank.group_scores.empty())
+      for (int64_t g : a.doc->groups.group_of) per_config.push_back(a.rank.group_scores[g]);
+    j["scores"] = per_config;
+    return j.dump();
+  });
 }
 
-// Test hooks: select a node, search, zoom to fit.
+EMSCRIPTEN_KEEPALIVE char* explorer_submission_csv() {
+  return guarded([] {
+    return nlohmann::json{{"csv", app().submission_csv()}, {"name", app().submission_file_name()}}.dump();
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE char* explorer_pick_collection(const char* collection_id) {
+  return guarded([&] {
+    app().pick_collection(collection_id);
+    return kOk;
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE char* explorer_config_row(int config) {
+  return guarded([&] {
+    if (!app().doc) throw fastslow::Error("no graph open");
+    return nlohmann::json{{"config", config}, {"row", app().doc->config_row(config)}}.dump();
+  });
+}
+
 EMSCRIPTEN_KEEPALIVE void explorer_select(int node) {
   app().dirty = true;
   app().select(node);
@@ -186,5 +171,4 @@ EMSCRIPTEN_KEEPALIVE void explorer_fit() {
   app().dirty = true;
   app().fit_pending = 1;
 }
-
 }

@@ -33,16 +33,28 @@ void build_csr(int64_t n, const std::vector<int64_t>& edges, bool producers, std
 
 }  // namespace
 
-std::vector<float> Document::config_rows(int64_t begin, int64_t end) const {
+const std::vector<float>& Document::config_row(int64_t c) const {
+  constexpr int64_t kBlock = 128;
   const char* array = kind == GraphKind::Tile ? "config_feat" : "node_config_feat";
-  return npz->read_rows(array, begin, end).to_float(array);
+  if (c < 0 || c >= info.configs)
+    throw Error(name, array, "config " + std::to_string(c) + " out of range [0, " + std::to_string(info.configs) + ")");
+  auto it = row_cache_.find(c);
+  if (it != row_cache_.end()) return it->second;
+  if (row_cache_.size() > 8 * kBlock) row_cache_.clear();
+  const int64_t lo = c / kBlock * kBlock, hi = std::min(info.configs, lo + kBlock);
+  const std::vector<float> rows = npz->read_rows(array, lo, hi).to_float(array);
+  const size_t width = rows.size() / static_cast<size_t>(hi - lo);
+  for (int64_t r = lo; r < hi; ++r)
+    row_cache_[r] = std::vector<float>(rows.begin() + (r - lo) * width, rows.begin() + (r - lo + 1) * width);
+  return row_cache_[c];
 }
 
-std::unique_ptr<Document> open_document(std::string name, std::vector<uint8_t> bytes) {
+std::unique_ptr<Document> open_document(std::string name, MallocBytes bytes, size_t size) {
   const auto t0 = std::chrono::steady_clock::now();
   auto d = std::make_unique<Document>();
   d->name = name;
-  d->npz = std::make_shared<NpzReader>(NpzReader::from_memory(std::move(name), std::move(bytes)));
+  d->bytes = std::move(bytes);
+  d->npz = std::make_shared<NpzReader>(memory_view_source(std::move(name), d->bytes.get(), size));
   GraphContents contents;  // graph_info reads and groups the file once for both
   d->info = graph_info(*d->npz, &contents);
   for (const Problem& p : d->info.problems)

@@ -1,8 +1,12 @@
-// One opened .npz as the explorer holds it: the archive (its bytes owned
-// here, config rows read on demand), the graph, its drawing, its config
-// groups and runtimes. No ImGui, no GL: the views read it.
+// One opened .npz as the explorer holds it: the file's bytes (the only copy
+// the page keeps: the archive is read where they lie, config rows on
+// demand), the graph, its drawing, its config groups and runtimes. No ImGui,
+// no GL: the views read it.
 #pragma once
 
+#include <cstdint>
+#include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,13 +14,20 @@
 #include "fastslow/data/dedup.h"
 #include "fastslow/graph/graph.h"
 #include "fastslow/graph/graph_info.h"
-#include "fastslow/view/graph_drawing.h"
 #include "fastslow/io/npz_reader.h"
+#include "fastslow/view/graph_drawing.h"
 
 namespace fastslow::explorer {
 
+// Bytes malloc'd by JS and handed over (explorer_open): freed with free().
+struct FreeBytes {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+using MallocBytes = std::unique_ptr<uint8_t, FreeBytes>;
+
 struct Document {
   std::string name;
+  MallocBytes bytes;  // the file; declared before npz, which reads it, so it outlives it
   std::shared_ptr<NpzReader> npz;
   GraphInfo info;
   GraphKind kind = GraphKind::Layout;
@@ -33,12 +44,21 @@ struct Document {
   std::vector<int32_t> in_idx, out_idx;
   double load_ms = 0, layout_ms = 0;
 
-  // Rows of configs [begin, end): each tile [Fc]; layout [configurable nodes x Fc].
-  std::vector<float> config_rows(int64_t begin, int64_t end) const;
+  // Config c's row (tile [Fc]; layout [configurable nodes x Fc]), as the
+  // views show it. Rows are read in blocks of 128 configs and kept: a
+  // deflated array is inflated from its start up to the rows asked for, so a
+  // table scrolled far down reads once per block, not once per row and frame.
+  // Throws Error naming the file for a config out of range.
+  const std::vector<float>& config_row(int64_t c) const;
   int64_t config_width() const { return info.config_feat_width; }
+
+ private:
+  mutable std::map<int64_t, std::vector<float>> row_cache_;  // this document's rows only
 };
 
-// Throws fastslow::Error naming the file on anything wrong with it.
-std::unique_ptr<Document> open_document(std::string name, std::vector<uint8_t> bytes);
+// Opens the `size` bytes at `bytes` (taken over: freed with the document, or
+// here when the file fails). Throws fastslow::Error naming the file on
+// anything wrong with it.
+std::unique_ptr<Document> open_document(std::string name, MallocBytes bytes, size_t size);
 
 }  // namespace fastslow::explorer

@@ -15,7 +15,7 @@
 #include <cstdio>
 
 #include "app.h"
-#include "js_bridge.h"
+#include "js_api.h"
 
 namespace {
 
@@ -39,10 +39,6 @@ void apply_scale(float dpr) {
   ImGui::GetStyle() = style;
   g_font_dpr = dpr;
 }
-
-// The last time the user touched the page (pointer, wheel, keys), from the
-// page's listeners.
-EM_JS(double, js_last_input_ms, (), { return Module.fastslowLastInput || 0; });
 
 double g_last_render = 0;
 

@@ -10,8 +10,9 @@
 #include "app.h"
 #include "fastslow/graph/hlo_tables.h"
 #include "fastslow/view/op_family.h"
-#include "fastslow/data/submission.h"
-#include "js_bridge.h"
+#include "fastslow/data/collection.h"
+#include "fastslow/rank/ranking_csv.h"
+#include "js_api.h"
 
 namespace fastslow::explorer {
 
@@ -24,25 +25,6 @@ std::string fmt(double v, const char* f = "%.4f") {
   char b[48];
   std::snprintf(b, sizeof b, f, v);
   return b;
-}
-
-// Rows of one config, read on demand in blocks of 128 configs: a deflated
-// array is inflated from its start up to the rows asked for, so a table
-// scrolled far down reads once per block, not once per row.
-const std::vector<float>& cached_row(const Document& doc, int64_t c) {
-  constexpr int64_t kBlock = 128;
-  static const Document* owner = nullptr;
-  static std::map<int64_t, std::vector<float>> cache;
-  if (owner != &doc) cache.clear(), owner = &doc;
-  auto it = cache.find(c);
-  if (it != cache.end()) return it->second;
-  if (cache.size() > 8 * kBlock) cache.clear();
-  const int64_t lo = c / kBlock * kBlock, hi = std::min(doc.info.configs, lo + kBlock);
-  const std::vector<float> rows = doc.config_rows(lo, hi);
-  const size_t width = rows.size() / static_cast<size_t>(std::max<int64_t>(1, hi - lo));
-  for (int64_t r = lo; r < hi; ++r)
-    cache[r] = std::vector<float>(rows.begin() + (r - lo) * width, rows.begin() + (r - lo + 1) * width);
-  return cache[c];
 }
 
 void section(const char* title) {
@@ -204,7 +186,7 @@ void App::configs_tab() {
   section("Heatmap of one config");
   ImGui::SetNextItemWidth(140 * dpr);
   if (ImGui::InputScalar("config", ImGuiDataType_S64, &heatmap_config)) heatmap_config = std::clamp<int64_t>(heatmap_config, 0, n - 1);
-  const std::vector<float>& row = cached_row(*doc, std::clamp<int64_t>(heatmap_config, 0, n - 1));
+  const std::vector<float>& row = doc->config_row(std::clamp<int64_t>(heatmap_config, 0, n - 1));
   const int64_t w = doc->config_width(), rows = w > 0 ? static_cast<int64_t>(row.size()) / w : 0;
   const float cell = std::max(3.0f, std::min(14.0f * dpr, (ImGui::GetContentRegionAvail().x - 8) / std::max<int64_t>(w, 1)));
   const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -279,19 +261,11 @@ void App::rank_tab() {
     ImGui::PopTextWrapPos();
   }
   ImGui::BeginDisabled(!can);
-  if (ImGui::Button("Rank", {120 * dpr, 0})) {
-    rank = RankState{};
-    rank.status = RankStatus::Running;
-    rank.model = models[model_index].name;
-    js_request_rank(model_index);
-  }
+  if (ImGui::Button("Rank", {120 * dpr, 0})) start_rank(model_index);
   ImGui::EndDisabled();
   if (running) {
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) {
-      rank.cancel_requested = true;
-      js_cancel_rank();
-    }
+    if (ImGui::Button("Cancel")) rank.cancel_requested = true;  // JS stops at its next report
     const float f = rank.total ? static_cast<float>(rank.done) / static_cast<float>(rank.total) : 0.0f;
     char label[64];
     std::snprintf(label, sizeof label, "%lld / %lld batches", static_cast<long long>(rank.done), static_cast<long long>(rank.total));
@@ -308,35 +282,18 @@ void App::rank_tab() {
 
   section("Result");
   ImGui::Text("%zu configs ranked with %s in %.1f s", rank.ranking.size(), rank.model.c_str(), rank.seconds);
-  if (!std::isnan(rank.kendall)) {
-    ImGui::Text("Kendall tau %s   OPA %s", fmt(rank.kendall).c_str(), fmt(rank.opa).c_str());
-    ImGui::Text("top-1 / 5 / 10 error %s / %s / %s", fmt(rank.top1).c_str(), fmt(rank.top5).c_str(), fmt(rank.top10).c_str());
+  if (!std::isnan(rank.metrics.kendall)) {
+    const GraphMetrics& m = rank.metrics;
+    ImGui::Text("Kendall tau %s   OPA %s", fmt(m.kendall).c_str(), fmt(m.opa).c_str());
+    ImGui::Text("top-1 / 5 / 10 error %s / %s / %s", fmt(m.top1).c_str(), fmt(m.top5).c_str(), fmt(m.top10).c_str());
   } else {
     ImGui::TextDisabled("no measured runtimes in this file: ranking only");
   }
-  if (ImGui::Button("Download submission row")) {
-    std::vector<int64_t> top = rank.ranking;
-    if (doc->kind == GraphKind::Tile && top.size() > 5) top.resize(5);
-    std::string stem = doc->name.substr(0, doc->name.rfind('.'));
-    std::string text = "ID,TopConfigs\n" + std::string(doc->kind == GraphKind::Tile ? "tile:xla:" : "layout:xla:random:") + stem + ",";
-    for (size_t k = 0; k < top.size(); ++k) text += (k ? ";" : "") + std::to_string(top[k]);
-    text += "\n";
-    js_download((stem + "_submission.csv").c_str(), text.c_str());
-  }
+  if (ImGui::Button("Download table"))
+    js_download((file_stem(doc->name) + "_ranking.csv").c_str(),
+                ranking_csv(rank.ranking, doc->groups.group_of, rank.group_scores, doc->runtime).c_str());
   ImGui::SameLine();
-  if (ImGui::Button("Download table")) {
-    std::string text = "rank,config,group,score,runtime\n";
-    char buf[128];
-    for (size_t k = 0; k < rank.ranking.size(); ++k) {
-      const int64_t c = rank.ranking[k], g = doc->groups.group_of[c];
-      std::snprintf(buf, sizeof buf, "%zu,%lld,%lld,%.9g,", k + 1, static_cast<long long>(c), static_cast<long long>(g),
-                    rank.group_scores[g]);
-      text += buf;
-      if (!doc->runtime.empty()) text += fmt(doc->runtime[c], "%.9g");
-      text += "\n";
-    }
-    js_download((doc->name.substr(0, doc->name.rfind('.')) + "_ranking.csv").c_str(), text.c_str());
-  }
+  submission_row_section();
   // Predicted vs measured.
   if (!doc->runtime.empty()) {
     section("Predicted score vs measured runtime");
@@ -384,6 +341,37 @@ void App::rank_tab() {
   }
 }
 
+void App::submission_row_section() {
+  const std::vector<std::string> choices = submission_choices();
+  const bool card_names_it = std::find(choices.begin(), choices.end(), rank.card_collection) != choices.end();
+  if (!card_names_it && choices.size() > 1) {
+    // The card names no collection of the file's kind: the row's ID needs the user's word.
+    std::vector<const char*> names;
+    int current = -1;
+    for (size_t k = 0; k < choices.size(); ++k) {
+      if (choices[k] == rank.picked_collection) current = static_cast<int>(k);
+      names.push_back(choices[k].c_str());
+    }
+    ImGui::SetNextItemWidth(180 * dpr);
+    if (ImGui::Combo("collection", &current, names.data(), static_cast<int>(names.size())))
+      pick_collection(choices[current]);
+    ImGui::SameLine();
+  }
+  const bool known = !submission_collection().empty();
+  ImGui::BeginDisabled(!known);
+  if (ImGui::Button("Download submission row")) {
+    try {
+      js_download(submission_file_name().c_str(), submission_csv().c_str());
+      rank.submission_error.clear();
+    } catch (const std::exception& e) {  // a file name the CSV cannot carry
+      rank.submission_error = e.what();
+    }
+  }
+  ImGui::EndDisabled();
+  if (!known) ImGui::TextDisabled("pick the collection the submission row's ID names");
+  if (!rank.submission_error.empty()) ImGui::TextColored({1, 0.4f, 0.4f, 1}, "%s", rank.submission_error.c_str());
+}
+
 void App::inspector() {
   if (!doc || selected < 0 || selected >= doc->graph.num_nodes) return;
   const int64_t v = selected;
@@ -425,7 +413,7 @@ void App::inspector() {
       clip.Begin(static_cast<int>(doc->info.configs));
       while (clip.Step())
         for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
-          const std::vector<float>& row = cached_row(*doc, i);
+          const std::vector<float>& row = doc->config_row(i);
           ImGui::TableNextRow();
           ImGui::TableNextColumn();
           ImGui::Text("%d", i);

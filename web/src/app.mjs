@@ -2,12 +2,17 @@
 // (drag and drop, file choosers), keeps the models (model.onnx + model.json)
 // and runs rankings with ONNX Runtime Web through ranker.mjs, reporting
 // progress and results back to the app. window.fastslow exposes the app's
-// state to tests and to the curious.
+// state to tests and to the curious. Every call into the wasm goes through
+// core.mjs (the contract is wasm/js_api.h).
 import * as ort from './ort/ort.wasm.min.mjs';
+import { call, callJson, toHeap, withCopy } from './core.mjs';
 import { Ranker } from './ranker.mjs';
 
 // Bigger files do not fit the wasm heap next to what is derived from them.
 const MAX_FILE_BYTES = 1536 * 1024 * 1024;
+// A file is copied into the heap in pieces this big, so the page never holds
+// a second whole copy of it in JS.
+const READ_PIECE_BYTES = 16 * 1024 * 1024;
 ort.env.wasm.wasmPaths = new URL('./ort/', import.meta.url).href;
 // Threads need a cross-origin-isolated page (serve.mjs sends the headers).
 // Inference runs in ONNX Runtime's worker so the UI keeps drawing frames.
@@ -16,59 +21,69 @@ ort.env.wasm.proxy = true;
 // 2 threads ranked no faster than 1 and slowed the frames drawn meanwhile.
 ort.env.wasm.numThreads = globalThis.crossOriginIsolated ? Math.min(4, Math.max(1, (navigator.hardwareConcurrency || 1) - 1)) : 1;
 
-const state = { bytes: null, name: '', models: [], cancel: false, ranking: null };
+// The file itself is not kept here: the app's document holds its bytes.
+const state = { models: [], rankings: new Set() };
 const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
 const mb = (n) => `${(n / 1048576).toFixed(1)} MB`;
 
 let M = null;
-function call(fn, ...strings) {
-  const ptrs = strings.map((s) => {
-    if (typeof s !== 'string') return s;
-    const n = M.lengthBytesUTF8(s) + 1;
-    const p = M._malloc(n);
-    M.stringToUTF8(s, p, n);
-    return p;
-  });
+// The result of f(), or {error: message} for what it threw (the app shows its own errors).
+const orError = (f) => {
   try {
-    return M[fn](...ptrs);
-  } finally {
-    strings.forEach((s, i) => { if (typeof s === 'string') M._free(ptrs[i]); });
+    return f();
+  } catch (e) {
+    return { error: e.message };
   }
-}
-function json(fn, ...args) {
-  const p = call(fn, ...args);
-  const text = M.UTF8ToString(p);
-  M._explorer_free(p);
-  return JSON.parse(text);
+};
+
+function tooLarge(size, name) {
+  if (size <= MAX_FILE_BYTES) return false;
+  call(M, '_explorer_set_error', `${name}: ${mb(size)} is more than the page can hold (at most ${mb(MAX_FILE_BYTES)}); ` +
+    'rank it with `fastslow rank` instead');
+  return true;
 }
 
+// Opens the file whose `size` bytes are at `p` in the heap; the app takes them over.
+function openInHeap(p, size, name, started) {
+  return orError(() => callJson(M, '_explorer_open', p, size, name, started));  // on error the previous graph stays
+}
+
+// Opens a file held in JS (the demo, scripts): copied into the heap, not kept.
 async function openGraph(bytes, name) {
   const started = performance.now();
-  if (bytes.byteLength > MAX_FILE_BYTES) {
-    call('_explorer_set_error', `${name}: ${mb(bytes.byteLength)} is more than the page can hold (at most ${mb(MAX_FILE_BYTES)}); ` +
-      'rank it with `fastslow rank` instead');
-    return { error: 'too large' };
-  }
-  call('_explorer_set_status', `opening ${name} (${mb(bytes.byteLength)})...`);
+  if (tooLarge(bytes.byteLength, name)) return { error: 'too large' };
+  call(M, '_explorer_set_status', `opening ${name} (${mb(bytes.byteLength)})...`);
   await frame();  // let the status show before the parse blocks the thread
-  const p = M._malloc(bytes.byteLength);
-  M.HEAPU8.set(bytes, p);  // the app takes ownership of p
-  const r = json('_explorer_open', p, bytes.byteLength, name, started);
-  if (!r.error) {
-    state.bytes = bytes;
-    state.name = name;
-  }
-  return r;
+  return openInHeap(toHeap(M, bytes), bytes.byteLength, name, started);
 }
 
+// Opens a chosen or dropped file, read piece by piece straight into the heap.
 async function openFile(file) {
-  if (file.size > MAX_FILE_BYTES) return openGraph({ byteLength: file.size }, file.name);
-  call('_explorer_set_status', `reading ${file.name} (${mb(file.size)})...`);
-  return openGraph(new Uint8Array(await file.arrayBuffer()), file.name);
+  const started = performance.now();
+  if (tooLarge(file.size, file.name)) return { error: 'too large' };
+  call(M, '_explorer_set_status', `reading ${file.name} (${mb(file.size)})...`);
+  const p = M._malloc(Math.max(1, file.size));
+  if (!p) {
+    call(M, '_explorer_set_error', `${file.name}: no memory left for ${mb(file.size)}`);
+    return { error: 'out of memory' };
+  }
+  try {
+    for (let at = 0; at < file.size; at += READ_PIECE_BYTES) {
+      const piece = new Uint8Array(await file.slice(at, at + READ_PIECE_BYTES).arrayBuffer());
+      M.HEAPU8.set(piece, p + at);  // HEAPU8 afresh: the heap may have grown meanwhile
+    }
+  } catch (e) {
+    M._free(p);
+    call(M, '_explorer_set_error', `${file.name}: could not be read (${e.message || e})`);
+    return { error: String(e.message || e) };
+  }
+  call(M, '_explorer_set_status', `opening ${file.name} (${mb(file.size)})...`);
+  await frame();
+  return openInHeap(p, file.size, file.name, started);
 }
 
 function addModel(name, onnx, cardText) {
-  const r = json('_explorer_add_model', name, cardText);
+  const r = orError(() => callJson(M, '_explorer_add_model', name, cardText));
   if (r.error) return r;
   // The session is built and warmed up now, in ONNX Runtime's worker, so
   // that Rank starts at full speed; a model ONNX Runtime cannot load is
@@ -84,7 +99,7 @@ async function openModelFiles(files) {
   const onnx = files.find((f) => f.name.endsWith('.onnx'));
   const card = files.find((f) => f.name.endsWith('.json'));
   if (!onnx || !card) {
-    call('_explorer_set_error', 'open a model as two files together: model.onnx and its model.json');
+    call(M, '_explorer_set_error', 'open a model as two files together: model.onnx and its model.json');
     return { error: 'need both files' };
   }
   const cardText = await card.text();
@@ -97,36 +112,44 @@ async function openModelFiles(files) {
   return addModel(label, new Uint8Array(await onnx.arrayBuffer()), cardText);
 }
 
-async function rank(index) {
-  state.cancel = false;
+// Ranks the open file with model `index` under the app's `ticket`: the app
+// prepares the file (explorer_rank_open), ONNX Runtime Web scores it here,
+// the app ranks the scores. Every report carries the ticket; once the app
+// answers that the ranking is over (cancelled, or another file opened), the
+// loop stops and what it still says is dropped.
+async function rank(index, ticket) {
   const m = state.models[index];
+  const t0 = performance.now();
+  let session = 0;
   try {
     if (!m) throw new Error('no such model');
-    if (!state.bytes) throw new Error('no graph open');
-    const t0 = performance.now();
     if (!m.ready) {  // still being loaded and warmed up (addModel)
-      call('_explorer_set_status', `preparing model ${m.name} for ONNX Runtime...`);
-      await m.ranker.finally(() => call('_explorer_set_status', ''));
+      call(M, '_explorer_set_status', `preparing model ${m.name} for ONNX Runtime...`);
+      await m.ranker.finally(() => call(M, '_explorer_set_status', ''));
     }
     const ranker = await m.ranker;
-    const res = await ranker.rank(M, state.bytes, state.name, {
-      onShift: (s) => call('_explorer_rank_shift', s ? s.warning : ''),
-      onProgress: (done, total) => M._explorer_rank_progress(done, total),
-      cancelled: () => state.cancel,
+    const info = callJson(M, '_explorer_rank_open', ticket, m.cardText);
+    session = info.session;
+    let goOn = M._explorer_rank_progress(ticket, 0, info.chunks) === 1;
+    const { groupScores } = await ranker.score(M, info, {
+      onProgress: (done, total) => { goOn = M._explorer_rank_progress(ticket, done, total) === 1; },
+      cancelled: () => !goOn,
     });
-    state.ranking = res;
-    call('_explorer_rank_done', JSON.stringify({
-      group_scores: Array.from(res.groupScores), ranking: res.ranking, metrics: res.metrics,
-      seconds: (performance.now() - t0) / 1000,
-    }));
+    withCopy(M, groupScores, (p) =>
+      M._explorer_rank_done(ticket, session, p, groupScores.length, (performance.now() - t0) / 1000));
   } catch (e) {
-    call('_explorer_rank_failed', String(e.message || e), e.name === 'AbortError' ? 1 : 0);
+    call(M, '_explorer_rank_failed', ticket, String(e.message || e), e.name === 'AbortError' ? 1 : 0);
+  } finally {
+    if (session) M._fastslow_rank_close(session);
   }
 }
 
 const hooks = {
-  requestRank: (i) => { rank(i); },
-  cancelRank: () => { state.cancel = true; },
+  requestRank: (i, ticket) => {
+    const r = rank(i, ticket);
+    state.rankings.add(r);
+    r.finally(() => state.rankings.delete(r));
+  },
   openDialog: (what) => document.getElementById(what === 0 ? 'npz-input' : 'model-input').click(),
   download: (name, text) => {
     const a = document.createElement('a');
@@ -174,23 +197,31 @@ async function boot() {
     addModel('demo', new Uint8Array(await onnx.arrayBuffer()), await card.text());
     await openGraph(new Uint8Array(await g.arrayBuffer()), 'demo.npz');
   } catch (e) {
-    call('_explorer_set_status', `no demo: ${e.message}`);
+    call(M, '_explorer_set_status', `no demo: ${e.message}`);
   }
   boot.remove();
 }
 
 window.fastslow = {
   ready: null,
-  state: () => json('_explorer_state'),
-  ranking: () => json('_explorer_ranking'),
+  state: () => callJson(M, '_explorer_state'),
+  ranking: () => callJson(M, '_explorer_ranking'),
   open: (bytes, name) => openGraph(bytes, name),
-  rank: (index = 0) => call('_explorer_start_rank', index),
-  cancel: () => { state.cancel = true; },
+  rank: (index = 0) => M._explorer_start_rank(index),
+  cancel: () => M._explorer_cancel_rank(),
   select: (node) => M._explorer_select(node),
-  search: (text) => call('_explorer_search', text),
+  search: (text) => call(M, '_explorer_search', text),
   fit: () => M._explorer_fit(),
   // Settles once every model opened so far is loaded and warmed up.
   modelsReady: () => Promise.allSettled(state.models.map((m) => m.ranker)).then(() => state.models.length),
   collapse: (computation, collapsed = true) => M._explorer_collapse(computation, collapsed ? 1 : 0),
+  // Settles once every ranking started so far has stopped (results dropped included).
+  rankingsSettled: () => Promise.allSettled([...state.rankings]),
+  // The competition CSV "Download submission row" saves: {csv, name} or {error}.
+  submissionCsv: () => orError(() => callJson(M, '_explorer_submission_csv')),
+  // The collection a submission row names where the model card gives none.
+  pickCollection: (id) => orError(() => callJson(M, '_explorer_pick_collection', id)),
+  // Config `config`'s row as the views show it (the document's row cache).
+  configRow: (config) => callJson(M, '_explorer_config_row', config).row,
 };
 window.fastslow.ready = boot();

@@ -4,31 +4,9 @@
 // and the core turns the scores into the ranking and its metrics.
 // Works with any fastslow_core module instance and any `ort` namespace
 // (onnxruntime-web in the page and under node).
+import { callJson, f32, i64, withCopy } from './core.mjs';
 
 let scratchId = 0;
-
-function callJson(core, fn, ...args) {
-  const out = core[fn](...args);
-  const text = core.UTF8ToString(out);
-  core._fastslow_free_string(out);
-  const json = JSON.parse(text);
-  if (json && json.error) throw new Error(json.error);
-  return json;
-}
-
-function withStrings(core, strings, body) {
-  const ptrs = strings.map((s) => {
-    const n = core.lengthBytesUTF8(s) + 1;
-    const p = core._malloc(n);
-    core.stringToUTF8(s, p, n);
-    return p;
-  });
-  try {
-    return body(...ptrs);
-  } finally {
-    ptrs.forEach((p) => core._free(p));
-  }
-}
 
 function removeTree(FS, path) {
   let entries;
@@ -45,10 +23,6 @@ function removeTree(FS, path) {
   }
   FS.rmdir(path);
 }
-
-// Copies of wasm memory (views die when the memory grows).
-const f32 = (core, ptr, n) => new Float32Array(core.HEAPU8.buffer, ptr, n).slice();
-const i64 = (core, ptr, n) => new BigInt64Array(core.HEAPU8.buffer, ptr, n).slice();
 
 export class Ranker {
   // modelBytes: model.onnx; cardText: model.json.
@@ -99,12 +73,57 @@ export class Ranker {
     this.cardText = cardText;
   }
 
-  // Ranks every config of `bytes` (an .npz named `name`). onShift({warning,
-  // findings, origin} or null) once the file is prepared, before any model
-  // call; onProgress(done, total) after each batch; cancelled() true stops
-  // between batches (throws an Error with name 'AbortError'). Returns { info, shift, groupScores
-  // (Float64Array per duplicate group), ranking, groupOf, metrics, runtime,
-  // scoreMs (model calls only) }.
+  // Scores every unique config of a prepared graph: `info` is a RankInfo
+  // (wasm/js_api.h) from fastslow_rank_open or explorer_rank_open.
+  // onProgress(done, total) after each batch; cancelled() true stops between
+  // batches (throws an Error with name 'AbortError'). Returns { groupScores
+  // (Float64Array per duplicate group), scoreMs (model calls only) }.
+  async score(core, info, { onProgress, cancelled } = {}) {
+    const { ort } = this;
+    const n = info.nodes, m = info.edges, nc = info.config_nodes, fc = info.config_feat_width;
+    const graph = {
+      node_feat: ['float32', f32(core, info.node_feat, n * info.node_feat_width), [n, info.node_feat_width]],
+      node_opcode: ['int64', i64(core, info.node_opcode, n), [n]],
+      edge_index: ['int64', i64(core, info.edge_index, m * 2), [m, 2]],
+    };
+    if (info.kind === 'layout') graph.config_nodes = ['int64', i64(core, info.config_nodes_ptr, nc), [nc]];
+    // Models that read the core's layout context (shapes and layouts
+    // around each configurable node) declare it as an input.
+    if (info.kind === 'layout' && this.session.inputNames.includes('config_context')) {
+      const w = info.config_context_width;
+      graph.config_context = ['float32', f32(core, info.config_context_ptr, nc * w), [nc, w]];
+    }
+    // Fresh tensors for every call: ONNX Runtime's worker proxy takes
+    // ownership of (detaches) the buffers it is given.
+    const graphFeeds = () => Object.fromEntries(Object.entries(graph).map(([k, [t, a, d]]) => [k, new ort.Tensor(t, a.slice(), d)]));
+    const groupScores = new Float64Array(info.groups);
+    let filled = 0;
+    let scoreMs = 0;
+    for (let c = 0; c < info.chunks; c++) {
+      if (cancelled && cancelled()) {
+        const e = new Error('ranking cancelled');
+        e.name = 'AbortError';
+        throw e;
+      }
+      const batch = callJson(core, '_fastslow_rank_batch', info.session, c);
+      const B = batch.count;
+      const dims = info.kind === 'layout' ? [B, nc, fc] : [B, fc];
+      const feat = new ort.Tensor('float32', f32(core, batch.ptr, dims.reduce((a, b) => a * b, 1)), dims);
+      const t0 = performance.now();
+      const out = await this.session.run({ ...graphFeeds(), config_feat: feat });
+      scoreMs += performance.now() - t0;
+      groupScores.set(out.scores.data, filled);
+      filled += B;
+      if (onProgress) onProgress(c + 1, info.chunks);
+    }
+    return { groupScores, scoreMs };
+  }
+
+  // Node tools and tests: ranks every config of `bytes` (an .npz named
+  // `name`), written to the module's file system for fastslow_rank_open.
+  // onShift({warning, findings, origin} or null) once the file is prepared,
+  // before any model call; onProgress and cancelled as for score(). Returns
+  // { info, shift, groupScores, ranking, groupOf, metrics, runtime, scoreMs }.
   async rank(core, bytes, name, { onShift, onProgress, cancelled } = {}) {
     const dir = `/rank${scratchId++}`;
     core.FS.mkdirTree(`${dir}/cache`);
@@ -112,54 +131,11 @@ export class Ranker {
     core.FS.writeFile(file, bytes);
     let info = null;
     try {
-      info = withStrings(core, [file, this.cardText, `${dir}/cache`], (f, c, d) =>
-        callJson(core, '_fastslow_rank_open', f, c, d));
+      info = callJson(core, '_fastslow_rank_open', file, this.cardText, `${dir}/cache`);
       if (onShift) onShift(info.shift || null);
-      const { ort } = this;
-      const n = info.nodes, m = info.edges, nc = info.config_nodes, fc = info.config_feat_width;
-      const graph = {
-        node_feat: ['float32', f32(core, info.node_feat, n * info.node_feat_width), [n, info.node_feat_width]],
-        node_opcode: ['int64', i64(core, info.node_opcode, n), [n]],
-        edge_index: ['int64', i64(core, info.edge_index, m * 2), [m, 2]],
-      };
-      if (info.kind === 'layout') graph.config_nodes = ['int64', i64(core, info.config_nodes_ptr, nc), [nc]];
-      // Models that read the core's layout context (shapes and layouts
-      // around each configurable node) declare it as an input.
-      if (info.kind === 'layout' && this.session.inputNames.includes('config_context')) {
-        const w = info.config_context_width;
-        graph.config_context = ['float32', f32(core, info.config_context_ptr, nc * w), [nc, w]];
-      }
-      // Fresh tensors for every call: ONNX Runtime's worker proxy takes
-      // ownership of (detaches) the buffers it is given.
-      const graphFeeds = () => Object.fromEntries(Object.entries(graph).map(([k, [t, a, d]]) => [k, new ort.Tensor(t, a.slice(), d)]));
-      const groupScores = new Float64Array(info.groups);
-      let filled = 0;
-      let scoreMs = 0;
-      for (let c = 0; c < info.chunks; c++) {
-        if (cancelled && cancelled()) {
-          const e = new Error('ranking cancelled');
-          e.name = 'AbortError';
-          throw e;
-        }
-        const batch = callJson(core, '_fastslow_rank_batch', info.session, c);
-        const B = batch.count;
-        const dims = info.kind === 'layout' ? [B, nc, fc] : [B, fc];
-        const feat = new ort.Tensor('float32', f32(core, batch.ptr, dims.reduce((a, b) => a * b, 1)), dims);
-        const t0 = performance.now();
-        const out = await this.session.run({ ...graphFeeds(), config_feat: feat });
-        scoreMs += performance.now() - t0;
-        groupScores.set(out.scores.data, filled);
-        filled += B;
-        if (onProgress) onProgress(c + 1, info.chunks);
-      }
-      const p = core._malloc(8 * Math.max(1, groupScores.length));
-      new Float64Array(core.HEAPU8.buffer, p, groupScores.length).set(groupScores);
-      let result;
-      try {
-        result = callJson(core, '_fastslow_rank_finish', info.session, p, groupScores.length);
-      } finally {
-        core._free(p);
-      }
+      const { groupScores, scoreMs } = await this.score(core, info, { onProgress, cancelled });
+      const result = withCopy(core, groupScores, (p) =>
+        callJson(core, '_fastslow_rank_finish', info.session, p, groupScores.length));
       return { info, shift: info.shift || null, groupScores, scoreMs, ranking: result.ranking, groupOf: result.group_of,
         metrics: result.metrics, runtime: result.runtime || null };
     } finally {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { callJson, withCopy } from '../src/core.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -15,18 +16,15 @@ const sample = path.resolve(root, '..', 'shared', 'data', 'cleaned_alexnet.npz')
 
 const core = await createFastslowCore();
 
+// The JSON the core returns, or {error} for the core's error message.
 function infoOf(bytes, name) {
-  const p = core._malloc(bytes.length);
-  core.HEAPU8.set(bytes, p);
-  const nameLen = core.lengthBytesUTF8(name) + 1;
-  const namePtr = core._malloc(nameLen);
-  core.stringToUTF8(name, namePtr, nameLen);
-  const out = core._fastslow_info_json(p, bytes.length, namePtr);
-  const json = JSON.parse(core.UTF8ToString(out));
-  core._fastslow_free_string(out);
-  core._free(p);
-  core._free(namePtr);
-  return json;
+  return withCopy(core, bytes, (p) => {
+    try {
+      return callJson(core, '_fastslow_info_json', p, bytes.length, name);
+    } catch (e) {
+      return { error: e.message };
+    }
+  });
 }
 
 test('describes the real AlexNet sample from memory', () => {

@@ -21,7 +21,7 @@ const unet3d = path.resolve(root, '..', 'shared', 'data', 'real', 'layout_xla_de
 const work = mkdtempSync(path.join(tmpdir(), 'fastslow-explorer-'));
 const run = (...args) => execFileSync(fastslow, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-let server, browser, page, layoutFile, demo, bigFile;
+let server, browser, page, layoutFile, demo, bigFile, longFile, nlpModel, programModel, layoutFiles;
 const pageErrors = [];
 
 before(async () => {
@@ -37,6 +37,22 @@ before(async () => {
     path.join(work, 'big')).trim();
   demo = path.join(work, 'demo');
   run('export', '--run', path.join(work, 'run'), '-o', demo);
+  // A second model, trained briefly on another collection (layout:nlp:default).
+  run('train', '--data', data, '--collection', 'layout:nlp:default', '--out', path.join(work, 'run-nlp'),
+    '--epochs', '1', '--steps-per-epoch', '4', '--threads', '2');
+  nlpModel = path.join(work, 'nlp');
+  run('export', '--run', path.join(work, 'run-nlp'), '-o', nlpModel);
+  // A per-program model (of the demo's graph): its card names no collection.
+  run('train', '--graph', layoutFile, '--out', path.join(work, 'run-program'), '--epochs', '1', '--steps-per-epoch', '4',
+    '--threads', '2');
+  programModel = path.join(work, 'program');
+  run('export', '--run', path.join(work, 'run-program'), '-o', programModel);
+  // A graph with many configs, so that its ranking runs for a while.
+  longFile = run('synth', '--graph', 'layout:xla:random', '--nodes', '300', '--configs', '8000', '--seed', '2', '--out',
+    path.join(work, 'long')).trim();
+  // Three files of other shapes, two of them over one 128-config block.
+  layoutFiles = ['xla/random/train/resnet_0001.npz', 'nlp/random/valid/transformer_0003.npz',
+    'nlp/default/train/transformer_0000.npz'].map((f) => path.join(data, 'npz/layout', f));
   copyFileSync(layoutFile, path.join(demo, 'demo.npz'));
   const site = path.join(work, 'site');
   execFileSync('bash', [path.join(root, 'scripts/stage_site.sh'), site, demo], { stdio: 'ignore' });
@@ -187,5 +203,106 @@ test('ranking the real unet3d graph with the demo model warns that it lies outsi
   const findings = (t) => t.split('\n').filter((l) => l.startsWith('  - '));
   assert.ok(findings(s.rank.shift_warning).length >= 2, s.rank.shift_warning);
   assert.deepEqual(findings(s.rank.shift_warning), findings(native.stderr));
+  assert.deepEqual(pageErrors, []);
+});
+
+// One config's row as numpy reads it from the file (float64 of the stored values, flattened).
+function numpyRow(file, config) {
+  const script = 'import json, sys, numpy as np\n' +
+    'd = np.load(sys.argv[1])\n' +
+    'a = d["node_config_feat"] if "node_config_feat" in d.files else d["config_feat"]\n' +
+    'print(json.dumps(a[int(sys.argv[2])].astype(np.float64).ravel().tolist()))\n';
+  return JSON.parse(execFileSync('/usr/bin/python3', ['-c', script, file, String(config)], { encoding: 'utf8' }));
+}
+
+test('opening another file while a ranking runs leaves the new file unranked: the old ranking\'s results are dropped', async () => {
+  await page.setInputFiles('#npz-input', longFile);
+  await waitState((x) => x.graph && x.graph.name === path.basename(longFile), 'the long file');
+  assert.equal(await page.evaluate(() => window.fastslow.rank(0)), 1);
+  const running = await waitState((x) => x.rank.status === 'running' && x.rank.done >= 1, 'the first batches');
+  assert.ok(running.rank.done < running.rank.total, 'the ranking must still be running when the next file opens');
+  await page.setInputFiles('#npz-input', layoutFile);
+  const opened = await waitState((x) => x.graph && x.graph.name === path.basename(layoutFile), 'the next file');
+  // Whatever the old ranking still reports (progress, results) must not land on this file.
+  await page.evaluate(() => window.fastslow.rankingsSettled());
+  const s = await state();
+  assert.equal(s.graph.name, path.basename(layoutFile));
+  assert.equal(s.rank.status, 'idle');
+  assert.equal(s.rank.done, 0);
+  assert.equal(s.rank.scores, 0);
+  assert.equal(s.rank.configs, 0);
+  assert.deepEqual(await page.evaluate(() => window.fastslow.ranking()), { ranking: [], scores: [] });
+  // The new file ranks as usual afterwards.
+  assert.equal(await page.evaluate(() => window.fastslow.rank(0)), 1);
+  const t = await waitState((x) => x.rank.status === 'done', 'the new ranking', 120000);
+  assert.equal(t.rank.scores, opened.graph.unique_configs);
+  assert.equal(t.rank.configs, opened.graph.configs);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('the competition row is IDed with the model\'s collection: the demo\'s layout:xla:random, another model\'s layout:nlp:default', async () => {
+  const stem = path.basename(layoutFile, '.npz');
+  const rankWith = async (index) => {
+    assert.equal(await page.evaluate((i) => window.fastslow.rank(i), index), 1);
+    await waitState((x) => x.rank.status === 'done', 'the ranking', 120000);
+    const { ranking } = await page.evaluate(() => window.fastslow.ranking());
+    return { ranking, csv: await page.evaluate(() => window.fastslow.submissionCsv()) };
+  };
+  // The file may be open already, ranked: opening it again leaves it unranked.
+  await page.setInputFiles('#npz-input', layoutFile);
+  await waitState((x) => x.graph && x.graph.name === path.basename(layoutFile) && x.rank.status === 'idle', 'the layout file');
+  const demoRow = await rankWith(0);
+  assert.equal(demoRow.csv.csv, `ID,TopConfigs\nlayout:xla:random:${stem},${demoRow.ranking.join(';')}\n`);
+  // The same file ranked with the model trained on layout:nlp:default.
+  await page.setInputFiles('#model-input', [path.join(nlpModel, 'model.onnx'), path.join(nlpModel, 'model.json')]);
+  const models = await waitState((x) => x.models.length === 2, 'the second model');
+  await page.evaluate(() => window.fastslow.modelsReady());
+  const nlp = models.models.findIndex((m) => m.includes('layout:nlp:default'));
+  assert.ok(nlp > 0, JSON.stringify(models.models));
+  const nlpRow = await rankWith(nlp);
+  assert.equal(nlpRow.csv.csv, `ID,TopConfigs\nlayout:nlp:default:${stem},${nlpRow.ranking.join(';')}\n`);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('where the model card names no collection, the submission row waits for the user\'s pick', async () => {
+  await page.setInputFiles('#model-input', [path.join(programModel, 'model.onnx'), path.join(programModel, 'model.json')]);
+  const models = await waitState((x) => x.models.some((m) => m.includes(path.basename(layoutFile))), 'the per-program model');
+  await page.evaluate(() => window.fastslow.modelsReady());
+  const program = models.models.findIndex((m) => m.includes(path.basename(layoutFile)));
+  await page.setInputFiles('#npz-input', layoutFile);
+  await waitState((x) => x.graph && x.graph.name === path.basename(layoutFile) && x.rank.status === 'idle', 'the layout file');
+  assert.equal(await page.evaluate((i) => window.fastslow.rank(i), program), 1);
+  const s = await waitState((x) => x.rank.status === 'done', 'the ranking', 120000);
+  assert.equal(s.rank.collection, '');
+  assert.match((await page.evaluate(() => window.fastslow.submissionCsv())).error, /pick the collection/);
+  // Only a collection of the file's kind will do.
+  assert.match((await page.evaluate(() => window.fastslow.pickCollection('tile:xla'))).error, /not a collection of layout graphs/);
+  assert.deepEqual(await page.evaluate(() => window.fastslow.pickCollection('layout:xla:default')), { ok: true });
+  const { ranking } = await page.evaluate(() => window.fastslow.ranking());
+  const csv = await page.evaluate(() => window.fastslow.submissionCsv());
+  assert.equal(csv.csv, `ID,TopConfigs\nlayout:xla:default:${path.basename(layoutFile, '.npz')},${ranking.join(';')}\n`);
+  assert.equal(csv.name, `${path.basename(layoutFile, '.npz')}_submission.csv`);
+  assert.equal((await state()).rank.collection, 'layout:xla:default');
+  assert.deepEqual(pageErrors, []);
+});
+
+test('the config row the panel shows is the open file\'s, however files come and go', async () => {
+  const [a, b, c] = layoutFiles;
+  const open = async (file) => {
+    await page.setInputFiles('#npz-input', file);
+    await waitState((x) => x.graph && x.graph.name === path.basename(file), path.basename(file));
+  };
+  const shown = (config) => page.evaluate((k) => window.fastslow.configRow(k), config);
+  assert.notDeepEqual(numpyRow(a, 0), numpyRow(c, 0), 'the test needs files whose first rows differ');
+  await open(a);
+  assert.deepEqual(await shown(0), numpyRow(a, 0));
+  assert.deepEqual(await shown(130), numpyRow(a, 130));  // another block of rows
+  // B opened and never looked at; C may then live where A did.
+  await open(b);
+  await open(c);
+  assert.deepEqual(await shown(0), numpyRow(c, 0));
+  assert.deepEqual(await shown(130), numpyRow(c, 130));
+  await open(b);
+  assert.deepEqual(await shown(0), numpyRow(b, 0));
   assert.deepEqual(pageErrors, []);
 });

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -108,8 +109,7 @@ bool any_measured(const std::vector<double>& runtime) {
   return false;
 }
 
-void build_tile(const std::string& source, const GraphCacheOptions&, NpzWriter& w, nlohmann::json& meta) {
-  const NpzReader npz = NpzReader::open(source);
+void build_tile(const NpzReader& npz, NpzWriter& w, nlohmann::json& meta) {
   const TileGraph g = load_tile_graph(npz);
   require_valid(Graph{g});
   const std::vector<double> runtime = g.target();
@@ -125,8 +125,30 @@ void build_tile(const std::string& source, const GraphCacheOptions&, NpzWriter& 
   meta["config_feat_width"] = g.config_feat_width;
 }
 
-void build_layout(const std::string& source, const GraphCacheOptions& o, NpzWriter& w, nlohmann::json& meta) {
-  const NpzReader npz = NpzReader::open(source);
+// The representative row of every group, in group order, as T: gathered as
+// the array streams by, so that memory holds the output and one chunk, never
+// the representatives in the file's dtype (a 1 GB float32 array's unique
+// rows are several times the int8 output; the page's heap has to hold them).
+// T = int8 only for rows LayoutConfigCheck found to be layout values, which
+// float32 carries exactly.
+template <class T>
+std::vector<T> representative_rows(const NpzReader& npz, const ConfigGroups& groups, int64_t row) {
+  std::vector<int64_t> group_of_representative(static_cast<size_t>(groups.num_configs()), -1);
+  for (int64_t k = 0; k < groups.num_groups(); ++k) group_of_representative[groups.representative[k]] = k;
+  std::vector<T> out(static_cast<size_t>(groups.num_groups() * row));
+  npz.for_each_chunk("node_config_feat", 1024, [&](int64_t first, const NpyArray& chunk) {
+    const std::vector<float> v = chunk.to_float("node_config_feat");
+    for (int64_t r = 0; r < chunk.dim(0); ++r) {
+      const int64_t k = group_of_representative[first + r];
+      if (k >= 0)
+        std::transform(v.begin() + r * row, v.begin() + (r + 1) * row, out.begin() + k * row,
+                       [](float x) { return static_cast<T>(x); });
+    }
+  });
+  return out;
+}
+
+void build_layout(const NpzReader& npz, int khop, NpzWriter& w, nlohmann::json& meta) {
   const LayoutGraph g = load_layout_graph(npz, LoadOptions{false});
   require_valid(Graph{g});
   const std::vector<double> runtime = g.target();
@@ -145,38 +167,36 @@ void build_layout(const std::string& source, const GraphCacheOptions& o, NpzWrit
   std::vector<Problem> problems;
   check.report(&problems);
   for (const Problem& p : problems)
-    if (p.severity == Severity::Error) throw Error(source, p.array, p.message);
+    if (p.severity == Severity::Error) throw Error(npz.file(), p.array, p.message);
   const ConfigGroups groups = dedup.finish(runtime);
 
-  const PrunedGraph p = prune_graph(g, g.node_config_ids, o.khop);
+  const PrunedGraph p = prune_graph(g, g.node_config_ids, khop);
   write_common(w, g, p, groups, runtime, measured);
   // Layout values are dimension indices, -1..5, so int8 keeps them exactly;
   // files with other values (a validation warning) keep float32.
-  NpyArray rows = npz.read_rows("node_config_feat", groups.representative);
   const std::vector<int64_t> shape = {groups.num_groups(), g.num_configurable(), g.config_feat_width};
   if (check.all_layout_values())
-    w.add("config_rows", rows.to_int8("node_config_feat"), shape);
-  else if (rows.dtype() != DType::F32)
-    w.add("config_rows", rows.to_float("node_config_feat"), shape);
+    w.add("config_rows", representative_rows<int8_t>(npz, groups, row), shape);
   else
-    w.add("config_rows", rows);
+    w.add("config_rows", representative_rows<float>(npz, groups, row), shape);
   meta["kind"] = "layout";
   meta["original_nodes"] = g.num_nodes;
   meta["original_edges"] = g.num_edges();
   meta["config_feat_width"] = g.config_feat_width;
 }
 
-void build(const std::string& source, const GraphCacheOptions& o, const std::string& path, nlohmann::json meta) {
-  const NpzReader probe = NpzReader::open(source);
-  const GraphKind kind = detect_graph_kind(probe);
-  NpzWriter w(path, Compression::Stored);
-  if (kind == GraphKind::Tile)
-    build_tile(source, o, w, meta);
+// The cache's arrays into `w` (a file or memory), `meta` with them.
+void build(const NpzReader& npz, int khop, NpzWriter& w, nlohmann::json meta) {
+  if (detect_graph_kind(npz) == GraphKind::Tile)
+    build_tile(npz, w, meta);
   else
-    build_layout(source, o, w, meta);
+    build_layout(npz, khop, w, meta);
   const std::string text = meta.dump();
   w.add("meta", std::vector<uint8_t>(text.begin(), text.end()), {static_cast<int64_t>(text.size())});
-  w.close();
+}
+
+void check_khop(const std::string& source, int khop) {
+  if (khop < 0) throw Error(source, "", "khop must be >= 0, got " + std::to_string(khop));
 }
 
 template <class T>
@@ -189,7 +209,7 @@ std::vector<T> read_vec(const NpzReader& npz, const char* name) {
 }  // namespace
 
 CachedGraph CachedGraph::open(const std::string& source, const GraphCacheOptions& options) {
-  if (options.khop < 0) throw Error(source, "", "khop must be >= 0, got " + std::to_string(options.khop));
+  check_khop(source, options.khop);
   if (options.dir.empty()) throw Error(source, "", "no cache directory given");
   SourceStamp stamp = stamp_of(source);
   stamp.contents = contents_of(source);
@@ -198,12 +218,31 @@ CachedGraph CachedGraph::open(const std::string& source, const GraphCacheOptions
   if (ec) throw Error(options.dir, "", "cannot create cache directory: " + ec.message());
   const std::string path = cache_file(options, stamp);
   const nlohmann::json want = meta_of(options, stamp);
-  if (!cache_matches(path, want)) build(source, options, path, want);
-
+  if (!cache_matches(path, want)) {
+    NpzWriter w(path, Compression::Stored);
+    build(NpzReader::open(source), options.khop, w, want);
+    w.close();
+  }
   CachedGraph c;
   c.source = source;
   c.path = path;
-  c.reader_ = std::make_shared<NpzReader>(NpzReader::open(path));
+  c.load(std::make_shared<NpzReader>(NpzReader::open(path)));
+  return c;
+}
+
+CachedGraph CachedGraph::in_memory(const NpzReader& source, int khop) {
+  check_khop(source.file(), khop);
+  NpzWriter w(Compression::Stored);
+  build(source, khop, w, {{"format", kCacheFormat}, {"source", source.file()}, {"khop", khop}});
+  CachedGraph c;
+  c.source = source.file();
+  c.load(std::make_shared<NpzReader>(NpzReader::from_memory(source.file() + " (prepared)", w.close_to_memory())));
+  return c;
+}
+
+void CachedGraph::load(std::shared_ptr<NpzReader> reader) {
+  CachedGraph& c = *this;
+  c.reader_ = std::move(reader);
   const NpzReader& npz = *c.reader_;
   const NpyArray m = npz.read("meta");
   const nlohmann::json meta =
@@ -228,13 +267,12 @@ CachedGraph CachedGraph::open(const std::string& source, const GraphCacheOptions
   const auto& shape = npz.header("config_rows").shape;
   c.config_row_elems = 1;
   for (size_t i = 1; i < shape.size(); ++i) c.config_row_elems *= shape[i];
-  return c;
 }
 
 std::vector<float> CachedGraph::config_rows(const std::vector<int64_t>& group_ids) const {
   for (int64_t g : group_ids)
     if (g < 0 || g >= groups.num_groups())
-      throw Error(path, "config_rows", "group " + std::to_string(g) + " out of range [0, " +
+      throw Error(reader_->file(), "config_rows", "group " + std::to_string(g) + " out of range [0, " +
                                            std::to_string(groups.num_groups()) + ")");
   const NpyArray a = reader_->read_rows("config_rows", group_ids);
   if (a.dtype() != DType::F32) return a.to_float("config_rows");

@@ -126,6 +126,15 @@ std::string submission_id(const std::string& collection_id,
   return collection_id + ":" + file_stem;
 }
 
+SubmissionRow submission_row(const std::string& collection_id, const std::string& file_stem,
+                             std::vector<int64_t> ranking) {
+  SubmissionRow row{submission_id(collection_id, file_stem), std::move(ranking)};
+  constexpr size_t kTileTop = 5;
+  if (parse_collection_id(collection_id).kind == "tile" && row.top_configs.size() > kTileTop)
+    row.top_configs.resize(kTileTop);
+  return row;
+}
+
 std::string collection_of_id(const std::string& id) {
   std::string collection;
   std::string why = id_problem(id, &collection);

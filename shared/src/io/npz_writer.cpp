@@ -53,6 +53,13 @@ struct NpzWriter::Sink {
     pos += n;
   }
   void write(const std::string& s) { write(s.data(), s.size()); }
+  // Room for `n` more bytes in memory at once, plus a little for the small
+  // entries and the directory that follow: appending a large array to a
+  // doubling buffer would hold it three times over while it grows.
+  void reserve(uint64_t n) {
+    constexpr uint64_t kTail = 64 * 1024;
+    if (!f && mem.capacity() < mem.size() + n) mem.reserve(static_cast<size_t>(mem.size() + n + kTail));
+  }
   void patch(uint64_t at, const std::string& s) {
     if (f) {
       if (fseeko(f, static_cast<off_t>(at), SEEK_SET) != 0 || std::fwrite(s.data(), 1, s.size(), f) != s.size() ||
@@ -123,6 +130,7 @@ void NpzWriter::add(const std::string& name, DType dtype, const std::vector<int6
   uint32_t crc = crc32_update(0, header.data(), header.size());
   crc = crc32_update(crc, data, static_cast<size_t>(nbytes));
   if (compression_ == Compression::Stored) {
+    sink_->reserve(header.size() + nbytes);
     sink_->write(header);
     sink_->write(data, static_cast<size_t>(nbytes));
   } else {

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fastslow/data/collection.h"
 #include "fastslow/error.h"
 #include "fastslow/features/tile_features.h"
 
@@ -87,6 +88,19 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
     if (c.program.config_nodes != c.wide_nodes)
       throw Error(what, "", "model card: the wide table covers " + std::to_string(c.wide_nodes) +
                                 " configurable nodes, the program has " + std::to_string(c.program.config_nodes));
+  }
+  if (j.contains("data") && j["data"].is_object() && j["data"].contains("collection") &&
+      !j["data"]["collection"].is_null()) {
+    const std::string id = string_field(j["data"], "collection", what);
+    CollectionId parsed;
+    try {
+      parsed = parse_collection_id(id);
+    } catch (const Error& e) {
+      throw Error(what, "", "model card: data.collection: " + e.problem());
+    }
+    if (parsed.kind != kind)
+      throw Error(what, "", "model card: data.collection '" + id + "' is not a " + kind + " collection");
+    c.collection = id;
   }
   if (j.contains("training_data") && !j["training_data"].is_null()) {
     c.training_data = DataProfile::from_json(j["training_data"].dump(), what);

@@ -28,10 +28,15 @@ class CachedGraph {
   // size, modification time) with the same options; otherwise builds it.
   // Throws Error naming the source on bad input (see validate.h).
   static CachedGraph open(const std::string& source, const GraphCacheOptions& options);
+  // The same graph built from an archive already open (the page's document,
+  // whose bytes are in memory), kept in memory: no file is read or written.
+  // Equal, field for field and row for row, to open() on the same bytes;
+  // `source` is the reader's name and `path` stays empty.
+  static CachedGraph in_memory(const NpzReader& source, int khop);
 
   GraphKind kind = GraphKind::Layout;
   std::string source;  // the original .npz
-  std::string path;    // the cache file
+  std::string path;    // the cache file ("" when built in memory)
   int64_t original_nodes = 0, original_edges = 0;
 
   PrunedGraph pruned;
@@ -54,6 +59,8 @@ class CachedGraph {
   std::vector<float> config_rows(const std::vector<int64_t>& group_ids) const;
 
  private:
+  // Reads the fields from a built cache archive.
+  void load(std::shared_ptr<NpzReader> reader);
   std::shared_ptr<NpzReader> reader_;
 };
 

@@ -19,6 +19,12 @@ struct SubmissionRow {
 std::string submission_id(const std::string& collection_id,
                           const std::string& file_stem);
 
+// The row of one graph from its ranking (every config, best first): tile rows
+// keep the best five, which is what the competition scores; layout rows every
+// config. Throws as submission_id does.
+SubmissionRow submission_row(const std::string& collection_id, const std::string& file_stem,
+                             std::vector<int64_t> ranking);
+
 // The collection part of a submission ID; throws Error when malformed.
 std::string collection_of_id(const std::string& id);
 

@@ -38,6 +38,10 @@ struct ModelCard {
     std::string graph;
     int64_t nodes = 0, edges = 0, config_nodes = 0;
   } program;
+  // The collection a collection-mode model was trained on (data.collection,
+  // e.g. "layout:xla:random"): the page's submission rows are IDed with it.
+  // Per-program cards have none.
+  std::optional<std::string> collection;
   // What the model was trained on (cards exported before it was recorded
   // have none): rankings check graphs against it (distribution_shift).
   std::optional<DataProfile> training_data;
