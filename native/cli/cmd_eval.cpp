@@ -42,7 +42,7 @@ Command add_eval_command(CLI::App& app) {
             std::vector<GraphMetrics> all;
             for (const auto& r : results) all.push_back(r.metrics);
             const CollectionMetrics mean = summarize(all);
-            nlohmann::json j = train::metrics_json(results, o->split, score);
+            nlohmann::json j = train::results_json(results, o->split, score);
             j["run"] = o->run;
             j["collection"] = run.options.collection;
             train::RunDir(o->run).write_json("eval_" + o->split + ".json", j);

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "fastslow/data/collection.h"
+#include "fastslow/rank/metrics_json.h"
 
 namespace fastslow::train {
 
@@ -54,22 +55,19 @@ double collection_score(GraphKind kind, const std::vector<GraphResult>& results)
   return kind == GraphKind::Tile ? s.tile_score : s.kendall;
 }
 
-nlohmann::json metrics_json(const std::vector<GraphResult>& results, const std::string& split, double score) {
-  auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+nlohmann::json results_json(const std::vector<GraphResult>& results, const std::string& split, double score) {
   nlohmann::json graphs = nlohmann::json::array();
   std::vector<GraphMetrics> all;
   for (const GraphResult& r : results) {
-    const GraphMetrics& m = r.metrics;
-    all.push_back(m);
-    graphs.push_back({{"graph", r.graph}, {"configs", m.configs}, {"kendall", num(m.kendall)}, {"opa", num(m.opa)},
-                      {"top1_error", num(m.top1)}, {"top5_error", num(m.top5)}, {"top10_error", num(m.top10)},
-                      {"tile_score", num(m.tile_score)}});
+    all.push_back(r.metrics);
+    nlohmann::json g = fastslow::metrics_json(r.metrics);
+    g["graph"] = r.graph;
+    g["configs"] = r.metrics.configs;
+    graphs.push_back(std::move(g));
   }
-  const CollectionMetrics s = summarize(all);
   return {{"split", split},
-          {"score", num(score)},
-          {"mean", {{"kendall", num(s.kendall)}, {"opa", num(s.opa)}, {"top1_error", num(s.top1)},
-                    {"top5_error", num(s.top5)}, {"top10_error", num(s.top10)}, {"tile_score", num(s.tile_score)}}},
+          {"score", std::isnan(score) ? nlohmann::json(nullptr) : nlohmann::json(score)},
+          {"mean", fastslow::metrics_json(summarize(all))},
           {"graphs", graphs}};
 }
 

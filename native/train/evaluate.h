@@ -43,7 +43,7 @@ std::optional<std::vector<GraphResult>> evaluate_entries(
 // {"split", "score", "mean": {...}, "graphs": [{graph, configs, kendall, opa,
 // top1_error, top5_error, top10_error, tile_score}]}, NaN as null: what
 // metrics.json and eval_<split>.json hold.
-nlohmann::json metrics_json(const std::vector<GraphResult>& results, const std::string& split, double score);
+nlohmann::json results_json(const std::vector<GraphResult>& results, const std::string& split, double score);
 
 // The validation score: mean Kendall (layout) or mean tile score (tile).
 double collection_score(GraphKind kind, const std::vector<GraphResult>& results);

@@ -88,7 +88,7 @@ Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::st
   }
   double score = collection_score(data_.kind, *results);
   if (!std::isfinite(score)) score = -train_loss;  // no validation runtimes: track the training loss
-  const nlohmann::json metrics = metrics_json(*results, data_.valid_split, score);
+  const nlohmann::json metrics = results_json(*results, data_.valid_split, score);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::json line = {{"epoch", at},
                          {"train_loss", at < 0 ? nlohmann::json(nullptr) : nlohmann::json(train_loss)},

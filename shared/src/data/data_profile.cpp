@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fastslow/error.h"
+#include "fastslow/io/json_text.h"
 #include "fastslow/data/graph_cache.h"
 #include "fastslow/graph/hlo_tables.h"
 #include "fastslow/graph/prune.h"
@@ -192,12 +193,7 @@ std::string DataProfile::to_json() const {
 }
 
 DataProfile DataProfile::from_json(const std::string& text, const std::string& what) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const std::exception& e) {
-    throw Error(what, "", std::string("training-data profile is not JSON: ") + e.what());
-  }
+  const nlohmann::json j = parse_json_text(text, what, "training-data profile is not JSON");
   const int version = get<int>(j, "version", what);
   if (version != kVersion)
     throw Error(what, "", "training-data profile version " + std::to_string(version) + "; this build reads version " + std::to_string(kVersion));

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fastslow/error.h"
+#include "fastslow/io/json_text.h"
 
 namespace fastslow {
 
@@ -56,12 +57,7 @@ std::string FeatureStats::to_json() const {
 }
 
 FeatureStats FeatureStats::from_json(const std::string& json, const std::string& what) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(json);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(what, "", std::string("not valid JSON: ") + e.what());
-  }
+  const nlohmann::json j = parse_json_text(json, what, "not valid JSON");
   if (!j.is_object()) throw Error(what, "", "expected a JSON object with log_scale, mean and stddev");
   auto numbers = [&](const char* key) {
     const auto it = j.find(key);

@@ -103,12 +103,9 @@ void LayoutConfigCheck::report(std::vector<Problem>* out) const {
 }
 
 const char* severity_name(Severity s) {
-  switch (s) {
-    case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
-    case Severity::Note: return "note";
-  }
-  return "?";
+  static const char* const names[] = {"error", "warning", "note"};  // in the enum's order
+  const auto i = static_cast<size_t>(s);
+  return i < sizeof names / sizeof names[0] ? names[i] : "?";
 }
 
 std::vector<Problem> validate(const TileGraph& g) {

@@ -4,6 +4,7 @@
 
 #include "fastslow/data/collection.h"
 #include "fastslow/error.h"
+#include "fastslow/io/json_text.h"
 #include "fastslow/features/tile_features.h"
 
 namespace fastslow {
@@ -32,12 +33,7 @@ std::string string_field(const nlohmann::json& j, const char* key, const std::st
 }  // namespace
 
 ModelCard ModelCard::from_json(const std::string& text, const std::string& what) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const std::exception& e) {
-    throw Error(what, "", std::string("not a JSON model card: ") + e.what());
-  }
+  const nlohmann::json j = parse_json_text(text, what, "not a JSON model card");
   if (!j.is_object() || j.value("format", "") != "fastslow-model")
     throw Error(what, "", "not a fastslow model card (expected \"format\": \"fastslow-model\")");
   const int64_t version = int_field(j, "format_version", what, 1);
