@@ -138,6 +138,10 @@ bool bench_file(const std::string& out, const std::string& file) {
     tr = train::train(o, hooks);
   }
   if (tr.interrupted()) return false;
+  if (tr.reason == train::StopReason::Diverged) {
+    std::fprintf(stderr, "%s\n", tr.message.c_str());
+    return false;
+  }
 
   const train::LoadedRun run = train::load_run(dir, "cpu");
   const train::GraphEntry fit = std::move(train::load_split(run, "train").front());

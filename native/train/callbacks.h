@@ -15,6 +15,8 @@
 
 namespace fastslow::train {
 
+// Where processes must agree on one reason, the greatest in this order wins
+// (GradientSync::agree).
 enum class StopReason {
   Finished,      // every epoch ran
   EarlyStopped,  // no better validation score for --patience epochs

@@ -1,13 +1,17 @@
 // Where a training step meets the other processes of a data-parallel run:
-// between backward and clipping the gradients are made the same everywhere,
-// and whether a step is applied (its loss and gradient finite) is decided
-// for all processes at once, so their weights never drift apart. A run in
-// one process uses this base class, which does nothing.
+// between backward and clipping the gradients are made the same everywhere;
+// whether a step is applied (its loss and gradient finite) and whether the
+// run stops (Ctrl-C seen by one process, early stopping on scores that
+// differ in the last bits) are decided for all processes at once, so their
+// weights never drift apart and none waits for a peer that has left. A run
+// in one process uses this base class, which does nothing.
 #pragma once
 
 #include <torch/torch.h>
 
 #include <vector>
+
+#include "train/callbacks.h"
 
 namespace fastslow::train {
 
@@ -20,6 +24,9 @@ class GradientSync {
   virtual void reduce(const std::vector<torch::Tensor>& /*params*/) {}
   // True when `local` holds on every process.
   virtual bool all(bool local) { return local; }
+  // The stop every process takes: any process's reason stops all of them
+  // (the greatest, in StopReason's order, where they differ).
+  virtual Verdict agree(Verdict local) { return local; }
 };
 
 // Whether to apply this step: its loss and gradient norm finite on every

@@ -62,7 +62,13 @@ std::string TrainOptions::cache_dir() const {
 void TrainOptions::apply_defaults() {
   const bool tile = kind == "tile";
   if (model.empty()) model = models::default_model(kind);
-  const models::ModelEntry& entry = models::model_entry(kind, model);
+  const models::ModelEntry* found = nullptr;
+  try {
+    found = &models::model_entry(kind, model);
+  } catch (const Error& e) {
+    throw Error(std::string("--model: ") + e.what());
+  }
+  const models::ModelEntry& entry = *found;
 
   at_least<int64_t>("--hidden", hidden, 1, "a model needs a hidden width");
   at_least<int64_t>("--layers", layers, 0, "0 = no graph layers");

@@ -73,6 +73,8 @@ PreparedData prepare(const DataSpec& spec, const torch::Device& device, std::opt
   if (caches.empty()) throw Error(spec.source, "", "has no training graphs");
   PreparedData d;
   d.kind = caches.front().kind;
+  d.source = spec.source;
+  d.per_program = program;
   if (norm) {
     d.norm = std::move(*norm);
   } else {

@@ -34,6 +34,8 @@ struct DataSpec {
 
 struct PreparedData {
   GraphKind kind = GraphKind::Layout;
+  std::string source;        // the data root or the graph, for messages
+  bool per_program = false;  // one graph whose groups are split (DataSpec::split_groups)
   Normalizer norm;
   std::vector<GraphEntry> train, valid;
   std::string valid_split = "valid";  // what validation ranks: "valid", or "holdout" (per-program, no valid share)

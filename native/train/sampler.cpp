@@ -1,5 +1,6 @@
 #include "train/sampler.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "fastslow/error.h"
@@ -23,16 +24,18 @@ std::vector<int64_t> sample_groups(const std::vector<int64_t>& pool, int64_t cou
   return out;
 }
 
-EpochSampler::EpochSampler(const std::vector<GraphEntry>& graphs, std::vector<size_t> trainable,
-                           int64_t steps_per_epoch, int64_t configs_per_graph, uint64_t seed)
-    : graphs_(graphs),
-      trainable_(std::move(trainable)),
+EpochSampler::EpochSampler(std::shared_ptr<const PreparedData> data, int64_t steps_per_epoch,
+                           int64_t configs_per_graph, uint64_t seed)
+    : data_(std::move(data)),
+      trainable_(data_->trainable()),
       steps_(steps_per_epoch),
       configs_per_graph_(configs_per_graph),
       seed_(seed) {
-  if (trainable_.empty()) throw Error("no training graph has two distinct configs to rank");
-  for (size_t g : trainable_)
-    if (g >= graphs_.size()) throw Error("sampler: graph index out of range");
+  if (trainable_.empty())
+    throw Error(data_->source, "",
+                "no training graph has two distinct configs to rank (" + std::to_string(data_->train.size()) +
+                    " training graphs)");
+  if (steps_ < 1) throw Error(data_->source, "", "a sampler needs at least one step per epoch");
 }
 
 Pick EpochSampler::pick(int64_t epoch, int64_t step) {
@@ -51,8 +54,20 @@ Pick EpochSampler::pick(int64_t epoch, int64_t step) {
   Pick p;
   p.graph = plan_.at(static_cast<size_t>(step));
   const uint64_t batch_seed = mix_seed(mix_seed(seed_, static_cast<uint64_t>(epoch)), static_cast<uint64_t>(step));
-  p.groups = sample_groups(graphs_[p.graph].train_groups, configs_per_graph_, batch_seed);
+  p.groups = sample_groups(data_->train[p.graph].train_groups, configs_per_graph_, batch_seed);
   return p;
+}
+
+int64_t default_steps_per_epoch(const TrainOptions& o, const PreparedData& d) {
+  if (o.steps_per_epoch) return *o.steps_per_epoch;
+  if (d.per_program)
+    return std::max<int64_t>(10, static_cast<int64_t>(d.train.at(0).train_groups.size()) / *o.configs_per_graph);
+  return std::max<int64_t>(d.kind == GraphKind::Layout ? 200 : 50, static_cast<int64_t>(d.trainable().size()));
+}
+
+std::unique_ptr<Sampler> default_sampler(const TrainOptions& o, std::shared_ptr<const PreparedData> data) {
+  const int64_t steps = default_steps_per_epoch(o, *data);
+  return std::make_unique<EpochSampler>(std::move(data), steps, *o.configs_per_graph, o.seed);
 }
 
 }  // namespace fastslow::train

@@ -15,26 +15,6 @@ namespace fastslow::train {
 
 namespace {
 
-DataSpec data_spec(const TrainOptions& o) {
-  DataSpec s;
-  s.cache = {o.cache_dir(), o.khop};
-  s.tile_features = *o.tile_features == 1;
-  if (!o.graph.empty()) {
-    s.source = o.graph;
-    s.train_files = {o.graph};
-    const double holdout = o.holdout, valid = *o.valid_share;
-    const uint64_t seed = o.seed;
-    s.split_groups = [=](int64_t groups) { return split_program(groups, holdout, valid, seed); };
-    return s;
-  }
-  s.source = o.data;
-  const Collection c = find_collection(o.data, o.collection);
-  s.train_files = c.split("train");
-  s.valid_files = c.split("valid");
-  if (s.train_files.empty()) throw Error(o.data, "", "collection " + o.collection + " has no training graphs");
-  return s;
-}
-
 // What the model learns from, for the card (data_profile.h): runs resumed
 // from before it was recorded get it too.
 void write_profile(const RunDir& run, const TrainOptions& o, const PreparedData& d) {
@@ -65,13 +45,38 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
 TrainResult run_training(TrainOptions o, bool resuming, const TrainHooks& hooks,
                          const std::vector<std::shared_ptr<Callback>>& extra) {
   configure_process(o.threads);
-  const torch::Device device = pick_device(o.device);
-  auto sync = std::make_shared<GradientSync>();
-  // The one place that decides who writes the run folder: the first process.
-  const RunDir run(o.out, sync->rank() == 0);
+  const RunDir run(o.out);
   std::optional<Normalizer> norm;
   if (resuming) norm = Normalizer::from_json(run.read_json("stats.json"), run.file("stats.json"));
-  const PreparedData data = prepare(data_spec(o), device, norm, hooks.prepare, hooks.message);
+  auto data = std::make_shared<const PreparedData>(
+      prepare(data_spec(o), pick_device(o.device), norm, hooks.prepare, hooks.message));
+  write_run_header(run, o, *data, resuming);
+  return run_prepared(o, data, resuming, std::make_shared<GradientSync>(), hooks, extra);
+}
+
+}  // namespace
+
+DataSpec data_spec(const TrainOptions& o) {
+  DataSpec s;
+  s.cache = {o.cache_dir(), o.khop};
+  s.tile_features = o.tile_features.value_or(0) == 1;
+  if (!o.graph.empty()) {
+    s.source = o.graph;
+    s.train_files = {o.graph};
+    const double holdout = o.holdout, valid = o.valid_share.value_or(0);
+    const uint64_t seed = o.seed;
+    s.split_groups = [=](int64_t groups) { return split_program(groups, holdout, valid, seed); };
+    return s;
+  }
+  s.source = o.data;
+  const Collection c = find_collection(o.data, o.collection);
+  s.train_files = c.split("train");
+  s.valid_files = c.split("valid");
+  if (s.train_files.empty()) throw Error(o.data, "", "collection " + o.collection + " has no training graphs");
+  return s;
+}
+
+void write_run_header(const RunDir& run, TrainOptions& o, const PreparedData& data, bool resuming) {
   if (!resuming) {
     run.write_json("stats.json", data.norm.to_json());
     // config.json is written once, complete with what the data decided.
@@ -81,23 +86,29 @@ TrainResult run_training(TrainOptions o, bool resuming, const TrainHooks& hooks,
     run.write_json("config.json", o.to_json());
   }
   if (!run.has("profile.json")) write_profile(run, o, data);
+}
 
+TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> data, bool resuming,
+                         std::shared_ptr<GradientSync> sync, const TrainHooks& hooks,
+                         const std::vector<std::shared_ptr<Callback>>& extra) {
+  const torch::Device device = pick_device(o.device);
+  // The one place that decides who writes the run folder: the first process.
+  const RunDir run(o.out, sync->rank() == 0);
   torch::manual_seed(o.seed);
-  models::RankModel model = models::make_model(model_options(o, data.norm));
+  models::RankModel model = models::make_model(model_options(o, data->norm));
   model->to(device);
   Trainer trainer(o, data, model, run, device);
   trainer.set_gradient_sync(sync);
-  if (auto* program = dynamic_cast<models::ProgramModelImpl*>(model.get()); program && !resuming) {
-    fit_table(*program, data, o.seed, hooks.message);
+  if (auto* program = dynamic_cast<models::ProgramModelImpl*>(model.get())) {
+    // Without a state to resume from, the model starts here: the table is fitted.
+    if (!resuming || !run.has("state.json")) fit_table(*program, *data, o.seed, hooks.message);
     trainer.validate_first();  // the table alone is a model: "epoch 0" of the log
   }
   trainer.add_callback(std::make_shared<HooksCallback>(hooks));
   trainer.add_callback(std::make_shared<EarlyStopping>(*o.patience));
   for (const auto& c : extra) trainer.add_callback(c);
-  return trainer.run(resuming);
+  return trainer.run();
 }
-
-}  // namespace
 
 TrainResult train(TrainOptions o, const TrainHooks& hooks, const std::vector<std::shared_ptr<Callback>>& extra) {
   if (o.out.empty()) throw Error("--out: no run folder given");
@@ -108,14 +119,15 @@ TrainResult train(TrainOptions o, const TrainHooks& hooks, const std::vector<std
     if (o.data.empty() || o.collection.empty()) throw Error("give --data and --collection, or --graph");
     o.kind = parse_collection_id(o.collection).kind;
   } else {
-    if (!(o.holdout > 0 && o.holdout < 1)) throw Error("--holdout must be in (0, 1)");
+    if (!(o.holdout > 0 && o.holdout < 1)) throw Error("--holdout must be in (0, 1), got " + std::to_string(o.holdout));
     o.kind = graph_kind_name(detect_graph_kind(NpzReader::open(o.graph)));
     o.collection = o.kind == "tile" ? "tile:xla" : "layout:xla:random";
   }
   // Unknown model names and senseless values fail here, before any preparation.
   o.apply_defaults();
   if (!o.graph.empty() && !(o.holdout + *o.valid_share < 1))
-    throw Error("--valid-share must be in [0, 1) and leave configs to train on beside --holdout");
+    throw Error("--valid-share " + std::to_string(*o.valid_share) + " and --holdout " + std::to_string(o.holdout) +
+                " leave no configs to train on (their sum must be below 1)");
   if (*o.wide == 1 && (o.graph.empty() || o.kind != "layout"))
     throw Error("--wide 1: a wide table belongs to one layout graph's configurable nodes (per-program mode, --graph)");
   LossSpec::parse(o.loss);

@@ -10,7 +10,8 @@ nlohmann::json TrainState::to_json() const {
   return {{"epoch", epoch},           {"step", step},
           {"loss_sum", loss_sum},     {"skipped", skipped},
           {"bad_epochs", bad_epochs}, {"best_epoch", best_epoch},
-          {"best_score", std::isfinite(best_score) ? nlohmann::json(best_score) : nlohmann::json(nullptr)}};
+          {"best_score", std::isfinite(best_score) ? nlohmann::json(best_score) : nlohmann::json(nullptr)},
+          {"pre_validated", pre_validated}};
 }
 
 TrainState TrainState::from_json(const nlohmann::json& j, const std::string& what) {
@@ -23,6 +24,7 @@ TrainState TrainState::from_json(const nlohmann::json& j, const std::string& wha
     s.bad_epochs = j.at("bad_epochs");
     s.best_epoch = j.at("best_epoch");
     if (!j.at("best_score").is_null()) s.best_score = j.at("best_score");
+    s.pre_validated = j.value("pre_validated", true);
   } catch (const nlohmann::json::exception& e) {
     throw Error(what, "", std::string("malformed training state: ") + e.what());
   }

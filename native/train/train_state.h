@@ -17,6 +17,10 @@ struct TrainState {
   int64_t bad_epochs = 0;  // validations in a row without a better score
   int64_t best_epoch = -1;  // -1: none yet (or a per-program run's table before any step)
   double best_score = -std::numeric_limits<double>::infinity();
+  // The model was validated before any step (Trainer::validate_first: a
+  // per-program run's fitted table, logged as epoch -1). States written
+  // before it was kept read true: their runs never validate it again.
+  bool pre_validated = false;
 
   nlohmann::json to_json() const;
   // Throws Error naming `what` on a malformed state.

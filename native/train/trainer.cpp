@@ -15,31 +15,23 @@ namespace {
 // Non-finite steps in a row after which a run is judged diverged.
 constexpr int64_t kMaxSkippedInARow = 20;
 
-// Left out by the user: per-program, one pass over the training configs;
-// collections, one visit per trainable graph, and at least 200 steps for
-// layout graphs (generated layout:xla:random small: 500 steps 0.48,
-// 6,000 steps 0.83 valid Kendall) or 50 for tile graphs.
-int64_t steps_per_epoch(const TrainOptions& o, const PreparedData& d) {
-  if (o.steps_per_epoch) return *o.steps_per_epoch;
-  if (!o.graph.empty())
-    return std::max<int64_t>(10, static_cast<int64_t>(d.train.at(0).train_groups.size()) / *o.configs_per_graph);
-  return std::max<int64_t>(d.kind == GraphKind::Layout ? 200 : 50, static_cast<int64_t>(d.trainable().size()));
-}
-
 void set_lr(torch::optim::Optimizer& opt, double lr) {
   for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
 }
 
 }  // namespace
 
-Trainer::Trainer(TrainOptions options, const PreparedData& data, models::RankModel model, const RunDir& run,
+Trainer::Trainer(TrainOptions options, std::shared_ptr<const PreparedData> data, models::RankModel model, RunDir run,
                  torch::Device device)
     : o_(std::move(options)),
-      data_(data),
+      data_(std::move(data)),
       model_(std::move(model)),
-      run_(run),
+      run_(std::move(run)),
       device_(device),
-      sync_(std::make_shared<GradientSync>()) {}
+      sync_(std::make_shared<GradientSync>()) {
+  o_.require_resolved(run_.file("config.json"));
+  if (!data_ || !model_) throw Error(run_.path(), "", "trainer: no data or no model");
+}
 
 void Trainer::say(const std::string& s) {
   for (auto& c : callbacks_) c->on_message(s);
@@ -48,12 +40,13 @@ void Trainer::say(const std::string& s) {
 template <class F>
 Verdict Trainer::ask(F&& f) {
   Verdict first;
-  // Every callback hears of the event; the first to stop the run names why.
+  // Every callback hears of the event; the first to stop the run names why,
+  // and every process stops with it.
   for (auto& c : callbacks_) {
     const Verdict v = f(*c);
     if (v && !first) first = v;
   }
-  return first;
+  return sync_->agree(first);
 }
 
 void Trainer::save_state() {
@@ -75,9 +68,9 @@ TrainResult Trainer::finish(StopReason reason, std::string message) {
 // verdict when a callback stopped it between graphs.
 Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::steady_clock::time_point t0) {
   Verdict stop;
-  ask([&](Callback& c) { return c.on_validation_progress(0, data_.valid.size(), ""); });
+  for (auto& c : callbacks_) c->on_validation_progress(0, data_->valid.size(), "");
   const std::optional<std::vector<GraphResult>> results = evaluate_entries(
-      *model_, data_.valid, data_.norm, *o_.eval_chunk, device_,
+      *model_, data_->valid, data_->norm, *o_.eval_chunk, device_,
       [&](size_t done, size_t total, const std::string& graph) {
         stop = ask([&](Callback& c) { return c.on_validation_progress(done, total, graph); });
         return !stop;
@@ -86,9 +79,9 @@ Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::st
     save_state();
     return stop;
   }
-  double score = collection_score(data_.kind, *results);
+  double score = collection_score(data_->kind, *results);
   if (!std::isfinite(score)) score = -train_loss;  // no validation runtimes: track the training loss
-  const nlohmann::json metrics = results_json(*results, data_.valid_split, score);
+  const nlohmann::json metrics = results_json(*results, data_->valid_split, score);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::json line = {{"epoch", at},
                          {"train_loss", at < 0 ? nlohmann::json(nullptr) : nlohmann::json(train_loss)},
@@ -109,6 +102,7 @@ Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::st
   }
   line["best"] = improved;
   run_.append_log(line);
+  if (at < 0) st_.pre_validated = true;
   if (at >= 0) {  // the epoch is done: a resume starts at the next
     ++st_.epoch;
     st_.step = 0;
@@ -119,12 +113,8 @@ Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::st
   return ask([&](Callback& c) { return c.on_validation({at, line, score, improved, st_}); });
 }
 
-TrainResult Trainer::run(bool resuming) {
-  if (!sampler_ && data_.trainable().empty())
-    throw Error(o_.out, "", "no training graph has two distinct configs to rank");
-  if (!sampler_)
-    sampler_ = std::make_unique<EpochSampler>(data_.train, data_.trainable(), steps_per_epoch(o_, data_),
-                                              *o_.configs_per_graph, o_.seed);
+TrainResult Trainer::run() {
+  if (!sampler_) sampler_ = default_sampler(o_, data_);
   if (!step_) step_ = std::make_unique<WholeGraphStep>(LossSpec::parse(o_.loss), device_);
   steps_ = sampler_->steps_per_epoch();
   total_steps_ = steps_ * *o_.epochs;
@@ -133,13 +123,13 @@ TrainResult Trainer::run(bool resuming) {
   opt_ = std::make_unique<torch::optim::AdamW>(trained, torch::optim::AdamWOptions(*o_.lr).weight_decay(*o_.weight_decay));
   const std::vector<torch::Tensor> params = model_->parameters();
   st_ = TrainState{};
-  if (resuming && run_.has("state.json")) {
+  if (run_.has("state.json")) {
     st_ = TrainState::from_json(run_.read_json("state.json"), run_.file("state.json"));
     run_.load_checkpoint(*model_, *opt_, "last.pt");
     run_.truncate_log(st_.epoch);
     say("resuming at epoch " + std::to_string(st_.epoch + 1) + ", step " + std::to_string(st_.step));
   }
-  if (validate_first_) {
+  if (validate_first_ && !st_.pre_validated) {
     const Verdict v = validate_and_log(-1, 0.0, std::chrono::steady_clock::now());
     if (v) return finish(*v);
   }
@@ -156,7 +146,7 @@ TrainResult Trainer::run(bool resuming) {
       const double lr = cosine_lr(epoch * steps_ + st_.step, total_steps_, warmup_steps_, *o_.lr);
       set_lr(*opt_, lr);
       opt_->zero_grad();
-      const torch::Tensor loss = step_->forward_backward(*model_, data_, pick);
+      const torch::Tensor loss = step_->forward_backward(*model_, *data_, pick);
       sync_->reduce(trained);
       const double grad_norm =
           torch::nn::utils::clip_grad_norm_(params, o_.clip > 0 ? o_.clip : std::numeric_limits<double>::infinity());
@@ -164,9 +154,9 @@ TrainResult Trainer::run(bool resuming) {
       if (!step_is_finite(*sync_, l, grad_norm)) {
         ++st_.skipped;
         if (++skipped_in_a_row > kMaxSkippedInARow)
-          return finish(StopReason::Diverged,
-                        data_.train.at(pick.graph).cache.source +
-                            ": training diverged (20 steps in a row with a non-finite loss or gradient); try a lower --lr");
+          return finish(StopReason::Diverged, data_->train.at(pick.graph).cache.source + ": training diverged (" +
+                                                  std::to_string(kMaxSkippedInARow) +
+                                                  " steps in a row with a non-finite loss or gradient); try a lower --lr");
       } else {
         skipped_in_a_row = 0;
         opt_->step();

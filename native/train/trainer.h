@@ -9,7 +9,9 @@
 //   - Callbacks (callbacks.h): progress, Ctrl-C, early stopping, pruning;
 //   - the RunDir (run_dir.h), which writes only in the process that owns
 //     the run folder.
-// train() and resume() assemble the default trainer from TrainOptions.
+// train() and resume() assemble the default trainer from TrainOptions;
+// run_prepared() does the same over data prepared once (folds, seeds and
+// trials share it).
 #pragma once
 
 #include <torch/torch.h>
@@ -43,21 +45,23 @@ struct TrainResult {
 
 class Trainer {
  public:
-  // `options` must have its defaults applied; `data` and `run` outlive the
-  // trainer. Defaults: EpochSampler, WholeGraphStep, a GradientSync that
-  // does nothing.
-  Trainer(TrainOptions options, const PreparedData& data, models::RankModel model, const RunDir& run,
+  // `options` must have its defaults applied (Error naming the run folder
+  // otherwise). Defaults: default_sampler (sampler.h), WholeGraphStep, a
+  // GradientSync that does nothing.
+  Trainer(TrainOptions options, std::shared_ptr<const PreparedData> data, models::RankModel model, RunDir run,
           torch::Device device);
   void set_sampler(std::unique_ptr<Sampler> sampler) { sampler_ = std::move(sampler); }
   void set_step(std::unique_ptr<TrainStep> step) { step_ = std::move(step); }
   void set_gradient_sync(std::shared_ptr<GradientSync> sync) { sync_ = std::move(sync); }
   void add_callback(std::shared_ptr<Callback> callback) { callbacks_.push_back(std::move(callback)); }
   // Validate (and keep as best) the model before any step: a per-program
-  // run's fitted table is a model already, logged as epoch -1.
+  // run's fitted table is a model already, logged as epoch -1. Done once
+  // per run (TrainState::pre_validated), also when a resume finds it cut.
   void validate_first() { validate_first_ = true; }
 
-  // Resuming: state.json and last.pt of the run folder are restored first.
-  TrainResult run(bool resuming);
+  // Starts from state.json and last.pt when the run folder has them, else
+  // from the model as given.
+  TrainResult run();
 
  private:
   Verdict validate_and_log(int64_t epoch, double train_loss, std::chrono::steady_clock::time_point t0);
@@ -68,9 +72,9 @@ class Trainer {
   Verdict ask(F&& f);  // the first callback's verdict
 
   TrainOptions o_;
-  const PreparedData& data_;
+  std::shared_ptr<const PreparedData> data_;
   models::RankModel model_;
-  const RunDir& run_;
+  RunDir run_;
   torch::Device device_;
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<TrainStep> step_;
@@ -86,9 +90,27 @@ class Trainer {
 // Fresh run: `options.out` must not hold a run yet. Resume: the options are
 // read from the run folder; only the epochs may be changed. `extra` watch
 // the run beside the hooks (and early stopping).
+// Both set this process's threads and allocator (process.h) from the options.
 TrainResult train(TrainOptions options, const TrainHooks& hooks = {},
                   const std::vector<std::shared_ptr<Callback>>& extra = {});
 TrainResult resume(const std::string& run, std::optional<int64_t> epochs = std::nullopt,
                    const TrainHooks& hooks = {}, const std::vector<std::shared_ptr<Callback>>& extra = {});
+
+// What a run folder holds before its first step: stats.json, config.json
+// (completed with what the data decided: config width, wide nodes, tiling
+// features) and profile.json. Leaves a resumed run's stats and config as
+// they are.
+void write_run_header(const RunDir& run, TrainOptions& o, const PreparedData& data, bool resuming);
+// The default trainer over prepared data, in the run folder o.out (its
+// header written, or read when resuming): the model built with o.seed (a
+// per-program model's table fitted when there is no state to resume), the
+// hooks, early stopping and `extra` as callbacks, `sync` between processes
+// (the process of rank 0 writes the run folder).
+TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> data, bool resuming,
+                         std::shared_ptr<GradientSync> sync, const TrainHooks& hooks = {},
+                         const std::vector<std::shared_ptr<Callback>>& extra = {});
+// The files and group split of TrainOptions (a collection's train and valid
+// files, or one graph split by --holdout and --valid-share).
+DataSpec data_spec(const TrainOptions& o);
 
 }  // namespace fastslow::train

@@ -137,6 +137,25 @@ TEST(CliSynth, OneCollectionOnly) {
 }
 
 // train -> eval -> predict -> submit, as the README shows them, on tiny data.
+// The bug: 0 meant "left out", so these trained with 1e-4 and 3 layers.
+TEST(CliTrain, AnExplicitZeroIsHonouredOrRefusedNamingTheOption) {
+  fastslow::test::TempDir dir;
+  const std::string data = dir.file("data");
+  ASSERT_EQ(run("synth --scale tiny --seed 3 --out " + data).code, 0);
+  const std::string base = "train --data " + data + " --collection layout:xla:random --epochs 1 --steps-per-epoch 1";
+  const Result t = run(base + " --out " + dir.file("zero") + " --weight-decay 0 --layers 0 --patience 0");
+  ASSERT_EQ(t.code, 0) << t.err;
+  const std::vector<uint8_t> bytes = fastslow::test::read_bytes(dir.file("zero/config.json"));
+  const nlohmann::json config = nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
+  EXPECT_EQ(config.at("weight_decay"), 0.0);
+  EXPECT_EQ(config.at("layers"), 0);
+  EXPECT_EQ(config.at("patience"), 0);
+  const Result lr = run(base + " --out " + dir.file("lr") + " --lr 0");
+  EXPECT_EQ(lr.code, 2);
+  EXPECT_NE(lr.err.find("--lr must be > 0"), std::string::npos) << lr.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("lr/config.json")));
+}
+
 TEST(CliTrain, TrainEvalPredictSubmitOnGeneratedData) {
   fastslow::test::TempDir dir;
   const std::string data = dir.file("data");

@@ -12,16 +12,20 @@
 namespace fastslow::train {
 namespace {
 
-std::vector<GraphEntry> graphs_with_groups(const std::vector<int64_t>& sizes) {
-  std::vector<GraphEntry> graphs(sizes.size());
+// Training graphs with only the groups a sampler reads; those of fewer
+// than two groups are not trainable.
+std::shared_ptr<const PreparedData> graphs_with_groups(const std::vector<int64_t>& sizes) {
+  auto d = std::make_shared<PreparedData>();
+  d->source = "made-up";
+  d->train.resize(sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i)
-    for (int64_t g = 0; g < sizes[i]; ++g) graphs[i].train_groups.push_back(g * 3 + 1);  // not 0..n-1
-  return graphs;
+    for (int64_t g = 0; g < sizes[i]; ++g) d->train[i].train_groups.push_back(g * 3 + 1);  // not 0..n-1
+  return d;
 }
 
 TEST(Sampler, PicksDependOnlyOnEpochAndStep) {
   const auto graphs = graphs_with_groups({50, 7, 1, 30});
-  EpochSampler a(graphs, {0, 1, 3}, 10, 8, 42), b(graphs, {0, 1, 3}, 10, 8, 42);
+  EpochSampler a(graphs, 10, 8, 42), b(graphs, 10, 8, 42);
   std::vector<Pick> forward;
   for (int64_t e = 0; e < 3; ++e)
     for (int64_t s = 0; s < 10; ++s) forward.push_back(a.pick(e, s));
@@ -32,7 +36,7 @@ TEST(Sampler, PicksDependOnlyOnEpochAndStep) {
       EXPECT_EQ(p.graph, q.graph);
       EXPECT_EQ(p.groups, q.groups);
     }
-  EpochSampler other_seed(graphs, {0, 1, 3}, 10, 8, 43);
+  EpochSampler other_seed(graphs, 10, 8, 43);
   int same = 0;
   for (int64_t s = 0; s < 10; ++s) same += other_seed.pick(0, s).groups == forward[static_cast<size_t>(s)].groups;
   EXPECT_LT(same, 10);
@@ -40,23 +44,23 @@ TEST(Sampler, PicksDependOnlyOnEpochAndStep) {
 
 TEST(Sampler, EachRoundVisitsEveryTrainableGraphWithDistinctGroupsOfIt) {
   const auto graphs = graphs_with_groups({50, 7, 1, 30});
-  const std::vector<size_t> trainable = {0, 1, 3};
-  EpochSampler s(graphs, trainable, 7, 8, 5);
+  EpochSampler s(graphs, 7, 8, 5);
   for (int64_t e = 0; e < 4; ++e) {
     std::multiset<size_t> first_round;
     for (int64_t step = 0; step < 7; ++step) {
       const Pick p = s.pick(e, step);
       EXPECT_NE(p.graph, 2u) << "an untrainable graph was picked";
       if (step < 3) first_round.insert(p.graph);
-      const auto& pool = graphs[p.graph].train_groups;
+      const auto& pool = graphs->train[p.graph].train_groups;
       EXPECT_EQ(p.groups.size(), std::min<size_t>(8, pool.size()));
       EXPECT_EQ(std::set<int64_t>(p.groups.begin(), p.groups.end()).size(), p.groups.size());
       for (int64_t g : p.groups) EXPECT_NE(std::find(pool.begin(), pool.end(), g), pool.end());
     }
     EXPECT_EQ(first_round, (std::multiset<size_t>{0, 1, 3})) << "epoch " << e;
   }
-  EXPECT_NE(test::error_of([&] { EpochSampler(graphs, {}, 7, 8, 5); }).find("two distinct configs"),
-            std::string::npos);
+  const std::string msg = test::error_of([] { EpochSampler(graphs_with_groups({1, 0}), 7, 8, 5); });
+  EXPECT_NE(msg.find("two distinct configs"), std::string::npos) << msg;
+  EXPECT_EQ(msg.rfind("made-up", 0), 0u) << msg;
 }
 
 TEST(Sampler, SampleGroupsTakesTheWholePoolWhenAskedForMore) {

@@ -244,11 +244,69 @@ TEST(Trainer, RefusesToOverwriteARunAndBadNames) {
   EXPECT_NE(test::error_of([&] { load_run(dir.file("nothing"), "cpu"); }).find("config.json"), std::string::npos);
 }
 
+// A per-program run cut while validating its fitted table (before any
+// step) validates it again when resumed, and ends as the uninterrupted run.
+TEST(Trainer, APerProgramRunCutWhileValidatingItsTableResumesThere) {
+  test::TempDir dir;
+  const Collection c = find_collection(tiny_data(), "layout:xla:random");
+  auto program_run = [&](const std::string& out) {
+    TrainOptions o = small_layout_run(out);
+    o.data.clear();
+    o.collection.clear();
+    o.graph = c.split("train").front();
+    o.steps_per_epoch = 3;
+    return o;
+  };
+  const TrainResult full = train(program_run(dir.file("runs/full")));
+  TrainHooks hooks;
+  hooks.stop = [] { return true; };  // at the first check: after the table's one valid graph
+  const TrainResult cut = train(program_run(dir.file("runs/cut")), hooks);
+  EXPECT_TRUE(cut.interrupted());
+  EXPECT_FALSE(std::filesystem::exists(dir.file("runs/cut/log.jsonl")));
+  const TrainResult rest = resume(dir.file("runs/cut"));
+  EXPECT_EQ(rest.reason, full.reason);
+  EXPECT_EQ(rest.best_epoch, full.best_epoch);
+  for (const char* file : {"best.pt", "last.pt"}) {
+    const auto a = weights(dir.file("runs/full"), file), b = weights(dir.file("runs/cut"), file);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i])) << file << " parameter " << i;
+  }
+  auto lines = [](const std::string& log) {
+    std::ifstream f(log);
+    std::vector<std::string> out;
+    for (std::string l; std::getline(f, l);)
+      if (!l.empty()) out.push_back(nlohmann::json::parse(l).at("epoch").dump());
+    return out;
+  };
+  EXPECT_EQ(lines(dir.file("runs/cut/log.jsonl")), (std::vector<std::string>{"-1", "0", "1"}));
+  EXPECT_EQ(lines(dir.file("runs/cut/log.jsonl")), lines(dir.file("runs/full/log.jsonl")));
+}
+
+// A run that stopped early stays stopped when resumed, whatever epochs are left.
+TEST(Trainer, ARunStoppedEarlyStaysStoppedWhenResumed) {
+  test::TempDir dir;
+  TrainOptions o = small_layout_run(dir.file("run"));
+  o.epochs = 1;
+  train(o);
+  const RunDir run(o.out);
+  nlohmann::json config = run.read_json("config.json"), state = run.read_json("state.json");
+  config["patience"] = 2;
+  config["epochs"] = 5;
+  state["bad_epochs"] = 2;  // as if two validations had not improved
+  run.write_json("config.json", config);
+  run.write_json("state.json", state);
+  const TrainResult r = resume(o.out);
+  EXPECT_EQ(r.reason, StopReason::EarlyStopped);
+  EXPECT_EQ(r.epochs_done, 1);
+  EXPECT_EQ(EarlyStopping(2).on_start(TrainState{}), std::nullopt);
+  EXPECT_EQ(EarlyStopping(0).on_start(TrainState::from_json(state, "state.json")), std::nullopt);
+}
+
 // The seams (trainer.h), driven as a fold, a data-parallel rank or a search
 // trial will drive them: prepared data, a Trainer, parts swapped in.
 struct Parts {
   TrainOptions o;
-  PreparedData data;
+  std::shared_ptr<const PreparedData> data;
   models::RankModel model;
   std::unique_ptr<RunDir> run;
   Trainer trainer() { return Trainer(o, data, model, *run, torch::kCPU); }
@@ -267,10 +325,10 @@ Parts parts(const std::string& out, bool writer = true) {
   spec.train_files = c.split("train");
   spec.valid_files = c.split("valid");
   spec.cache = {p.o.cache_dir(), p.o.khop};
-  p.data = prepare(spec, torch::kCPU, std::nullopt);
-  p.o.config_feat_width = p.data.config_width();
+  p.data = std::make_shared<const PreparedData>(prepare(spec, torch::kCPU, std::nullopt));
+  p.o.config_feat_width = p.data->config_width();
   torch::manual_seed(0);
-  p.model = models::make_model(model_options(p.o, p.data.norm));
+  p.model = models::make_model(model_options(p.o, p.data->norm));
   std::filesystem::create_directories(out);
   p.run = std::make_unique<RunDir>(out, writer);
   return p;
@@ -291,7 +349,7 @@ TEST(Trainer, ACallbackPrunesAfterAValidationAndTheStateIsSaved) {
   Trainer t = p.trainer();
   auto prune = std::make_shared<PruneAfterFirstValidation>();
   t.add_callback(prune);
-  const TrainResult r = t.run(false);
+  const TrainResult r = t.run();
   EXPECT_EQ(r.reason, StopReason::Pruned);
   EXPECT_STREQ(stop_reason_name(r.reason), "pruned");
   EXPECT_EQ(r.epochs_done, 1);
@@ -338,7 +396,7 @@ TEST(Trainer, TheGradientSyncRunsAfterBackwardAndItsVerdictSkipsStepsForAllUntil
   CountingStep* counting = step.get();
   t.set_gradient_sync(sync);
   t.set_step(std::move(step));
-  const TrainResult r = t.run(false);
+  const TrainResult r = t.run();
   EXPECT_EQ(r.reason, StopReason::Diverged);
   EXPECT_NE(r.message.find("training diverged"), std::string::npos) << r.message;
   EXPECT_EQ(counting->calls, 21);  // 20 skipped in a row are tolerated
@@ -367,7 +425,7 @@ TEST(Trainer, ASamplerSetFromOutsideDecidesTheSteps) {
   auto sampler = std::make_unique<FirstGraphSampler>();
   FirstGraphSampler* s = sampler.get();
   t.set_sampler(std::move(sampler));
-  const TrainResult r = t.run(false);
+  const TrainResult r = t.run();
   EXPECT_EQ(r.reason, StopReason::Finished);
   EXPECT_EQ(s->calls, 4 * *p.o.epochs);
 }
@@ -377,7 +435,7 @@ TEST(Trainer, ASamplerSetFromOutsideDecidesTheSteps) {
 TEST(Trainer, OnlyTheRunFoldersWriterWritesIt) {
   test::TempDir dir;
   Parts p = parts(dir.file("run"), /*writer=*/false);
-  const TrainResult r = p.trainer().run(false);
+  const TrainResult r = p.trainer().run();
   EXPECT_EQ(r.reason, StopReason::Finished);
   EXPECT_TRUE(std::filesystem::is_empty(p.o.out));
   EXPECT_GE(r.best_epoch, 0);

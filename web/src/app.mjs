@@ -22,7 +22,7 @@ ort.env.wasm.proxy = true;
 ort.env.wasm.numThreads = globalThis.crossOriginIsolated ? Math.min(4, Math.max(1, (navigator.hardwareConcurrency || 1) - 1)) : 1;
 
 // The file itself is not kept here: the app's document holds its bytes.
-const state = { models: [], rankings: new Set() };
+const state = { models: [], rankings: new Set(), lastRanking: Promise.resolve() };
 const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
 const mb = (n) => `${(n / 1048576).toFixed(1)} MB`;
 
@@ -145,8 +145,12 @@ async function rank(index, ticket) {
 }
 
 const hooks = {
+  // One ranking at a time: a superseded one stops at its next batch (the app
+  // answers its progress with 0), and only then does the next start, so two
+  // loops never call the same ONNX Runtime session at once.
   requestRank: (i, ticket) => {
-    const r = rank(i, ticket);
+    const r = state.lastRanking.then(() => rank(i, ticket));
+    state.lastRanking = r;
     state.rankings.add(r);
     r.finally(() => state.rankings.delete(r));
   },

@@ -240,6 +240,24 @@ test('opening another file while a ranking runs leaves the new file unranked: th
   assert.deepEqual(pageErrors, []);
 });
 
+test('ranking the next file at once, while the old ranking is still stopping, ranks the next file only', async () => {
+  await page.setInputFiles('#npz-input', longFile);
+  await waitState((x) => x.graph && x.graph.name === path.basename(longFile), 'the long file');
+  assert.equal(await page.evaluate(() => window.fastslow.rank(0)), 1);
+  await waitState((x) => x.rank.status === 'running' && x.rank.done >= 1, 'the first batches');
+  await page.setInputFiles('#npz-input', layoutFile);
+  const opened = await waitState((x) => x.graph && x.graph.name === path.basename(layoutFile), 'the next file');
+  // No waiting for the old loop: the page runs one ranking at a time on a model's session.
+  assert.equal(await page.evaluate(() => window.fastslow.rank(0)), 1);
+  const t = await waitState((x) => x.rank.status === 'done', 'the next file\'s ranking', 120000);
+  assert.equal(t.graph.name, path.basename(layoutFile));
+  assert.equal(t.rank.configs, opened.graph.configs);
+  assert.equal(t.rank.scores, opened.graph.unique_configs);
+  await page.evaluate(() => window.fastslow.rankingsSettled());
+  assert.equal((await state()).rank.configs, opened.graph.configs);
+  assert.deepEqual(pageErrors, []);
+});
+
 test('the competition row is IDed with the model\'s collection: the demo\'s layout:xla:random, another model\'s layout:nlp:default', async () => {
   const stem = path.basename(layoutFile, '.npz');
   const rankWith = async (index) => {
