@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
 #include <vector>
 
 #include "train/callbacks.h"
@@ -32,6 +33,8 @@ class GradientSync {
 // Whether to apply this step: its loss and gradient norm finite on every
 // process (a rare batch whose gradient overflows float32 is skipped rather
 // than allowed to turn every weight into NaN).
-bool step_is_finite(GradientSync& sync, double loss, double grad_norm);
+inline bool step_is_finite(GradientSync& sync, double loss, double grad_norm) {
+  return sync.all(std::isfinite(loss) && std::isfinite(grad_norm));
+}
 
 }  // namespace fastslow::train

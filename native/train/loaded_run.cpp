@@ -1,10 +1,10 @@
 #include "train/loaded_run.h"
 
 #include "fastslow/data/collection.h"
-#include "fastslow/data/holdout.h"
 #include "fastslow/error.h"
 #include "train/process.h"
 #include "train/run_dir.h"
+#include "train/trainer.h"
 
 namespace fastslow::train {
 
@@ -53,11 +53,12 @@ std::vector<GraphEntry> load_split(const LoadedRun& run, const std::string& spli
   // every group.
   if (split != "train" && split != "valid" && split != "holdout" && split != "all" && split != "test")
     throw Error("--split for a per-program run: train, valid, holdout (= test) or all");
+  const auto split_groups = data_spec(o).split_groups;  // the split the run trained with
   const GroupChoice groups = [&](int64_t n) {
-    const HoldoutSplit h = split_program(n, o.holdout, o.valid_share.value_or(0), o.seed);
+    const HoldoutSplit h = split_groups(n);
     std::vector<int64_t> eval;
     if (split == "valid")
-      eval = h.valid.empty() ? h.holdout : h.valid;
+      eval = validating_groups(h);
     else if (split == "holdout" || split == "test")
       eval = h.holdout;
     else if (split == "train")

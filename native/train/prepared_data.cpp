@@ -25,6 +25,8 @@ std::string program_summary(const CachedGraph& c, const HoldoutSplit& h) {
 
 }  // namespace
 
+const std::vector<int64_t>& validating_groups(const HoldoutSplit& h) { return h.valid.empty() ? h.holdout : h.valid; }
+
 int64_t PreparedData::config_width() const {
   if (kind == GraphKind::Tile) return norm.config.width();
   return train.empty() ? 0 : train.front().cache.config_feat_width;
@@ -88,7 +90,7 @@ PreparedData prepare(const DataSpec& spec, const torch::Device& device, std::opt
     d.train = make_entries(std::move(caches), d.norm, device, [&](int64_t) { return std::make_pair(h.train, h.train); });
     // The same graph: its tensors shared, ranking the groups that validate.
     GraphEntry held = d.train.front();
-    held.eval_groups = h.valid.empty() ? h.holdout : h.valid;
+    held.eval_groups = validating_groups(h);
     d.valid.push_back(std::move(held));
     d.valid_split = h.valid.empty() ? "holdout" : "valid";
   } else {

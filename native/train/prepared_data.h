@@ -45,6 +45,10 @@ struct PreparedData {
   std::vector<size_t> trainable() const;
 };
 
+// The groups a per-program run validates on: the valid share, or the
+// held-out share when there is none.
+const std::vector<int64_t>& validating_groups(const HoldoutSplit& h);
+
 // Throws Error naming the file on bad input, on training graphs without
 // runtimes, and when there are none. `norm` given (a resumed run's) is
 // used instead of fitting one.

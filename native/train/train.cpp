@@ -50,8 +50,8 @@ TrainResult run_training(TrainOptions o, bool resuming, const TrainHooks& hooks,
   if (resuming) norm = Normalizer::from_json(run.read_json("stats.json"), run.file("stats.json"));
   auto data = std::make_shared<const PreparedData>(
       prepare(data_spec(o), pick_device(o.device), norm, hooks.prepare, hooks.message));
-  write_run_header(run, o, *data, resuming);
-  return run_prepared(o, data, resuming, std::make_shared<GradientSync>(), hooks, extra);
+  write_run_header(run, o, *data);
+  return run_prepared(o, data, std::make_shared<GradientSync>(), hooks, extra);
 }
 
 }  // namespace
@@ -76,8 +76,8 @@ DataSpec data_spec(const TrainOptions& o) {
   return s;
 }
 
-void write_run_header(const RunDir& run, TrainOptions& o, const PreparedData& data, bool resuming) {
-  if (!resuming) {
+void write_run_header(const RunDir& run, TrainOptions& o, const PreparedData& data) {
+  if (!run.has("config.json")) {
     run.write_json("stats.json", data.norm.to_json());
     // config.json is written once, complete with what the data decided.
     o.config_feat_width = data.config_width();
@@ -88,9 +88,8 @@ void write_run_header(const RunDir& run, TrainOptions& o, const PreparedData& da
   if (!run.has("profile.json")) write_profile(run, o, data);
 }
 
-TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> data, bool resuming,
-                         std::shared_ptr<GradientSync> sync, const TrainHooks& hooks,
-                         const std::vector<std::shared_ptr<Callback>>& extra) {
+TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> data, std::shared_ptr<GradientSync> sync,
+                         const TrainHooks& hooks, const std::vector<std::shared_ptr<Callback>>& extra) {
   const torch::Device device = pick_device(o.device);
   // The one place that decides who writes the run folder: the first process.
   const RunDir run(o.out, sync->rank() == 0);
@@ -101,7 +100,7 @@ TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> dat
   trainer.set_gradient_sync(sync);
   if (auto* program = dynamic_cast<models::ProgramModelImpl*>(model.get())) {
     // Without a state to resume from, the model starts here: the table is fitted.
-    if (!resuming || !run.has("state.json")) fit_table(*program, *data, o.seed, hooks.message);
+    if (!run.has("state.json")) fit_table(*program, *data, o.seed, hooks.message);
     trainer.validate_first();  // the table alone is a model: "epoch 0" of the log
   }
   trainer.add_callback(std::make_shared<HooksCallback>(hooks));
@@ -143,8 +142,8 @@ TrainResult resume(const std::string& path, std::optional<int64_t> epochs, const
   o.out = path;
   o.require_resolved(run.file("config.json"));
   if (epochs && *epochs != *o.epochs) {
-    if (*epochs < 1) throw Error("--epochs must be >= 1, got " + std::to_string(*epochs));
     o.epochs = epochs;
+    o.apply_defaults();  // checks the new value as a fresh run's
     run.write_json("config.json", o.to_json());
   }
   return run_training(o, true, hooks, extra);

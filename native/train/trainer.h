@@ -98,17 +98,16 @@ TrainResult resume(const std::string& run, std::optional<int64_t> epochs = std::
 
 // What a run folder holds before its first step: stats.json, config.json
 // (completed with what the data decided: config width, wide nodes, tiling
-// features) and profile.json. Leaves a resumed run's stats and config as
-// they are.
-void write_run_header(const RunDir& run, TrainOptions& o, const PreparedData& data, bool resuming);
+// features) and profile.json. A folder with a config.json (a resumed run)
+// keeps its stats and config.
+void write_run_header(const RunDir& run, TrainOptions& o, const PreparedData& data);
 // The default trainer over prepared data, in the run folder o.out (its
-// header written, or read when resuming): the model built with o.seed (a
-// per-program model's table fitted when there is no state to resume), the
-// hooks, early stopping and `extra` as callbacks, `sync` between processes
-// (the process of rank 0 writes the run folder).
-TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> data, bool resuming,
-                         std::shared_ptr<GradientSync> sync, const TrainHooks& hooks = {},
-                         const std::vector<std::shared_ptr<Callback>>& extra = {});
+// header written): the model built with o.seed (a per-program model's table
+// fitted unless there is a state to resume from), the hooks, early stopping
+// and `extra` as callbacks, `sync` between processes (the process of rank 0
+// writes the run folder). Resumes where the folder has a state.json.
+TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> data, std::shared_ptr<GradientSync> sync,
+                         const TrainHooks& hooks = {}, const std::vector<std::shared_ptr<Callback>>& extra = {});
 // The files and group split of TrainOptions (a collection's train and valid
 // files, or one graph split by --holdout and --valid-share).
 DataSpec data_spec(const TrainOptions& o);

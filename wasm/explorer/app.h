@@ -20,7 +20,6 @@ namespace fastslow::explorer {
 
 struct ModelSlot {
   std::string name;       // "demo" or the uploaded file's name
-  std::string card_json;  // model.json
   std::string kind;       // tile | layout
   int64_t node_feat_width = 0, config_feat_width = 0;
   // What it was trained on (DataProfile::summary), or why that is unknown.

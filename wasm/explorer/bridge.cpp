@@ -59,7 +59,6 @@ EMSCRIPTEN_KEEPALIVE char* explorer_add_model(const char* name, const char* card
     const fastslow::ModelCard card = fastslow::ModelCard::from_json(card_json, std::string(name) + "/model.json");
     fastslow::explorer::ModelSlot m;
     m.name = name;
-    m.card_json = card_json;
     m.kind = fastslow::graph_kind_name(card.kind);
     m.node_feat_width = card.node_feat_width;
     m.config_feat_width = card.config_feat_width;

@@ -89,7 +89,7 @@ function addModel(name, onnx, cardText) {
   // that Rank starts at full speed; a model ONNX Runtime cannot load is
   // reported when it is ranked with.
   const ranker = Ranker.create(ort, onnx, cardText);
-  const model = { name, onnx, cardText, ranker, ready: false };
+  const model = { name, cardText, ranker, ready: false };  // the .onnx bytes are ONNX Runtime's now
   ranker.then(() => { model.ready = true; }, () => {});
   state.models[r.index] = model;
   return r;
