@@ -2,12 +2,16 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "commands.h"
 #include "progress.h"
 #include "fastslow/data/collection.h"
 #include "models/registry.h"
+#include "fastslow/error.h"
+#include "train/many_runs.h"
 #include "train/trainer.h"
 
 namespace fastslow::cli {
@@ -25,6 +29,13 @@ std::string fmt_metric(const nlohmann::json& v) {
 Command add_train_command(CLI::App& app) {
   auto o = std::make_shared<train::TrainOptions>();
   auto resume = std::make_shared<bool>(false);
+  struct Many {
+    std::vector<std::string> data, collection;
+    int folds = 0, seeds = 0;
+    std::optional<int> fold;
+    bool train_on_valid = false;
+  };
+  auto many = std::make_shared<Many>();
   CLI::App* sub = app.add_subcommand(
       "train",
       "Learn to rank the configs of a collection (--data DIR --collection ID) or of one graph\n"
@@ -32,8 +43,24 @@ Command add_train_command(CLI::App& app) {
       "decides early stopping). The run folder\n"
       "gets config.json, stats.json, log.jsonl, best.pt and metrics.json. Ctrl-C finishes the step,\n"
       "saves and exits; --resume --out RUN continues. Options left out take the kind's default.");
-  sub->add_option("--data", o->data, "dataset root holding npz/ (real or from `fastslow synth`)");
-  sub->add_option("--collection", o->collection, "tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default");
+  sub->add_option("--data", many->data,
+                  "dataset root holding npz/ (real or from `fastslow synth`); several (repeated or a,b): one model "
+                  "learns from all of them")
+      ->delimiter(',');
+  sub->add_option("--collection", many->collection,
+                  "tile:xla, layout:xla:random, layout:xla:default, layout:nlp:random, layout:nlp:default; several "
+                  "(repeated or a,b): one model learns from all, each step's graph drawn collection by collection, "
+                  "weighted by ID:W (default 1); validation per collection and their mean")
+      ->delimiter(',');
+  sub->add_option("--folds", many->folds,
+                  "K-fold cross-validation: the collection's train and valid graphs (per-program: the configs outside "
+                  "--holdout) in K folds, each fold a run in OUT/fold-I validating on its fold; OUT/oof.json holds "
+                  "the out-of-fold score");
+  sub->add_option("--fold", many->fold, "with --folds: train fold I alone (into OUT/fold-I)");
+  sub->add_option("--seeds", many->seeds, "train N members that differ only in seed into OUT/seed-I (one data split)");
+  sub->add_flag("--train-on-valid", many->train_on_valid,
+                "final fit: the valid graphs (per-program: the valid share) train too; validation then scores seen "
+                "data, so early stopping is off (give --epochs) and the last epoch is kept");
   sub->add_option("--graph", o->graph, "per-program tuning: one .npz whose configs are split");
   sub->add_option("--holdout", o->holdout, "per-program: share of unique configs held out (never seen in training)")
       ->capture_default_str();
@@ -82,7 +109,7 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--seed", o->seed, "seed of initialisation and sampling")->capture_default_str();
   sub->add_flag("--resume", *resume, "continue the run in --out (only --epochs may change)");
 
-  return {sub, [o, resume] {
+  return {sub, [o, resume, many] {
             install_interrupt_handler();
             std::unique_ptr<ProgressBar> bar;
             double loss_avg = 0;
@@ -123,8 +150,64 @@ Command add_train_command(CLI::App& app) {
                            fmt_metric(v["top1_error"]).c_str(), fmt_metric(v["top5_error"]).c_str(),
                            fmt_metric(v["tile_score"]).c_str(), l["score"].get<double>(),
                            l["best"].get<bool>() ? "  (best)" : "");
+              if (l.contains("collections"))
+                for (const auto& [label, c] : l["collections"].items())
+                  std::fprintf(stderr, "  %-36s score %s (%lld graphs)\n", label.c_str(), fmt_metric(c["score"]).c_str(),
+                               static_cast<long long>(c["graphs"].get<int64_t>()));
             };
-            const train::TrainResult r = *resume ? train::resume(o->out, o->epochs, hooks) : train::train(*o, hooks);
+            auto join = [](const std::vector<std::string>& v) {
+              std::string out;
+              for (const auto& x : v) out += (out.empty() ? "" : ",") + x;
+              return out;
+            };
+            o->data = join(many->data);
+            o->collection = join(many->collection);
+            o->train_on_valid = many->train_on_valid ? 1 : 0;
+            if (many->fold && many->folds == 0 && !(*resume && train::is_many(o->out)))
+              throw Error("--fold needs --folds K");
+            if (many->folds > 0 && many->seeds > 0)
+              throw Error("--folds with --seeds: train the folds, or the seeds, per command (then combine the runs "
+                          "with `fastslow ensemble`)");
+            const bool is_many = *resume ? train::is_many(o->out) : (many->folds > 0 || many->seeds > 0);
+            train::TrainResult r;
+            if (is_many) {
+              const train::MemberHook member = [](int i, int n, const std::string& dir) {
+                std::fprintf(stderr, "== member %d/%d: %s\n", i + 1, n, dir.c_str());
+              };
+              const train::ManyResult m =
+                  *resume ? train::resume_many(o->out, o->epochs, many->fold, hooks, member)
+                          : train::train_many(*o,
+                                              {many->folds > 0 ? "folds" : "seeds",
+                                               many->folds > 0 ? many->folds : many->seeds, many->fold},
+                                              hooks, member);
+              r = m.last;
+              if (!r.interrupted() && r.reason != train::StopReason::Diverged) {
+                std::fprintf(stderr, "%-40s %-14s %10s %8s\n", "member", "stopped by", "best", "epoch");
+                for (size_t i = 0; i < m.members.size(); ++i)
+                  std::fprintf(stderr, "%-40s %-14s %10.4f %8lld\n", m.members[i].c_str(),
+                               train::stop_reason_name(m.results[i].reason), m.results[i].best_score,
+                               static_cast<long long>(m.results[i].best_epoch + 1));
+                if (m.oof) {
+                  const auto& spread = (*m.oof)["fold_spread"];
+                  std::fprintf(stderr, "out-of-fold %s: %s over %lld scored graphs; folds %s\n",
+                               (*m.oof)["metric"].get<std::string>().c_str(), fmt_metric((*m.oof)["score"]).c_str(),
+                               static_cast<long long>((*m.oof)["scored"].get<int64_t>()),
+                               spread.is_null() ? "-"
+                                                : (fmt_metric(spread["mean"]) + " +- " + fmt_metric(spread["sd"]) +
+                                                   " (min " + fmt_metric(spread["min"]) + ", max " +
+                                                   fmt_metric(spread["max"]) + ")").c_str());
+                  if ((*m.oof).contains("collections"))
+                    for (const auto& [label, c] : (*m.oof)["collections"].items())
+                      std::fprintf(stderr, "  %-36s %s (%lld graphs)\n", label.c_str(), fmt_metric(c["score"]).c_str(),
+                                   static_cast<long long>(c["graphs"].get<int64_t>()));
+                  std::fprintf(stderr, "%s/oof.json\n", o->out.c_str());
+                } else if (many->folds > 0 || (*resume && m.members.size() < 2)) {
+                  std::fprintf(stderr, "out-of-fold score: once every fold has finished (train the others with --fold I)\n");
+                }
+              }
+            } else {
+              r = *resume ? train::resume(o->out, o->epochs, hooks) : train::train(*o, hooks);
+            }
             if (r.reason == train::StopReason::Diverged) {
               if (bar) bar->finish();
               std::fprintf(stderr, "fastslow: error: %s\n", r.message.c_str());
@@ -135,8 +218,10 @@ Command add_train_command(CLI::App& app) {
                            o->out.c_str());
               return 130;
             }
-            std::fprintf(stderr, "done (%s): best validation score %.4f at epoch %lld; model in %s/best.pt\n",
-                         train::stop_reason_name(r.reason), r.best_score, static_cast<long long>(r.best_epoch + 1), o->out.c_str());
+            if (!is_many)
+              std::fprintf(stderr, "done (%s): best validation score %.4f at epoch %lld; model in %s/best.pt\n",
+                           train::stop_reason_name(r.reason), r.best_score, static_cast<long long>(r.best_epoch + 1),
+                           o->out.c_str());
             std::printf("%s\n", o->out.c_str());
             return 0;
           }};

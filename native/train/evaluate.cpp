@@ -1,6 +1,7 @@
 #include "train/evaluate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "fastslow/data/collection.h"
@@ -53,6 +54,31 @@ double collection_score(GraphKind kind, const std::vector<GraphResult>& results)
   for (const GraphResult& r : results) m.push_back(r.metrics);
   const CollectionMetrics s = summarize(m);
   return kind == GraphKind::Tile ? s.tile_score : s.kendall;
+}
+
+SourceScores source_scores(GraphKind kind, const std::vector<GraphResult>& results, const std::vector<int>& source_of,
+                           const std::vector<std::string>& labels) {
+  SourceScores out;
+  double sum = 0;
+  int counted = 0;
+  for (size_t s = 0; s < labels.size(); ++s) {
+    std::vector<GraphResult> mine;
+    for (size_t i = 0; i < results.size(); ++i)
+      if (source_of.at(i) == static_cast<int>(s)) mine.push_back(results[i]);
+    if (mine.empty()) continue;
+    const double score = collection_score(kind, mine);
+    std::vector<GraphMetrics> m;
+    for (const GraphResult& r : mine) m.push_back(r.metrics);
+    out.per_source[labels[s]] = {{"score", std::isnan(score) ? nlohmann::json(nullptr) : nlohmann::json(score)},
+                                 {"graphs", mine.size()},
+                                 {"mean", fastslow::metrics_json(summarize(m))}};
+    if (std::isfinite(score)) {
+      sum += score;
+      ++counted;
+    }
+  }
+  out.score = counted > 0 ? sum / counted : std::nan("");
+  return out;
 }
 
 nlohmann::json results_json(const std::vector<GraphResult>& results, const std::string& split, double score) {

@@ -48,4 +48,16 @@ nlohmann::json results_json(const std::vector<GraphResult>& results, const std::
 // The validation score: mean Kendall (layout) or mean tile score (tile).
 double collection_score(GraphKind kind, const std::vector<GraphResult>& results);
 
+// Results of several sources (collections): each source's score and mean
+// metrics, {"LABEL": {"score", "graphs", "mean": {...}}}, and the overall
+// score, the mean of the sources' finite scores (NaN when none): every
+// collection counts alike, however many graphs it has, as the
+// competition's final score does.
+struct SourceScores {
+  double score = 0;
+  nlohmann::json per_source = nlohmann::json::object();
+};
+SourceScores source_scores(GraphKind kind, const std::vector<GraphResult>& results, const std::vector<int>& source_of,
+                           const std::vector<std::string>& labels);
+
 }  // namespace fastslow::train

@@ -2,6 +2,7 @@
 
 #include "fastslow/data/collection.h"
 #include "fastslow/error.h"
+#include "train/data_sources.h"
 #include "train/process.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
@@ -39,13 +40,35 @@ LoadedRun load_run(const std::string& path, const std::string& device) {
   return r;
 }
 
+SplitFiles split_files(const TrainOptions& o, const std::string& split) {
+  SplitFiles f;
+  if (split == "train" || split == "valid") {  // as the run trained: folds, several sources, final fits
+    DataSpec s = data_spec(o);
+    f.files = split == "train" ? s.train_files : s.valid_files;
+    f.source = split == "train" ? s.train_source : s.valid_source;
+    f.labels = s.source_labels;
+  } else {
+    const std::vector<DataSource> sources = data_sources(o);
+    for (size_t i = 0; i < sources.size(); ++i) {
+      for (const std::string& file : find_collection(sources[i].root, sources[i].collection).split(split)) {
+        f.files.push_back(file);
+        f.source.push_back(static_cast<int>(i));
+      }
+      f.labels.push_back(sources[i].label);
+    }
+    if (sources.size() == 1) f.labels.clear();
+  }
+  if (f.labels.empty()) f.source.assign(f.files.size(), 0);
+  return f;
+}
+
 std::vector<GraphEntry> load_split(const LoadedRun& run, const std::string& split, const Progress& progress) {
   const TrainOptions& o = run.options;
   const GraphCacheOptions cache{o.cache_dir(), o.khop};
   if (o.graph.empty()) {
-    const std::vector<std::string> files = find_collection(o.data, o.collection).split(split);
-    if (files.empty()) throw Error(o.data, "", "collection " + o.collection + " has no '" + split + "' split");
-    return make_entries(cache_files(files, cache, progress), run.norm, run.device);
+    const SplitFiles f = split_files(o, split);
+    if (f.files.empty()) throw Error(o.data, "", "collection " + o.collection + " has no '" + split + "' split");
+    return make_entries(cache_files(f.files, cache, progress), run.norm, run.device);
   }
   // Per-program runs split one graph's groups: "train" learns, "valid"
   // decides early stopping (the held-out groups in runs without a valid

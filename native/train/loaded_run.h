@@ -25,6 +25,16 @@ struct LoadedRun {
 // Throws Error naming the file when the folder holds no run or a broken one.
 LoadedRun load_run(const std::string& run, const std::string& device = "auto");
 
+// A collection run's files of a split ("train" and "valid" as the run
+// trained: its fold, its sources; other splits from every source), each
+// file's source and the sources' labels (empty for one source).
+struct SplitFiles {
+  std::vector<std::string> files;
+  std::vector<int> source;
+  std::vector<std::string> labels;
+};
+SplitFiles split_files(const TrainOptions& o, const std::string& split);
+
 // The graphs of a split ("train", "valid", "test"; per-program runs also
 // have "holdout" (= "test": never seen in training) and "all"), cached and
 // ready to rank.

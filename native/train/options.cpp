@@ -83,6 +83,16 @@ void TrainOptions::apply_defaults() {
                 ")");
   if (valid_share && !(*valid_share >= 0 && *valid_share < 1))
     throw Error("--valid-share must be in [0, 1), got " + num(*valid_share));
+  if (folds != 0 && (folds < 2 || fold < 0 || fold >= folds))
+    throw Error("--folds " + std::to_string(folds) + " --fold " + std::to_string(fold) +
+                ": need at least 2 folds and a fold in [0, folds)");
+  if (train_on_valid == 1) {
+    if (folds != 0) throw Error("--train-on-valid with --folds: a fold's valid graphs are what it is scored on");
+    if (patience && *patience > 0)
+      throw Error("--train-on-valid: the valid graphs train too, so early stopping has nothing unseen to judge; "
+                  "give a fixed --epochs and leave --patience out (or 0)");
+    patience = 0;
+  }
 
   // One program's configs (per-program mode): ListMLE's full-list term cost
   // 0.004 Kendall on AlexNet's held-out configs against hinge alone.
@@ -124,7 +134,7 @@ void TrainOptions::require_resolved(const std::string& what) const {
 }
 
 #define FASTSLOW_OPTION_FIELDS(X)                                                                                   \
-  X(data) X(collection) X(graph) X(holdout) X(valid_share) X(out) X(cache) X(kind) X(config_feat_width) X(model)   \
+  X(data) X(collection) X(graph) X(holdout) X(valid_share) X(folds) X(fold) X(split_seed) X(train_on_valid) X(out) X(cache) X(kind) X(config_feat_width) X(model)   \
       X(join) X(loss) X(tile_features) X(wide) X(wide_nodes) X(hidden) X(layers) X(epochs) X(configs_per_graph)    \
           X(steps_per_epoch) X(lr) X(weight_decay) X(warmup) X(clip) X(patience) X(eval_chunk) X(khop) X(device)   \
               X(threads) X(seed)

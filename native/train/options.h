@@ -15,7 +15,10 @@
 namespace fastslow::train {
 
 struct TrainOptions {
-  // Data: a dataset root and a collection, or one graph (per-program tuning).
+  // Data: dataset roots and collections, or one graph (per-program tuning).
+  // Several of each are comma-separated lists (data_sources.h): one model
+  // learns from every collection found in every root, each step's graph
+  // drawn collection by collection ("layout:nlp:random:0.5" weighs one).
   std::string data;
   std::string collection;  // e.g. "layout:xla:random"
   std::string graph;       // per-program mode: one .npz
@@ -24,6 +27,18 @@ struct TrainOptions {
   // stopping, best checkpoint); 0 = validate on the held-out share. Default
   // 0.1; runs written before it existed read 0.
   std::optional<double> valid_share;
+  // K-fold cross-validation: this run is fold `fold` of `folds` (graphs of
+  // a collection, or unique configs of one graph, fastslow/data/folds.h);
+  // folds = 0: no folds.
+  int folds = 0;
+  int fold = -1;
+  // Seed of the data split (per-program groups, folds); left out = seed.
+  // Members of a seed ensemble share it and differ in `seed` alone.
+  std::optional<uint64_t> split_seed;
+  // 1 = the valid graphs (per-program: the valid share) train too: a final
+  // fit. Validation then scores seen data, so early stopping is off and
+  // the last epoch is kept.
+  int train_on_valid = 0;
   std::string out;    // the run folder
   std::string cache;  // cache folder; "" = <out>/../.cache
 
@@ -68,6 +83,7 @@ struct TrainOptions {
 
   // The cache folder: `cache`, or .cache beside the run folder.
   std::string cache_dir() const;
+  uint64_t data_seed() const { return split_seed.value_or(seed); }
 
   // Fills every option left out with the default of `kind` and the model,
   // and refuses given values that make no sense (Error naming the option).

@@ -23,6 +23,31 @@ std::string program_summary(const CachedGraph& c, const HoldoutSplit& h) {
          count_str(h.holdout.size()) + " (fastslow eval --split holdout)";
 }
 
+// One model reads every graph: kinds and feature widths must agree across
+// the collections and roots it learns from.
+void check_widths(const std::vector<CachedGraph>& train, const std::vector<CachedGraph>& valid, const DataSpec& spec) {
+  const CachedGraph& first = train.front();
+  auto label = [&](const std::vector<int>& src, size_t i) {
+    return spec.source_labels.empty() || i >= src.size() ? std::string() : " (" + spec.source_labels[src[i]] + ")";
+  };
+  auto check = [&](const CachedGraph& c, const std::string& where) {
+    std::string what;
+    if (c.kind != first.kind)
+      what = std::string("is a ") + graph_kind_name(c.kind) + " graph, " + first.source + " a " +
+             graph_kind_name(first.kind) + " one";
+    else if (c.node_feat_width != first.node_feat_width)
+      what = "has " + std::to_string(c.node_feat_width) + " node features, " + first.source + " has " +
+             std::to_string(first.node_feat_width);
+    else if (c.config_feat_width != first.config_feat_width)
+      what = "has " + std::to_string(c.config_feat_width) + " config features, " + first.source + " has " +
+             std::to_string(first.config_feat_width);
+    if (!what.empty())
+      throw Error(c.source, "", what + where + "; one model learns from graphs of one feature width");
+  };
+  for (size_t i = 0; i < train.size(); ++i) check(train[i], label(spec.train_source, i));
+  for (size_t i = 0; i < valid.size(); ++i) check(valid[i], label(spec.valid_source, i));
+}
+
 }  // namespace
 
 const std::vector<int64_t>& validating_groups(const HoldoutSplit& h) { return h.valid.empty() ? h.holdout : h.valid; }
@@ -77,12 +102,29 @@ PreparedData prepare(const DataSpec& spec, const torch::Device& device, std::opt
   d.kind = caches.front().kind;
   d.source = spec.source;
   d.per_program = program;
+  std::vector<CachedGraph> valid_caches;
+  if (!program) {
+    tell("preparing validation graphs");
+    valid_caches = cache_files(spec.valid_files, spec.cache, progress);
+  }
+  check_widths(caches, valid_caches, spec);
   if (norm) {
     d.norm = std::move(*norm);
   } else {
     std::vector<const CachedGraph*> ptrs;
     for (const CachedGraph& c : caches) ptrs.push_back(&c);
+    if (spec.norm_on_valid)
+      for (const CachedGraph& c : valid_caches) ptrs.push_back(&c);
     d.norm = fit_normalizer(d.kind, ptrs, spec.tile_features);
+  }
+  if (!spec.source_labels.empty()) {
+    d.sources = spec.source_labels;
+    d.source_weight = spec.source_weights;
+    d.train_source = spec.train_source;
+    d.valid_source = spec.valid_source;
+  } else {
+    d.train_source.assign(caches.size(), 0);
+    d.valid_source.assign(program ? 1 : valid_caches.size(), 0);
   }
   if (program) {
     const HoldoutSplit h = spec.split_groups(caches.front().groups.num_groups());
@@ -95,8 +137,7 @@ PreparedData prepare(const DataSpec& spec, const torch::Device& device, std::opt
     d.valid_split = h.valid.empty() ? "holdout" : "valid";
   } else {
     d.train = make_entries(std::move(caches), d.norm, device);
-    tell("preparing validation graphs");
-    d.valid = make_entries(cache_files(spec.valid_files, spec.cache, progress), d.norm, device);
+    d.valid = make_entries(std::move(valid_caches), d.norm, device);
   }
   for (const GraphEntry& e : d.train)
     if (!e.cache.has_runtime()) throw Error(e.cache.source, "config_runtime", "has no measured runtimes to train on");

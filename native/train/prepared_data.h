@@ -30,6 +30,16 @@ struct DataSpec {
   GraphCacheOptions cache;
   bool tile_features = false;  // tile: append the core's tiling features (a normaliser fitted here)
   std::string source;          // the data root or the graph, for messages
+  // Several collections (data_sources.h): each file's source, aligned with
+  // the file lists, and each source's label and sampling weight. Empty:
+  // one source.
+  std::vector<int> train_source, valid_source;
+  std::vector<std::string> source_labels;
+  std::vector<double> source_weights;
+  // Fit the normaliser on the valid graphs' inputs too (never their
+  // runtimes): every fold of a K-fold run then reads the same inputs, and
+  // its members export as one model.
+  bool norm_on_valid = false;
 };
 
 struct PreparedData {
@@ -38,6 +48,11 @@ struct PreparedData {
   bool per_program = false;  // one graph whose groups are split (DataSpec::split_groups)
   Normalizer norm;
   std::vector<GraphEntry> train, valid;
+  // Sources (collections) and each entry's: one source unless the run
+  // learns from several (then validation is reported per source).
+  std::vector<std::string> sources = {""};
+  std::vector<double> source_weight = {1.0};
+  std::vector<int> train_source, valid_source;
   std::string valid_split = "valid";  // what validation ranks: "valid", or "holdout" (per-program, no valid share)
   // Config columns the model reads (per config, or per configurable node).
   int64_t config_width() const;

@@ -58,6 +58,54 @@ Pick EpochSampler::pick(int64_t epoch, int64_t step) {
   return p;
 }
 
+MixSampler::MixSampler(std::shared_ptr<const PreparedData> data, int64_t steps_per_epoch, int64_t configs_per_graph,
+                       uint64_t seed)
+    : data_(std::move(data)), steps_(steps_per_epoch), configs_per_graph_(configs_per_graph), seed_(seed) {
+  by_source_.resize(data_->sources.size());
+  for (size_t i : data_->trainable()) by_source_.at(static_cast<size_t>(data_->train_source.at(i))).push_back(i);
+  double total = 0;
+  for (size_t s = 0; s < by_source_.size(); ++s) {
+    weight_.push_back(by_source_[s].empty() ? 0.0 : data_->source_weight.at(s));
+    total += weight_.back();
+  }
+  if (!(total > 0))
+    throw Error(data_->source, "", "no training graph of any collection has two distinct configs to rank");
+  if (steps_ < 1) throw Error(data_->source, "", "a sampler needs at least one step per epoch");
+}
+
+Pick MixSampler::pick(int64_t epoch, int64_t step) {
+  if (epoch != plan_epoch_) {
+    Rng rng(mix_seed(seed_, static_cast<uint64_t>(epoch) * 2 + 1));
+    double total = 0;
+    for (double w : weight_) total += w;
+    std::vector<std::vector<size_t>> round(by_source_.size());
+    std::vector<size_t> next(by_source_.size(), 0);
+    plan_.clear();
+    while (static_cast<int64_t>(plan_.size()) < steps_) {
+      double u = rng.uniform() * total;
+      size_t s = 0;
+      while (s + 1 < weight_.size() && (weight_[s] == 0 || u >= weight_[s])) {
+        u -= weight_[s];
+        ++s;
+      }
+      while (weight_[s] == 0) --s;  // rounding at the top end
+      if (next[s] == round[s].size()) {  // a fresh shuffled round of this source
+        round[s] = by_source_[s];
+        for (int64_t i = static_cast<int64_t>(round[s].size()) - 1; i > 0; --i)
+          std::swap(round[s][static_cast<size_t>(i)], round[s][static_cast<size_t>(rng.uniform_int(0, i))]);
+        next[s] = 0;
+      }
+      plan_.push_back(round[s][next[s]++]);
+    }
+    plan_epoch_ = epoch;
+  }
+  Pick p;
+  p.graph = plan_.at(static_cast<size_t>(step));
+  const uint64_t batch_seed = mix_seed(mix_seed(seed_, static_cast<uint64_t>(epoch)), static_cast<uint64_t>(step));
+  p.groups = sample_groups(data_->train[p.graph].train_groups, configs_per_graph_, batch_seed);
+  return p;
+}
+
 int64_t default_steps_per_epoch(const TrainOptions& o, const PreparedData& d) {
   if (o.steps_per_epoch) return *o.steps_per_epoch;
   if (d.per_program)
@@ -67,6 +115,8 @@ int64_t default_steps_per_epoch(const TrainOptions& o, const PreparedData& d) {
 
 std::unique_ptr<Sampler> default_sampler(const TrainOptions& o, std::shared_ptr<const PreparedData> data) {
   const int64_t steps = default_steps_per_epoch(o, *data);
+  if (data->sources.size() > 1)
+    return std::make_unique<MixSampler>(std::move(data), steps, *o.configs_per_graph, o.seed);
   return std::make_unique<EpochSampler>(std::move(data), steps, *o.configs_per_graph, o.seed);
 }
 

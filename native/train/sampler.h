@@ -47,13 +47,35 @@ class EpochSampler : public Sampler {
   std::vector<size_t> plan_;  // the graph of each step of plan_epoch_
 };
 
+// Several sources (collections): each step first draws a source with
+// probability proportional to its weight, then that source's next graph
+// in a shuffled round of its trainable graphs (so a small collection is
+// not drowned by a large one, as in MixSearch). Groups as EpochSampler.
+class MixSampler : public Sampler {
+ public:
+  // Throws Error when no source has a trainable graph.
+  MixSampler(std::shared_ptr<const PreparedData> data, int64_t steps_per_epoch, int64_t configs_per_graph,
+             uint64_t seed);
+  int64_t steps_per_epoch() const override { return steps_; }
+  Pick pick(int64_t epoch, int64_t step) override;
+
+ private:
+  std::shared_ptr<const PreparedData> data_;
+  std::vector<std::vector<size_t>> by_source_;  // trainable graphs of each source
+  std::vector<double> weight_;                  // 0 for sources without trainable graphs
+  int64_t steps_, configs_per_graph_;
+  uint64_t seed_;
+  int64_t plan_epoch_ = -1;
+  std::vector<size_t> plan_;
+};
+
 // Steps per epoch when --steps-per-epoch is left out: per-program, one pass
 // over the training configs; collections, one visit per trainable graph,
 // and at least 200 steps for layout graphs (generated layout:xla:random
 // small: 500 steps 0.48, 6,000 steps 0.83 valid Kendall) or 50 for tile.
 int64_t default_steps_per_epoch(const TrainOptions& o, const PreparedData& data);
-// The sampler a run gets unless another is set: EpochSampler with the
-// run's steps, configs per graph and seed.
+// The sampler a run gets unless another is set: EpochSampler (MixSampler
+// for several sources) with the run's steps, configs per graph and seed.
 std::unique_ptr<Sampler> default_sampler(const TrainOptions& o, std::shared_ptr<const PreparedData> data);
 
 // `count` distinct members of `pool` (all of it when count >= its size),

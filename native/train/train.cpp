@@ -1,11 +1,14 @@
 // train() and resume(): the default Trainer assembled from TrainOptions.
+#include <algorithm>
 #include <filesystem>
 
 #include "fastslow/data/collection.h"
 #include "fastslow/data/data_profile.h"
+#include "fastslow/data/folds.h"
 #include "fastslow/error.h"
 #include "fastslow/io/npz_reader.h"
 #include "models/program_model.h"
+#include "train/data_sources.h"
 #include "train/loaded_run.h"
 #include "train/process.h"
 #include "train/trainer.h"
@@ -19,7 +22,11 @@ namespace {
 // from before it was recorded get it too.
 void write_profile(const RunDir& run, const TrainOptions& o, const PreparedData& d) {
   const bool program = !o.graph.empty();
-  DataProfileBuilder b(d.kind, data_origin(program ? o.graph : o.data),
+  const std::vector<std::string> roots = split_list(o.data);
+  std::string origin = data_origin(program ? o.graph : roots.front());
+  for (const std::string& r : roots)
+    if (!program && data_origin(r) != origin) origin = "mixed";
+  DataProfileBuilder b(d.kind, origin,
                        program ? std::filesystem::path(o.graph).filename().string() : o.collection);
   for (const GraphEntry& e : d.train) b.add(sample_graph(e.cache), e.cache.source);
   run.write_json("profile.json", nlohmann::json::parse(b.finish().to_json()));
@@ -60,19 +67,68 @@ DataSpec data_spec(const TrainOptions& o) {
   DataSpec s;
   s.cache = {o.cache_dir(), o.khop};
   s.tile_features = o.tile_features.value_or(0) == 1;
+  const uint64_t seed = o.data_seed();
   if (!o.graph.empty()) {
     s.source = o.graph;
     s.train_files = {o.graph};
     const double holdout = o.holdout, valid = o.valid_share.value_or(0);
-    const uint64_t seed = o.seed;
-    s.split_groups = [=](int64_t groups) { return split_program(groups, holdout, valid, seed); };
+    const int folds = o.folds, fold = o.fold;
+    const bool fold_in_valid = o.train_on_valid == 1;
+    s.split_groups = [=](int64_t groups) {
+      if (folds > 0) return split_program_fold(groups, holdout, folds, fold, seed);
+      HoldoutSplit h = split_program(groups, holdout, valid, seed);
+      if (fold_in_valid) {  // a final fit: the valid share trains too and still reports
+        h.train.insert(h.train.end(), h.valid.begin(), h.valid.end());
+        std::sort(h.train.begin(), h.train.end());
+      }
+      return h;
+    };
     return s;
   }
   s.source = o.data;
-  const Collection c = find_collection(o.data, o.collection);
-  s.train_files = c.split("train");
-  s.valid_files = c.split("valid");
+  const std::vector<DataSource> sources = data_sources(o);
+  std::vector<std::string> pooled;
+  std::vector<int> pooled_source;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const Collection c = find_collection(sources[i].root, sources[i].collection);
+    s.source_labels.push_back(sources[i].label);
+    s.source_weights.push_back(sources[i].weight);
+    for (const char* split : {"train", "valid"}) {
+      for (const std::string& f : c.split(split)) {
+        const bool valid = std::string(split) == "valid";
+        if (o.folds > 0) {
+          pooled.push_back(f);
+          pooled_source.push_back(static_cast<int>(i));
+          continue;
+        }
+        if (!valid || o.train_on_valid == 1) {
+          s.train_files.push_back(f);
+          s.train_source.push_back(static_cast<int>(i));
+        }
+        if (valid) {
+          s.valid_files.push_back(f);
+          s.valid_source.push_back(static_cast<int>(i));
+        }
+      }
+    }
+  }
+  if (o.folds > 0) {
+    // Every graph of the collections validates in exactly one fold.
+    const std::vector<int> fold_of = assign_folds(pooled, o.folds, seed);
+    for (size_t i = 0; i < pooled.size(); ++i) {
+      const bool valid = fold_of[i] == o.fold;
+      (valid ? s.valid_files : s.train_files).push_back(pooled[i]);
+      (valid ? s.valid_source : s.train_source).push_back(pooled_source[i]);
+    }
+    s.norm_on_valid = true;
+  }
   if (s.train_files.empty()) throw Error(o.data, "", "collection " + o.collection + " has no training graphs");
+  if (sources.size() == 1) {  // one source: the plain single-collection run
+    s.source_labels.clear();
+    s.source_weights.clear();
+    s.train_source.clear();
+    s.valid_source.clear();
+  }
   return s;
 }
 
@@ -109,14 +165,11 @@ TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> dat
   return trainer.run();
 }
 
-TrainResult train(TrainOptions o, const TrainHooks& hooks, const std::vector<std::shared_ptr<Callback>>& extra) {
+TrainOptions resolve_options(TrainOptions o) {
   if (o.out.empty()) throw Error("--out: no run folder given");
-  const RunDir run(o.out);
-  if (run.has("config.json"))
-    throw Error(o.out, "", "already holds a run; continue it with --resume or choose another --out");
   if (o.graph.empty()) {
     if (o.data.empty() || o.collection.empty()) throw Error("give --data and --collection, or --graph");
-    o.kind = parse_collection_id(o.collection).kind;
+    o.kind = parse_collection_id(data_sources(o).front().collection).kind;
   } else {
     if (!(o.holdout > 0 && o.holdout < 1)) throw Error("--holdout must be in (0, 1), got " + std::to_string(o.holdout));
     o.kind = graph_kind_name(detect_graph_kind(NpzReader::open(o.graph)));
@@ -124,13 +177,23 @@ TrainResult train(TrainOptions o, const TrainHooks& hooks, const std::vector<std
   }
   // Unknown model names and senseless values fail here, before any preparation.
   o.apply_defaults();
-  if (!o.graph.empty() && !(o.holdout + *o.valid_share < 1))
+  if (!o.graph.empty() && o.folds == 0 && !(o.holdout + *o.valid_share < 1))
     throw Error("--valid-share " + std::to_string(*o.valid_share) + " and --holdout " + std::to_string(o.holdout) +
                 " leave no configs to train on (their sum must be below 1)");
+  if (!o.graph.empty() && o.folds > 0) o.valid_share = 0.0;  // the fold validates
   if (*o.wide == 1 && (o.graph.empty() || o.kind != "layout"))
     throw Error("--wide 1: a wide table belongs to one layout graph's configurable nodes (per-program mode, --graph)");
   LossSpec::parse(o.loss);
   if (o.cache.empty()) o.cache = o.cache_dir();
+  return o;
+}
+
+TrainResult train(TrainOptions o, const TrainHooks& hooks, const std::vector<std::shared_ptr<Callback>>& extra) {
+  if (o.out.empty()) throw Error("--out: no run folder given");
+  const RunDir run(o.out);
+  if (run.has("config.json"))
+    throw Error(o.out, "", "already holds a run; continue it with --resume or choose another --out");
+  o = resolve_options(std::move(o));
   run.create();
   return run_training(o, false, hooks, extra);
 }

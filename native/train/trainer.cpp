@@ -80,8 +80,18 @@ Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::st
     return stop;
   }
   double score = collection_score(data_->kind, *results);
+  std::optional<SourceScores> per_source;
+  if (data_->sources.size() > 1) {
+    per_source = source_scores(data_->kind, *results, data_->valid_source, data_->sources);
+    score = per_source->score;
+  }
   if (!std::isfinite(score)) score = -train_loss;  // no validation runtimes: track the training loss
-  const nlohmann::json metrics = results_json(*results, data_->valid_split, score);
+  nlohmann::json metrics = results_json(*results, data_->valid_split, score);
+  if (per_source) {
+    metrics["collections"] = per_source->per_source;
+    for (size_t i = 0; i < results->size(); ++i)
+      metrics["graphs"][i]["collection"] = data_->sources.at(static_cast<size_t>(data_->valid_source.at(i)));
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::json line = {{"epoch", at},
                          {"train_loss", at < 0 ? nlohmann::json(nullptr) : nlohmann::json(train_loss)},
@@ -90,7 +100,9 @@ Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::st
                          {"seconds", seconds},
                          {"skipped_steps", at < 0 ? 0 : st_.skipped}};
   line["valid"] = metrics["mean"];
-  const bool improved = score > st_.best_score;
+  if (per_source) line["collections"] = per_source->per_source;
+  // A final fit (--train-on-valid) validates on seen graphs: its last epoch is kept.
+  const bool improved = o_.train_on_valid == 1 ? at >= 0 || st_.best_epoch < 0 : score > st_.best_score;
   if (improved) {
     st_.best_score = score;
     st_.best_epoch = at;

@@ -96,6 +96,12 @@ TrainResult train(TrainOptions options, const TrainHooks& hooks = {},
 TrainResult resume(const std::string& run, std::optional<int64_t> epochs = std::nullopt,
                    const TrainHooks& hooks = {}, const std::vector<std::shared_ptr<Callback>>& extra = {});
 
+// A fresh run's options checked and completed: the kind from the data,
+// defaults applied, combinations that make no sense refused (Error), the
+// cache folder fixed. train() starts with it; drivers of several runs
+// (many_runs.h) check every member's before the first trains.
+TrainOptions resolve_options(TrainOptions o);
+
 // What a run folder holds before its first step: stats.json, config.json
 // (completed with what the data decided: config width, wide nodes, tiling
 // features) and profile.json. A folder with a config.json (a resumed run)

@@ -228,7 +228,10 @@ DataProfile DataProfile::from_json(const std::string& text, const std::string& w
 }
 
 std::string DataProfile::summary() const {
-  std::string s = origin == "generated" ? "generated data" : origin == "real" ? "real data" : "data of unknown origin";
+  std::string s = origin == "generated" ? "generated data"
+                  : origin == "real"    ? "real data"
+                  : origin == "mixed"   ? "real and generated data"
+                                        : "data of unknown origin";
   if (!source.empty()) s += " (" + source + ")";
   s += ": " + thousands(graphs) + (graphs == 1 ? " graph of " : " graphs of ") + thousands(min_nodes);
   if (max_nodes != min_nodes) s += "-" + thousands(max_nodes);

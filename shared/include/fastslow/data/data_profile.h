@@ -42,7 +42,7 @@ std::vector<int64_t> spread_sample(int64_t count, int64_t limit);
 struct DataProfile {
   static constexpr int kVersion = 1;
   GraphKind kind = GraphKind::Layout;
-  std::string origin = "unknown";  // generated | real | unknown
+  std::string origin = "unknown";  // generated | real | mixed (both) | unknown
   std::string source;              // the collection or graph file
   int64_t graphs = 0;
   int64_t min_nodes = 0, max_nodes = 0;                // nodes the model reads
