@@ -2,13 +2,14 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "commands.h"
 #include "format.h"
 #include "progress.h"
 #include "train/run_dir.h"
 #include "train/evaluate.h"
-#include "train/loaded_run.h"
+#include "train/rank_split.h"
 
 namespace fastslow::cli {
 
@@ -22,29 +23,34 @@ Command add_eval_command(CLI::App& app) {
       "eval",
       "Rank every config of a split's graphs with a run's best model: per-graph Kendall tau, OPA and\n"
       "top-1/5/10 error, and the collection score. Also written to RUN/eval_<split>.json.");
-  sub->add_option("--run", o->run, "run folder from `fastslow train`")->required();
+  sub->add_option("--run", o->run, "run folder from `fastslow train`, or an ensemble folder")->required();
   sub->add_option("--split", o->split, "train, valid or test (per-program runs: train, valid (early stopping), holdout = test (never seen), all)")
       ->capture_default_str();
   sub->add_option("--device", o->device, "auto, cpu or cuda")->capture_default_str();
   sub->add_flag("--json", o->json, "print the JSON instead of the table");
   return {sub, [o] {
-            const train::LoadedRun run = train::load_run(o->run, o->device);
-            const std::vector<train::GraphEntry> graphs = train::load_split(run, o->split, cache_progress());
-            ProgressBar bar("rank", graphs.size(), "graphs");
-            const std::vector<train::GraphResult> results = *train::evaluate_entries(
-                *run.model, graphs, run.norm, *run.options.eval_chunk, run.device,
-                [&](size_t done, size_t, const std::string& graph) {
-                  bar.update(done, graph);
-                  return true;
-                });
-            bar.finish();
-            const double score = train::collection_score(run.kind(), results);
+            std::unique_ptr<ProgressBar> bar;
+            const train::SplitRanking run = train::rank_split(o->run, o->split, o->device, cache_progress(),
+                                                               [&](size_t done, size_t total) {
+                                                                 if (!bar) bar = std::make_unique<ProgressBar>("rank", total, "graphs");
+                                                                 bar->update(done);
+                                                               });
+            if (bar) bar->finish();
+            const std::vector<train::GraphResult>& results = run.results;
+            double score = train::collection_score(run.kind, results);
+            std::optional<train::SourceScores> per_source;
+            if (!run.labels.empty()) {
+              per_source = train::source_scores(run.kind, results, run.source, run.labels);
+              score = per_source->score;
+            }
             std::vector<GraphMetrics> all;
             for (const auto& r : results) all.push_back(r.metrics);
             const CollectionMetrics mean = summarize(all);
             nlohmann::json j = train::results_json(results, o->split, score);
             j["run"] = o->run;
             j["collection"] = run.options.collection;
+            if (run.members > 1) j["ensemble"] = {{"members", run.members}, {"combine", run.combine}};
+            if (per_source) j["collections"] = per_source->per_source;
             train::RunDir(o->run).write_json("eval_" + o->split + ".json", j);
             if (o->json) {
               std::printf("%s\n", j.dump(2).c_str());
@@ -60,8 +66,14 @@ Command add_eval_command(CLI::App& app) {
             std::printf("%-32s %8lld %8s %8s %8s %8s %8s %8s\n", "mean", static_cast<long long>(results.size()),
                         metric_cell(mean.kendall).c_str(), metric_cell(mean.opa).c_str(), metric_cell(mean.top1).c_str(),
                         metric_cell(mean.top5).c_str(), metric_cell(mean.top10).c_str(), metric_cell(mean.tile_score).c_str());
+            if (per_source)
+              for (const auto& [label, c] : per_source->per_source.items())
+                std::printf("%-32s %8lld graphs, score %s\n", label.c_str(),
+                            static_cast<long long>(c["graphs"].get<int64_t>()),
+                            c["score"].is_number() ? metric_cell(c["score"].get<double>()).c_str() : "-");
+            if (run.members > 1) std::printf("ensemble of %d members (%s)\n", run.members, run.combine.c_str());
             std::printf("%s score (%s): %s\n", run.options.collection.c_str(),
-                        run.kind() == GraphKind::Tile ? "mean tile score" : "mean Kendall tau", metric_cell(score).c_str());
+                        run.kind == GraphKind::Tile ? "mean tile score" : "mean Kendall tau", metric_cell(score).c_str());
             if (mean.graphs > 0 && std::isnan(score))
               std::printf("(no measured runtimes in this split: use `fastslow predict` for rankings)\n");
             return 0;

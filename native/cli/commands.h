@@ -24,6 +24,7 @@ Command add_train_command(CLI::App& app);
 Command add_eval_command(CLI::App& app);
 Command add_predict_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
+Command add_ensemble_command(CLI::App& app);
 Command add_rank_command(CLI::App& app);
 #endif
 

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
       fastslow::cli::add_train_command(app),
       fastslow::cli::add_eval_command(app),
       fastslow::cli::add_predict_command(app),
+      fastslow::cli::add_ensemble_command(app),
       fastslow::cli::add_export_command(app),
       fastslow::cli::add_rank_command(app),
 #endif

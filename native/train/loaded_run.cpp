@@ -22,12 +22,18 @@ models::ModelOptions model_options(const TrainOptions& o, const Normalizer& norm
   return m;
 }
 
+TrainOptions load_run_options(const std::string& path) {
+  const RunDir run(path);
+  TrainOptions o = TrainOptions::from_json(run.read_json("config.json"), run.file("config.json"));
+  o.out = path;
+  o.require_resolved(run.file("config.json"));
+  return o;
+}
+
 LoadedRun load_run(const std::string& path, const std::string& device) {
   const RunDir run(path);
   LoadedRun r;
-  r.options = TrainOptions::from_json(run.read_json("config.json"), run.file("config.json"));
-  r.options.out = path;
-  r.options.require_resolved(run.file("config.json"));
+  r.options = load_run_options(path);
   r.norm = Normalizer::from_json(run.read_json("stats.json"), run.file("stats.json"));
   r.device = pick_device(device);
   models::keep_freed_cpu_memory();

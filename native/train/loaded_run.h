@@ -22,6 +22,8 @@ struct LoadedRun {
   torch::Device device = torch::kCPU;
   GraphKind kind() const { return options.kind == "tile" ? GraphKind::Tile : GraphKind::Layout; }
 };
+// A run's options (config.json) alone, resolved as load_run reads them.
+TrainOptions load_run_options(const std::string& run);
 // Throws Error naming the file when the folder holds no run or a broken one.
 LoadedRun load_run(const std::string& run, const std::string& device = "auto");
 
