@@ -7,6 +7,8 @@
 #   real        per-program runs on the real graphs with runtimes vs one-hot ridge (bench/real_bench.cpp)
 #   realism     generated layout collections beside the real files: runtime and graph statistics
 #               (fastslow realism; extra args: synth seeds, default 0 1 2)
+#   ensemble    seed ensembles, K-fold out-of-fold scores, mixed collections, real per-program
+#               ensembles (bench/ensemble_bench.py; extra args: --parts, --epochs, --seeds, --folds)
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
 #   explorer    the page in headless Chromium: open, frame, rank   (bench/explorer_bench.mjs)
 set -euo pipefail
@@ -26,6 +28,9 @@ case $what in
   quality)
     cmake --build --preset native --target fastslow
     /usr/bin/python3 bench/quality.py build/native $work/quality "$@" ;;
+  ensemble)
+    cmake --build --preset native --target fastslow
+    /usr/bin/python3 bench/ensemble_bench.py build/native $work/ensemble "$@" ;;
   real)
     # Every real layout file with runtimes beside the repository (AlexNet,
     # the real/ folder); files with fewer than 10 unique configs are listed
@@ -79,5 +84,5 @@ case $what in
     bash scripts/stage_site.sh $work/explorer/site $work/rank/model >/dev/null
     node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
       $work/rank/graph/resnet_5000.npz $work/rank/model $f $work/explorer/layout_50000.npz "$@" ;;
-  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, real, realism, rank, explorer)" >&2; exit 1 ;;
+  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, real, realism, rank, explorer)" >&2; exit 1 ;;
 esac

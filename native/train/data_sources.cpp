@@ -1,5 +1,6 @@
 #include "train/data_sources.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -65,10 +66,17 @@ std::vector<DataSource> data_sources(const TrainOptions& o) {
     kind = id.kind;
     wanted.emplace_back(id.str(), cw.second);
   }
+  // Roots are told apart by folder name, or by path where two share a name.
+  std::vector<std::string> names;
+  for (const std::string& r : roots) names.push_back(root_name(r));
+  for (size_t i = 0; i < roots.size(); ++i)
+    if (std::count(names.begin(), names.end(), root_name(roots[i])) > 1)
+      names[i] = std::filesystem::path(roots[i]).lexically_normal().string();
   std::vector<DataSource> out;
   for (const auto& [collection, weight] : wanted) {
     bool found = false;
-    for (const std::string& root : roots) {
+    for (size_t r = 0; r < roots.size(); ++r) {
+      const std::string& root = roots[r];
       bool present = false;
       for (const Collection& c : discover_collections(root)) present = present || c.id.str() == collection;
       if (!present) continue;
@@ -77,7 +85,7 @@ std::vector<DataSource> data_sources(const TrainOptions& o) {
       s.root = root;
       s.collection = collection;
       s.weight = weight;
-      s.label = roots.size() > 1 ? root_name(root) + "/" + collection : collection;
+      s.label = roots.size() > 1 ? names[r] + "/" + collection : collection;
       out.push_back(std::move(s));
     }
     if (!found) {

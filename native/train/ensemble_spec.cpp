@@ -74,6 +74,7 @@ void EnsembleSpec::write(const std::string& dir) const {
                        {"scale", m.scale},
                        {"valid_score", std::isfinite(m.valid_score) ? nlohmann::json(m.valid_score) : nlohmann::json(nullptr)}});
   }
+  RunDir(dir).create();
   RunDir(dir).write_json("ensemble.json", {{"format", kFormatVersion},
                                             {"kind", kind},
                                             {"combine", combine_name(combine)},

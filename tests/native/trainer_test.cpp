@@ -12,36 +12,12 @@
 #include "fastslow/error.h"
 #include "fastslow/synth/dataset.h"
 #include "test_support.h"
+#include "tiny_data.h"
 #include "models/registry.h"
 #include "train/run_dir.h"
 
 namespace fastslow::train {
 namespace {
-
-// One tiny generated dataset for the whole suite (about a second to write).
-const std::string& tiny_data() {
-  static test::TempDir* dir = new test::TempDir;
-  static bool made = false;
-  if (!made) {
-    EXPECT_TRUE(synth::synth_dataset(dir->path(), synth::SynthScale::Tiny, 7, nullptr));
-    made = true;
-  }
-  return dir->path();
-}
-
-TrainOptions small_layout_run(const std::string& out) {
-  TrainOptions o;
-  o.data = tiny_data();
-  o.collection = "layout:xla:random";
-  o.out = out;
-  o.hidden = 32;
-  o.layers = 2;
-  o.epochs = 2;
-  o.steps_per_epoch = 6;
-  o.configs_per_graph = 16;
-  o.threads = 1;  // identical float reductions in both runs
-  return o;
-}
 
 // The model weights of best.pt, or of the checkpoint last.pt (model + optimizer).
 std::vector<torch::Tensor> weights(const std::string& run, const std::string& file) {

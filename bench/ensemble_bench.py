@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Ensembles, cross-validation and mixed collections (the ensembles issue's bars):
+
+1. generated `small`, per collection: a 5-seed ensemble's validation score against
+   the mean and the best of its members (same valid graphs);
+2. K-fold out-of-fold score per collection beside the single train/valid score
+   (seed 0's), with the spread over folds;
+3. layout:xla:random alone against mixed with layout:nlp:random, scored on
+   xla:random valid (N seeds each);
+4. per-program on the real AlexNet and unet3d: a 5-seed ensemble against its best
+   member on the same held-out configs.
+
+Everything is trained through the `fastslow` CLI; finished runs under WORK_DIR are
+reused (delete the folder to measure again).
+
+Usage: bench/ensemble_bench.py BUILD_DIR WORK_DIR [--parts 1,2,3,4] [--epochs N]
+       [--seeds N] [--folds K] [--mix-seeds N] [--collections a,b]
+Prints tables and writes WORK_DIR/ensemble.json.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+COLLECTIONS = ["tile:xla", "layout:xla:random", "layout:xla:default", "layout:nlp:random", "layout:nlp:default"]
+REAL = ["../shared/data/cleaned_alexnet.npz", "../shared/data/real/layout_xla_default_train_unet3d.npz"]
+
+
+def run(cmd):
+    t = time.time()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.time() - t
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def name(collection):
+    return collection.replace(":", "_")
+
+
+def seeds_and_ensemble(fs, out, train_args, seeds, combine="mean"):
+    if not os.path.exists(os.path.join(out, "runs.json")):
+        run([fs, "train", *train_args, "--seeds", str(seeds), "--out", out])
+    else:  # finish members a cut bench left behind
+        run([fs, "train", "--resume", "--out", out])
+    ens = out + "-ens-" + combine
+    if not os.path.exists(os.path.join(ens, "ensemble.json")):
+        run([fs, "ensemble", out, "-o", ens, "--combine", combine])
+    return ens
+
+
+def eval_json(fs, run_dir, split):
+    p = subprocess.run([fs, "eval", "--run", run_dir, "--split", split, "--json"], check=True,
+                       capture_output=True, text=True)
+    return json.loads(p.stdout)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("work")
+    ap.add_argument("--parts", default="1,2,3,4")
+    ap.add_argument("--epochs", type=int, default=4, help="per collection run (0 = the trainer's default)")
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--mix-seeds", type=int, default=3)
+    ap.add_argument("--collections", default=",".join(COLLECTIONS))
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    fs = os.path.join(args.build, "bin", "fastslow")
+    parts = set(args.parts.split(","))
+    os.makedirs(args.work, exist_ok=True)
+    data = os.path.join(args.work, "small")
+    if not os.path.exists(os.path.join(data, "synth.json")):
+        subprocess.run([fs, "synth", "--scale", "small", "--seed", "0", "--out", data], check=True)
+    common = ["--threads", str(args.threads)] + (["--epochs", str(args.epochs)] if args.epochs else [])
+    collections = args.collections.split(",")
+    report = {"epochs": args.epochs, "seeds": args.seeds, "folds": args.folds}
+    t0 = time.time()
+
+    if "1" in parts or "2" in parts:
+        rows = []
+        for c in collections:
+            out = os.path.join(args.work, "seeds", name(c))
+            ens = seeds_and_ensemble(fs, out, ["--data", data, "--collection", c, *common], args.seeds)
+            f = load(os.path.join(ens, "ensemble.json"))["fitted_on"]
+            members = [m["valid_score"] for m in load(os.path.join(ens, "ensemble.json"))["members"]]
+            rows.append({"collection": c, "ensemble": f["score"], "member_mean": f["member_mean"],
+                         "member_best": f["member_best"], "members": members, "seed0": members[0]})
+        report["seeds_table"] = rows
+        if "1" in parts:
+            print(f"\n1. {args.seeds}-seed ensemble (mean of per-graph standardised scores) on generated small, "
+                  f"valid split, {args.epochs or 'default'} epochs per member")
+            print(f"{'collection':22} {'ensemble':>9} {'mean':>8} {'best':>8} {'ens-best':>9}")
+            wins = 0
+            for r in rows:
+                wins += r["ensemble"] > r["member_best"]
+                print(f"{r['collection']:22} {r['ensemble']:9.4f} {r['member_mean']:8.4f} {r['member_best']:8.4f} "
+                      f"{r['ensemble'] - r['member_best']:+9.4f}")
+            print(f"ensemble beats its best member on {wins} of {len(rows)} collections (target: 4 of 5)")
+            report["wins"] = wins
+
+    if "2" in parts:
+        print(f"\n2. {args.folds}-fold out-of-fold score (generated small) beside the single train/valid run (seed 0)")
+        print(f"{'collection':22} {'oof':>8} {'fold mean':>10} {'sd':>7} {'min':>7} {'max':>7} {'single':>8}")
+        rows = []
+        for i, c in enumerate(collections):
+            out = os.path.join(args.work, "folds", name(c))
+            if not os.path.exists(os.path.join(out, "oof.json")):
+                cmd = [fs, "train", "--resume", "--out", out] if os.path.exists(os.path.join(out, "runs.json")) else \
+                      [fs, "train", "--data", data, "--collection", c, *common, "--folds", str(args.folds), "--out", out]
+                run(cmd)
+            oof = load(os.path.join(out, "oof.json"))
+            s = oof["fold_spread"]
+            single = report["seeds_table"][i]["seed0"]
+            rows.append({"collection": c, "oof": oof["score"], "spread": s, "single": single})
+            print(f"{c:22} {oof['score']:8.4f} {s['mean']:10.4f} {s['sd']:7.4f} {s['min']:7.4f} {s['max']:7.4f} "
+                  f"{single:8.4f}")
+        report["folds_table"] = rows
+
+    if "3" in parts:
+        print(f"\n3. layout:xla:random alone vs mixed with layout:nlp:random (generated small, {args.mix_seeds} seeds), "
+              "scored on xla:random valid at each run's best epoch")
+        res = {}
+        for label, colls in [("alone", ["layout:xla:random"]), ("mixed", ["layout:xla:random", "layout:nlp:random"])]:
+            scores = []
+            for seed in range(args.mix_seeds):
+                out = os.path.join(args.work, "mix", f"{label}-{seed}")
+                if not os.path.exists(os.path.join(out, "metrics.json")):
+                    cmd = [fs, "train", "--data", data, *sum((["--collection", c] for c in colls), []), *common,
+                           "--seed", str(seed), "--out", out]
+                    run(cmd)
+                m = load(os.path.join(out, "metrics.json"))
+                scores.append(m["collections"]["layout:xla:random"]["score"] if "collections" in m else m["score"])
+            res[label] = scores
+            print(f"{label:6} " + " ".join(f"{s:.4f}" for s in scores) + f"   mean {sum(scores) / len(scores):.4f}")
+        report["mix"] = res
+
+    if "4" in parts:
+        print(f"\n4. per-program on real graphs: {args.seeds}-seed ensemble vs its members, held-out configs (real data)")
+        print(f"{'graph':34} {'ensemble':>9} {'mean':>8} {'best':>8} {'ens-best':>9}   members")
+        rows = []
+        for g in REAL:
+            if not os.path.exists(g):
+                print(f"{g}: missing, skipped")
+                continue
+            out = os.path.join(args.work, "real", os.path.basename(g)[:-4])
+            ens = seeds_and_ensemble(fs, out, ["--graph", g, "--threads", str(args.threads)], args.seeds)
+            members = [m["run"] for m in load(os.path.join(ens, "ensemble.json"))["members"]]
+            held = [eval_json(fs, m if os.path.isabs(m) else os.path.join(ens, m), "holdout")["score"]
+                    for m in members]
+            e = eval_json(fs, ens, "holdout")["score"]
+            mean, best = sum(held) / len(held), max(held)
+            rows.append({"graph": os.path.basename(g), "ensemble": e, "member_mean": mean, "member_best": best,
+                         "members": held})
+            print(f"{os.path.basename(g)[:34]:34} {e:9.4f} {mean:8.4f} {best:8.4f} {e - best:+9.4f}   "
+                  + " ".join(f"{h:.4f}" for h in held))
+        report["real"] = rows
+
+    report["seconds"] = time.time() - t0
+    with open(os.path.join(args.work, "ensemble.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    print(f"\n{os.path.join(args.work, 'ensemble.json')} ({report['seconds']:.0f} s)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
