@@ -195,3 +195,45 @@ TEST(CliTrain, TrainEvalPredictSubmitOnGeneratedData) {
   EXPECT_EQ(again.code, 2);
   EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
 }
+
+TEST(CliTrain, FoldsSeedsMixedCollectionsAndEnsemblesEndToEnd) {
+  fastslow::test::TempDir dir;
+  const std::string data = dir.file("data");
+  ASSERT_EQ(run("synth --scale tiny --seed 3 --out " + data).code, 0);
+  const std::string base = "train --data " + data + " --epochs 1 --steps-per-epoch 3 --hidden 16 --layers 1 ";
+  const Result cv = run(base + "--collection layout:xla:random --folds 2 --out " + dir.file("cv"));
+  ASSERT_EQ(cv.code, 0) << cv.err;
+  EXPECT_NE(cv.err.find("out-of-fold kendall"), std::string::npos) << cv.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("cv/oof.json")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("cv/fold-1/best.pt")));
+  // Resuming a finished plan trains nothing new and keeps the score.
+  const Result again = run("train --resume --out " + dir.file("cv"));
+  ASSERT_EQ(again.code, 0) << again.err;
+
+  const Result seeds = run(base + "--collection layout:xla:random,layout:nlp:random:2 --seeds 2 --out " + dir.file("s"));
+  ASSERT_EQ(seeds.code, 0) << seeds.err;
+  EXPECT_NE(seeds.err.find("layout:nlp:random"), std::string::npos) << seeds.err;  // validated per collection
+  const Result ens = run("ensemble " + dir.file("s") + " -o " + dir.file("ens") + " --combine weighted");
+  ASSERT_EQ(ens.code, 0) << ens.err;
+  EXPECT_NE(ens.out.find("ensemble (weighted)"), std::string::npos) << ens.out;
+  const Result e = run("eval --run " + dir.file("ens") + " --json");
+  ASSERT_EQ(e.code, 0) << e.err;
+  const nlohmann::json j = nlohmann::json::parse(e.out);
+  EXPECT_EQ(j.at("ensemble").at("members"), 2);
+  EXPECT_TRUE(j.at("collections").contains("layout:nlp:random"));
+  // Rows of a run of several collections need the collection named.
+  EXPECT_EQ(run("predict --run " + dir.file("ens") + " --csv " + dir.file("x.csv")).code, 2);
+  const Result p = run("predict --run " + dir.file("ens") + " --collection layout:nlp:random --csv " + dir.file("n.csv"));
+  ASSERT_EQ(p.code, 0) << p.err;
+  const std::vector<uint8_t> bytes = fastslow::test::read_bytes(dir.file("n.csv"));
+  const std::string csv(bytes.begin(), bytes.end());
+  EXPECT_NE(csv.find("layout:nlp:random:"), std::string::npos);
+  EXPECT_EQ(csv.find("layout:xla:random:"), std::string::npos);
+
+  const Result both = run(base + "--collection layout:xla:random --folds 2 --seeds 2 --out " + dir.file("both"));
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.err.find("--folds with --seeds"), std::string::npos) << both.err;
+  const Result fold = run(base + "--collection layout:xla:random --fold 1 --out " + dir.file("fold"));
+  EXPECT_EQ(fold.code, 2);
+  EXPECT_NE(fold.err.find("--fold needs --folds"), std::string::npos) << fold.err;
+}
