@@ -323,7 +323,9 @@ std::string emit(Emitter& e, models::TileGcnImpl& m, const models::ModelOptions&
 std::string emit_model(Emitter& e, models::RankModelImpl& model, const models::ModelOptions& o) {
   if (auto* m = dynamic_cast<models::ProgramModelImpl*>(&model)) {
     const std::string deep = emit_model(e, *m->deep, o);
-    return e.b().op("Add", {emit_layout_wide(e, *m->wide), e.b().op("Mul", {deep, e.param(m->gate, "gate")})});
+    // scale * gate as LibTorch forms it (a float32 product) before it meets the deep scores.
+    const torch::Tensor factor = m->scale * m->gate;
+    return e.b().op("Add", {emit_layout_wide(e, *m->wide), e.b().op("Mul", {deep, e.param(factor, "gate")})});
   }
 #define FASTSLOW_EMIT(kind, name, Class, ...) \
   if (auto* m = dynamic_cast<models::Class##Impl*>(&model)) return emit(e, *m, o);
