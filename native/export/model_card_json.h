@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "export/export_onnx.h"
 #include "fastslow/rank/model_card.h"
 #include "models/model.h"
 
@@ -21,9 +22,14 @@ namespace fastslow::exporter {
 // pruning, batching, training summary, validation metrics, date, git revision.
 nlohmann::json model_card_json(const train::LoadedRun& run, const std::string& run_dir, int64_t onnx_bytes);
 
+// The card's "inputs" / "outputs": [{"name", "dtype", "shape"}], dynamic axes by name.
+nlohmann::json tensor_specs_json(const std::vector<TensorSpec>& specs);
+
 models::ModelOptions model_options_from_card(const ModelCard& card);
 
-// DIR/model.json + DIR/model.pt as a LibTorch model on `device`, in eval mode.
+// DIR/model.json + DIR/model.pt as a LibTorch model on `device`, in eval
+// mode; for an ensemble's card, its members from their weights files,
+// combined as the exported ONNX graph combines them (models/ensemble_model.h).
 struct ExportedModel {
   ModelCard card;
   models::RankModel model;
