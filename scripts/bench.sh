@@ -8,6 +8,7 @@
 #   realism     generated layout collections beside the real files: runtime and graph statistics
 #               (fastslow realism; extra args: synth seeds, default 0 1 2)
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
+#   ensemble    exported 5-member ensemble vs one member, ONNX Runtime Web (bench/ensemble_bench.mjs)
 #   explorer    the page in headless Chromium: open, frame, rank   (bench/explorer_bench.mjs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,6 +65,28 @@ case $what in
       $f export --run $work/rank/run -o $work/rank/model
     fi
     node bench/rank_bench.mjs $f $work/rank/model $work/rank/graph/resnet_5000.npz "$@" ;;
+  ensemble)
+    # The 1000 configs of the 5,000-node graph `rank` scores, by five seeds of
+    # the default layout model (briefly trained on tiny data) exported as one
+    # mean ensemble, against the first seed exported alone.
+    bash scripts/bench.sh rank --repeats 1 >/dev/null  # the graph, tiny data, the wasm core
+    export NODE_PATH=/usr/share/nodejs
+    f=build/native/bin/fastslow
+    e=$work/ensemble
+    if [ ! -f $e/model/model.onnx ] || [ $f -nt $e/model/model.onnx ]; then
+      rm -rf $e && mkdir -p $e/ens
+      members=()
+      for seed in 0 1 2 3 4; do
+        $f train --data $work/rank/tiny --collection layout:xla:random --seed $seed --out $e/runs/seed-$seed \
+          --epochs 1 --steps-per-epoch 4 >$e/train-$seed.log 2>&1 || { cat $e/train-$seed.log >&2; exit 1; }
+        members+=("{\"run\": \"../runs/seed-$seed\", \"weight\": 0.2, \"scale\": 1}")
+      done
+      (IFS=,; echo "{\"format\": 1, \"kind\": \"layout\", \"combine\": \"mean\", \"members\": [${members[*]}]}") \
+        >$e/ens/ensemble.json
+      $f export --run $e/ens -o $e/model
+      $f export --run $e/runs/seed-0 -o $e/member
+    fi
+    node bench/ensemble_bench.mjs $e/model $e/member $work/rank/graph/resnet_5000.npz "$@" ;;
   explorer)
     bash scripts/bench.sh rank --repeats 1 >/dev/null  # the 5,000-node graph and its model
     export NODE_PATH=/usr/share/nodejs
@@ -79,5 +102,5 @@ case $what in
     bash scripts/stage_site.sh $work/explorer/site $work/rank/model >/dev/null
     node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
       $work/rank/graph/resnet_5000.npz $work/rank/model $f $work/explorer/layout_50000.npz "$@" ;;
-  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, real, realism, rank, explorer)" >&2; exit 1 ;;
+  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, real, realism, rank, ensemble, explorer)" >&2; exit 1 ;;
 esac
