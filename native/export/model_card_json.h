@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
-#include "export/export_onnx.h"
 #include "fastslow/rank/model_card.h"
 #include "models/model.h"
 
@@ -16,6 +16,8 @@ struct LoadedRun;
 }
 
 namespace fastslow::exporter {
+
+struct TensorSpec;  // export_onnx.h
 
 // Everything the card holds: format, kind and data, model type and sizes,
 // input/output names, dtypes and shapes, feature widths, normalisation,
