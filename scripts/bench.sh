@@ -10,6 +10,7 @@
 #   ensemble    seed ensembles, K-fold out-of-fold scores, mixed collections, real per-program
 #               ensembles (bench/ensemble_bench.py; extra args: --parts, --epochs, --seeds, --folds)
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
+#   ensemble-page  exported 5-member ensemble vs one member, ONNX Runtime Web (bench/ensemble_bench.mjs)
 #   explorer    the page in headless Chromium: open, frame, rank   (bench/explorer_bench.mjs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,6 +70,23 @@ case $what in
       $f export --run $work/rank/run -o $work/rank/model
     fi
     node bench/rank_bench.mjs $f $work/rank/model $work/rank/graph/resnet_5000.npz "$@" ;;
+  ensemble-page)
+    # The 1000 configs of the 5,000-node graph `rank` scores, by five seeds of
+    # the default layout model (briefly trained on tiny data) exported as one
+    # mean ensemble, against the first seed exported alone.
+    bash scripts/bench.sh rank --repeats 1 >/dev/null  # the graph, tiny data, the wasm core
+    export NODE_PATH=/usr/share/nodejs
+    f=build/native/bin/fastslow
+    e=$work/ensemble-page
+    if [ ! -f $e/model/model.onnx ] || [ $f -nt $e/model/model.onnx ]; then
+      rm -rf $e && mkdir -p $e
+      $f train --data $work/rank/tiny --collection layout:xla:random --seeds 5 --out $e/runs \
+        --epochs 1 --steps-per-epoch 4 >$e/train.log 2>&1 || { cat $e/train.log >&2; exit 1; }
+      $f ensemble $e/runs -o $e/ens >$e/ensemble.log 2>&1 || { cat $e/ensemble.log >&2; exit 1; }
+      $f export --run $e/ens -o $e/model
+      $f export --run $e/runs/seed-0 -o $e/member
+    fi
+    node bench/ensemble_bench.mjs $e/model $e/member $work/rank/graph/resnet_5000.npz "$@" ;;
   explorer)
     bash scripts/bench.sh rank --repeats 1 >/dev/null  # the 5,000-node graph and its model
     export NODE_PATH=/usr/share/nodejs
@@ -84,5 +102,5 @@ case $what in
     bash scripts/stage_site.sh $work/explorer/site $work/rank/model >/dev/null
     node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
       $work/rank/graph/resnet_5000.npz $work/rank/model $f $work/explorer/layout_50000.npz "$@" ;;
-  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, real, realism, rank, explorer)" >&2; exit 1 ;;
+  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, ensemble-page, real, realism, rank, explorer)" >&2; exit 1 ;;
 esac

@@ -111,7 +111,8 @@ void explorer_rank_failed(int ticket, const char* message, int cancelled);
 
 // The app's state for tests and scripts: {"frames", "frame_ms",
 // "frame_ms_avg", "first_frame_ms", "error", "models": [name],
-// "model_cards": [{"name", "label", "trained_on", "generated"}], "selected",
+// "model_cards": [{"name", "label", "trained_on", "generated", "members"
+//   (an ensemble's member count, 0 for a single model)}], "selected",
 // "search_hits", "view": {"zoom", "center_x", "center_y"},
 // "graph": {"name", "kind", "nodes", "edges", "configurable_nodes", "configs",
 //   "unique_configs", "layers", "computations", "collapsed", "display_nodes",

@@ -35,7 +35,7 @@ Command add_rank_command(CLI::App& app) {
       "Rank a file's configs with an exported model (LibTorch), batched as the page batches them;\n"
       "prints Kendall tau, OPA and top-1/5/10 error when the file has runtimes, and a warning when the\n"
       "file lies outside what the model was trained on (opcodes, feature ranges, layout values, size).");
-  sub->add_option("--model", o->model, "folder from `fastslow export` (model.json + model.pt)")->required();
+  sub->add_option("--model", o->model, "folder from `fastslow export` (model.json + model.pt, or an ensemble's member-I.pt)")->required();
   sub->add_option("file", o->file, "a tile or layout .npz")->required();
   sub->add_option("--csv", o->csv, "write rank,config,group,score,runtime per config, best first");
   sub->add_option("--cache", o->cache, "cache folder (default: a folder in the system temp dir)");

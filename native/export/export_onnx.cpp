@@ -10,6 +10,7 @@
 #include "fastslow/error.h"
 #include "export/tiling_onnx.h"
 #include "fastslow/features/layout_context.h"
+#include "models/ensemble_model.h"
 #include "models/layout_attn.h"
 #include "models/layout_focus.h"
 #include "models/layout_sage.h"
@@ -321,9 +322,26 @@ std::string emit(Emitter& e, models::TileGcnImpl& m, const models::ModelOptions&
 }
 
 std::string emit_model(Emitter& e, models::RankModelImpl& model, const models::ModelOptions& o) {
+  if (auto* m = dynamic_cast<models::EnsembleModelImpl*>(&model)) {
+    // The members read the graph values computed once (edges, degrees); the
+    // sum runs in member order, as EnsembleModelImpl::forward adds.
+    OnnxBuilder& b = e.b();
+    std::string sum;
+    for (size_t i = 0; i < m->members().size(); ++i) {
+      const models::EnsembleMember& member = m->members()[i];
+      b.set_prefix("m" + std::to_string(i) + "/");
+      const std::string scores = emit_model(e, *member.model, member.options);
+      b.set_prefix("");
+      const std::string part = b.op("Mul", {scores, b.scalar(m->coefficient(i))}, {}, "member" + std::to_string(i));
+      sum = sum.empty() ? part : b.op("Add", {sum, part}, {}, "ensemble");
+    }
+    return sum;
+  }
   if (auto* m = dynamic_cast<models::ProgramModelImpl*>(&model)) {
     const std::string deep = emit_model(e, *m->deep, o);
-    return e.b().op("Add", {emit_layout_wide(e, *m->wide), e.b().op("Mul", {deep, e.param(m->gate, "gate")})});
+    // scale * gate as LibTorch forms it (a float32 product) before it meets the deep scores.
+    const torch::Tensor factor = m->scale * m->gate;
+    return e.b().op("Add", {emit_layout_wide(e, *m->wide), e.b().op("Mul", {deep, e.param(factor, "gate")})});
   }
 #define FASTSLOW_EMIT(kind, name, Class, ...) \
   if (auto* m = dynamic_cast<models::Class##Impl*>(&model)) return emit(e, *m, o);
@@ -350,6 +368,22 @@ std::vector<TensorSpec> model_inputs(const models::ModelOptions& o) {
   return in;
 }
 
+std::vector<TensorSpec> model_inputs(const models::RankModelImpl& model, const models::ModelOptions& o) {
+  const auto* ensemble = dynamic_cast<const models::EnsembleModelImpl*>(&model);
+  if (!ensemble) return model_inputs(o);
+  // Every member's inputs, each once: they share the graph's preparation,
+  // so a name means the same tensor to all of them; the layout context
+  // joins when one member reads it.
+  std::vector<TensorSpec> all;
+  for (const models::EnsembleMember& m : ensemble->members())
+    for (const TensorSpec& s : model_inputs(m.options)) {
+      bool seen = false;
+      for (const TensorSpec& t : all) seen = seen || t.name == s.name;
+      if (!seen) all.push_back(s);
+    }
+  return all;
+}
+
 std::vector<TensorSpec> model_outputs() { return {{"scores", "float32", {Dim{std::string("batch")}}}}; }
 
 onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& o) {
@@ -364,7 +398,7 @@ onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOp
   onnx::GraphProto* graph = proto.mutable_graph();
   graph->set_name("fastslow_" + o.kind + "_" + o.name);
   OnnxBuilder b(graph);
-  for (const TensorSpec& s : model_inputs(o)) b.input(s.name, s.dtype == "int64" ? kInt64 : kFloat, s.shape);
+  for (const TensorSpec& s : model_inputs(model, o)) b.input(s.name, s.dtype == "int64" ? kInt64 : kFloat, s.shape);
   Emitter e(b);
   e.graph_inputs(o.opcode_vocab);
 

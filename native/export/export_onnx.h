@@ -29,8 +29,13 @@ struct TensorSpec {
   std::vector<Dim> shape;  // a size or a dynamic axis name
 };
 std::vector<TensorSpec> model_inputs(const models::ModelOptions& options);
+// The model's inputs: as above, or for an ensemble (models/ensemble_model.h)
+// those of every member, each once.
+std::vector<TensorSpec> model_inputs(const models::RankModelImpl& model, const models::ModelOptions& options);
 std::vector<TensorSpec> model_outputs();
 
+// An ensemble is one graph: every member over the shared inputs (their
+// values named "m<i>/..."), then scores = sum_i weight_i / scale_i * member_i.
 // Throws fastslow::Error on a model type it does not know.
 onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& options);
 

@@ -9,7 +9,9 @@
 #include <sstream>
 
 #include "export/export_onnx.h"
+#include "models/ensemble_model.h"
 #include "fastslow/data/collection.h"
+#include "train/data_sources.h"
 #include "fastslow/error.h"
 #include "fastslow/data/graph_cache.h"
 #include "train/run_dir.h"
@@ -33,7 +35,9 @@ std::string utc_now() {
   return buf;
 }
 
-nlohmann::json specs_json(const std::vector<TensorSpec>& specs) {
+}  // namespace
+
+nlohmann::json tensor_specs_json(const std::vector<TensorSpec>& specs) {
   nlohmann::json a = nlohmann::json::array();
   for (const TensorSpec& s : specs) {
     nlohmann::json shape = nlohmann::json::array();
@@ -46,6 +50,8 @@ nlohmann::json specs_json(const std::vector<TensorSpec>& specs) {
   }
   return a;
 }
+
+namespace {
 
 // Epochs trained and the last epoch's line, from log.jsonl.
 nlohmann::json training_log(const train::RunDir& run) {
@@ -82,11 +88,20 @@ nlohmann::json model_card_json(const train::LoadedRun& run, const std::string& r
   j["kind"] = o.kind;
   nlohmann::json data = {{"mode", o.graph.empty() ? "collection" : "per-program"}};
   if (o.graph.empty()) {
-    const CollectionId id = parse_collection_id(o.collection);
-    data["collection"] = o.collection;
+    // A model of several collections (train::data_sources) names the first
+    // one: the page IDs its submission rows with it; all are listed.
+    const std::vector<train::DataSource> sources = train::data_sources(o);
+    const CollectionId id = parse_collection_id(sources.front().collection);
+    data["collection"] = id.str();
     data["source"] = id.source;
     data["search"] = id.search.empty() ? nlohmann::json(nullptr) : nlohmann::json(id.search);
     data["root"] = o.data;
+    if (sources.size() > 1) {
+      nlohmann::json all = nlohmann::json::array();
+      for (const train::DataSource& s : sources)
+        all.push_back({{"root", s.root}, {"collection", s.collection}, {"weight", s.weight}});
+      data["sources"] = all;
+    }
   } else {
     data["graph"] = std::filesystem::path(o.graph).filename().string();
     data["holdout"] = o.holdout;
@@ -106,8 +121,8 @@ nlohmann::json model_card_json(const train::LoadedRun& run, const std::string& r
   if (m.wide_nodes > 0) j["model"]["wide_nodes"] = m.wide_nodes;
   j["onnx"] = {{"file", "model.onnx"}, {"opset", kOpset}, {"bytes", onnx_bytes}};
   j["weights"] = "model.pt";
-  j["inputs"] = specs_json(model_inputs(m));
-  j["outputs"] = specs_json(model_outputs());
+  j["inputs"] = tensor_specs_json(model_inputs(m));
+  j["outputs"] = tensor_specs_json(model_outputs());
   j["node_feat_width"] = m.node_feat_width;
   j["config_feat_width"] = m.config_feat_width;
   j["normalization"] = run.norm.to_json();
@@ -162,8 +177,24 @@ ExportedModel load_exported(const std::string& dir, const std::string& device) {
   text << in.rdbuf();
   ExportedModel e;
   e.card = ModelCard::from_json(text.str(), card_path);
-  e.model = models::make_model(model_options_from_card(e.card));
-  train::RunDir(dir).load_model(*e.model, "model.pt");
+  const train::RunDir folder(dir);
+  if (e.card.ensemble) {
+    std::vector<models::EnsembleMember> members;
+    for (const ModelCard::EnsembleMember& m : e.card.ensemble->members) {
+      models::ModelOptions o = model_options_from_card(e.card);
+      o.name = m.model;
+      o.join = m.join;
+      o.hidden = m.hidden;
+      o.layers = m.layers;
+      models::RankModel model = models::make_model(o);
+      folder.load_model(*model, m.weights_file);
+      members.push_back({o, model, m.weight, m.scale});
+    }
+    e.model = models::EnsembleModel(std::move(members)).ptr();
+  } else {
+    e.model = models::make_model(model_options_from_card(e.card));
+    folder.load_model(*e.model, "model.pt");
+  }
   e.model->to(train::pick_device(device));
   e.model->eval();
   return e;

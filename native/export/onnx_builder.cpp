@@ -22,7 +22,7 @@ void set_type(onnx::ValueInfoProto* v, int32_t elem_type, const std::vector<Dim>
 }  // namespace
 
 std::string OnnxBuilder::fresh(const std::string& hint) {
-  return (hint.empty() ? std::string("v") : hint) + "_" + std::to_string(counter_++);
+  return prefix_ + (hint.empty() ? std::string("v") : hint) + "_" + std::to_string(counter_++);
 }
 
 void OnnxBuilder::input(const std::string& name, int32_t elem_type, const std::vector<Dim>& dims) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -36,6 +37,11 @@ class OnnxBuilder {
   // A float tensor of the given shape (an int64 1-D value) filled with `value`.
   std::string filled(const std::string& shape, float value, const std::string& hint = "fill");
 
+  // Names made from here on start with `prefix` (e.g. "m0/" for an
+  // ensemble's first member), so each part of a combined graph stays
+  // recognisable in the file.
+  void set_prefix(std::string prefix) { prefix_ = std::move(prefix); }
+
   // One node with one output; returns the output's name.
   std::string op(const std::string& type, const std::vector<std::string>& inputs,
                  const std::vector<Attr>& attrs = {}, const std::string& hint = "");
@@ -46,6 +52,7 @@ class OnnxBuilder {
                           const std::string& hint);
   onnx::GraphProto* graph_;
   int64_t counter_ = 0;
+  std::string prefix_;
 };
 
 }  // namespace fastslow::exporter

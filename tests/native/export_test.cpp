@@ -10,6 +10,7 @@
 
 #include "fastslow/error.h"
 #include "models/model.h"
+#include "models/program_model.h"
 #include "models/registry.h"
 #include "test_support.h"
 
@@ -121,6 +122,30 @@ TEST(Export, TheWeightsWrittenAreTheModelsOwn) {
     EXPECT_EQ(std::memcmp(t.raw_data().data(), table.data_ptr<float>(), t.raw_data().size()), 0);
   }
   EXPECT_TRUE(found);
+}
+
+TEST(Export, APerProgramModelsDeepPartIsScaledAsInLibTorch) {
+  // score = wide + scale * gate * deep: the graph's factor on the deep
+  // scores must carry the scale (the residuals' spread) as well as the gate.
+  torch::manual_seed(4);
+  const models::ModelOptions o = options_of({"layout", "focus", "early", 18, 7});
+  models::RankModel model = models::make_model(o);
+  auto* program = dynamic_cast<models::ProgramModelImpl*>(model.get());
+  ASSERT_NE(program, nullptr);
+  torch::NoGradGuard no_grad;
+  program->gate.fill_(0.5);
+  program->scale.fill_(0.01);
+  const onnx::ModelProto proto = export_onnx(*model, o);
+  std::vector<float> gates;
+  for (const auto& t : proto.graph().initializer())
+    if (t.name().rfind("gate", 0) == 0) {
+      ASSERT_EQ(t.raw_data().size(), 4u);
+      float v;
+      std::memcpy(&v, t.raw_data().data(), 4);
+      gates.push_back(v);
+    }
+  ASSERT_EQ(gates.size(), 1u);
+  EXPECT_FLOAT_EQ(gates[0], 0.005f);
 }
 
 TEST(Export, CheckerErrorsBecomeFastslowErrors) {

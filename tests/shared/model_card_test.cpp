@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "fastslow/error.h"
@@ -179,6 +180,79 @@ TEST(ModelCard, CarriesTheTrainingDataProfileWhenThereIsOne) {
   j["training_data"] = {{"version", 1}};
   const std::string e = test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); });
   EXPECT_NE(e.find("m/model.json"), std::string::npos) << e;
+}
+
+nlohmann::json ensemble_card() {
+  nlohmann::json j = card("layout");
+  j["model"]["name"] = "ensemble";
+  j["ensemble"] = {{"combine", "weighted"},
+                   {"members",
+                    {{{"run", "seed-0"}, {"model", "focus"}, {"hidden", 32}, {"layers", 2}, {"join", "early"},
+                      {"parameters", 1000}, {"weight", 0.75}, {"scale", 2.0}, {"valid_score", 0.6},
+                      {"weights_file", "member-0.pt"}},
+                     {{"run", "sage-1"}, {"model", "sage"}, {"hidden", 16}, {"layers", 3}, {"parameters", 500},
+                      {"weight", 0.25}, {"scale", 0.5}, {"valid_score", nullptr}, {"weights_file", "member-1.pt"}}}}};
+  return j;
+}
+
+TEST(ModelCard, ReadsAnEnsemblesMembers) {
+  EXPECT_FALSE(ModelCard::from_json(card("layout").dump(), "m/model.json").ensemble.has_value());
+  const ModelCard c = ModelCard::from_json(ensemble_card().dump(), "m/model.json");
+  ASSERT_TRUE(c.ensemble.has_value());
+  EXPECT_EQ(c.model, "ensemble");
+  EXPECT_EQ(c.ensemble->combine, "weighted");
+  ASSERT_EQ(c.ensemble->members.size(), 2u);
+  const auto& a = c.ensemble->members[0];
+  EXPECT_EQ(a.run, "seed-0");
+  EXPECT_EQ(a.model, "focus");
+  EXPECT_EQ(a.hidden, 32);
+  EXPECT_EQ(a.layers, 2);
+  EXPECT_EQ(a.parameters, 1000);
+  EXPECT_DOUBLE_EQ(a.weight, 0.75);
+  EXPECT_DOUBLE_EQ(a.scale, 2.0);
+  EXPECT_DOUBLE_EQ(a.valid_score, 0.6);
+  EXPECT_EQ(a.weights_file, "member-0.pt");
+  const auto& b = c.ensemble->members[1];
+  EXPECT_EQ(b.model, "sage");
+  EXPECT_EQ(b.join, "early");  // left out: early, as for a single model
+  EXPECT_TRUE(std::isnan(b.valid_score));
+  EXPECT_EQ(b.weights_file, "member-1.pt");
+  // What prepares a graph is the card's own, read as for a single model.
+  EXPECT_EQ(c.khop, 2);
+  EXPECT_EQ(c.chunk, 64);
+  EXPECT_NO_THROW(c.check_fits("g.npz", GraphKind::Layout, 7, 4));
+}
+
+TEST(ModelCard, RefusesAnEnsembleItCannotRankWith) {
+  auto error = [](const nlohmann::json& j) {
+    return test::error_of([&] { ModelCard::from_json(j.dump(), "ens/model.json"); });
+  };
+  nlohmann::json j = ensemble_card();
+  j["ensemble"]["combine"] = "rank";
+  std::string e = error(j);
+  EXPECT_NE(e.find("ens/model.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("rank positions"), std::string::npos) << e;
+  j = ensemble_card();
+  j["ensemble"]["combine"] = "median";
+  EXPECT_NE(error(j).find("mean or weighted, not 'median'"), std::string::npos);
+  j = ensemble_card();
+  j["ensemble"]["members"][1]["weight"] = 0.5;
+  EXPECT_NE(error(j).find("weights sum to 1.25"), std::string::npos) << error(j);
+  j = ensemble_card();
+  j["ensemble"]["members"][1]["scale"] = 0;
+  EXPECT_NE(error(j).find("member sage-1 has a scale that is not positive"), std::string::npos) << error(j);
+  j = ensemble_card();
+  j["ensemble"]["members"][0]["weights_file"] = "../elsewhere/model.pt";
+  EXPECT_NE(error(j).find("weights_file must name a file beside the card"), std::string::npos) << error(j);
+  j = ensemble_card();
+  j["ensemble"]["members"][0].erase("hidden");
+  EXPECT_NE(error(j).find("\"hidden\""), std::string::npos) << error(j);
+  j = ensemble_card();
+  j["ensemble"]["members"] = nlohmann::json::array();
+  EXPECT_NE(error(j).find("at least one member"), std::string::npos);
+  j = ensemble_card();
+  j.erase("ensemble");
+  EXPECT_NE(error(j).find("without an \"ensemble\" object"), std::string::npos) << error(j);
 }
 
 }  // namespace

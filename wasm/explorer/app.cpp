@@ -130,7 +130,11 @@ std::string App::state_json() const {
   j["model_cards"] = nlohmann::json::array();
   for (const ModelSlot& m : models) {
     j["models"].push_back(m.name);
-    j["model_cards"].push_back({{"name", m.name}, {"label", m.label()}, {"trained_on", m.trained_on}, {"generated", m.generated}});
+    j["model_cards"].push_back({{"name", m.name},
+                                {"label", m.label()},
+                                {"trained_on", m.trained_on},
+                                {"generated", m.generated},
+                                {"members", m.members}});
   }
   j["selected"] = selected;
   j["search_hits"] = search_hits.size();

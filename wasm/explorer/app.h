@@ -25,6 +25,8 @@ struct ModelSlot {
   // What it was trained on (DataProfile::summary), or why that is unknown.
   std::string trained_on;
   bool generated = false;  // trained on generated data: labelled as such wherever it is picked
+  int64_t members = 0;     // an exported ensemble's member models (0: a single model)
+  std::string combine;     // and how their scores combine (mean | weighted)
   std::string label() const { return generated ? name + " (generated data)" : name; }
 };
 

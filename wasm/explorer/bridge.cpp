@@ -62,6 +62,10 @@ EMSCRIPTEN_KEEPALIVE char* explorer_add_model(const char* name, const char* card
     m.kind = fastslow::graph_kind_name(card.kind);
     m.node_feat_width = card.node_feat_width;
     m.config_feat_width = card.config_feat_width;
+    if (card.ensemble) {
+      m.members = static_cast<int64_t>(card.ensemble->members.size());
+      m.combine = card.ensemble->combine;
+    }
     if (card.training_data) {
       m.trained_on = card.training_data->summary();
       m.generated = card.training_data->origin == "generated";

@@ -255,6 +255,9 @@ void App::rank_tab() {
     const ModelSlot& m = models[std::clamp<int>(model_index, 0, static_cast<int>(models.size()) - 1)];
     ImGui::TextDisabled("%s model, %lld node / %lld config features", m.kind.c_str(),
                         static_cast<long long>(m.node_feat_width), static_cast<long long>(m.config_feat_width));
+    if (m.members > 0)
+      ImGui::TextDisabled("ensemble of %lld models (%s), scored as one", static_cast<long long>(m.members),
+                          m.combine.c_str());
     if (m.generated) ImGui::TextColored(kWarnColor, "trained on generated data: not validated on real graphs");
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("trained on %s", m.trained_on.c_str());

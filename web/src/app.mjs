@@ -107,7 +107,8 @@ async function openModelFiles(files) {
   try {
     const c = JSON.parse(cardText);
     const data = c.data || {};
-    label = `${c.kind} ${c.model && c.model.name} (${data.collection || data.graph || onnx.name})`;
+    const what = c.ensemble ? `ensemble of ${c.ensemble.members.length}` : c.model && c.model.name;
+    label = `${c.kind} ${what} (${data.collection || data.graph || onnx.name})`;
   } catch { /* the core's parser reports what is wrong */ }
   return addModel(label, new Uint8Array(await onnx.arrayBuffer()), cardText);
 }

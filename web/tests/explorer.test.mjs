@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, mkdirSync, copyFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, mkdirSync, copyFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -21,7 +21,7 @@ const unet3d = path.resolve(root, '..', 'shared', 'data', 'real', 'layout_xla_de
 const work = mkdtempSync(path.join(tmpdir(), 'fastslow-explorer-'));
 const run = (...args) => execFileSync(fastslow, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-let server, browser, page, layoutFile, demo, bigFile, longFile, nlpModel, programModel, layoutFiles;
+let server, browser, page, layoutFile, demo, bigFile, longFile, nlpModel, programModel, ensembleModel, layoutFiles;
 const pageErrors = [];
 
 before(async () => {
@@ -47,6 +47,16 @@ before(async () => {
     '--threads', '2');
   programModel = path.join(work, 'program');
   run('export', '--run', path.join(work, 'run-program'), '-o', programModel);
+  // An ensemble of the demo's run and a sage run on its collection, exported as one model.
+  run('train', '--data', data, '--collection', 'layout:xla:random', '--model', 'sage', '--seed', '2', '--out',
+    path.join(work, 'run-sage'), '--epochs', '1', '--steps-per-epoch', '4', '--threads', '2');
+  mkdirSync(path.join(work, 'ens'));
+  writeFileSync(path.join(work, 'ens', 'ensemble.json'), JSON.stringify({
+    format: 1, kind: 'layout', combine: 'weighted',
+    members: [{ run: '../run', weight: 0.6, scale: 1.5 }, { run: '../run-sage', weight: 0.4, scale: 0.5 }],
+  }));
+  ensembleModel = path.join(work, 'ensemble');
+  run('export', '--run', path.join(work, 'ens'), '-o', ensembleModel);
   // A graph with many configs, so that its ranking runs for a while.
   longFile = run('synth', '--graph', 'layout:xla:random', '--nodes', '300', '--configs', '8000', '--seed', '2', '--out',
     path.join(work, 'long')).trim();
@@ -322,5 +332,37 @@ test('the config row the panel shows is the open file\'s, however files come and
   assert.deepEqual(await shown(130), numpyRow(c, 130));
   await open(b);
   assert.deepEqual(await shown(0), numpyRow(b, 0));
+  assert.deepEqual(pageErrors, []);
+});
+
+test('an exported ensemble opens as one model, says how many members it has, and ranks as `fastslow rank` does', async () => {
+  await page.setInputFiles('#model-input', [path.join(ensembleModel, 'model.onnx'), path.join(ensembleModel, 'model.json')]);
+  const models = await waitState((x) => x.models.some((m) => m.includes('ensemble of 2')), 'the ensemble');
+  await page.evaluate(() => window.fastslow.modelsReady());
+  const index = models.models.findIndex((m) => m.includes('ensemble of 2'));
+  assert.equal(models.models[index], 'layout ensemble of 2 (layout:xla:random)');
+  assert.equal(models.model_cards[index].members, 2);
+  assert.equal(models.model_cards[0].members, 0, 'the demo is a single model');
+  await page.setInputFiles('#npz-input', layoutFile);
+  const opened = await waitState((x) => x.graph && x.graph.name === path.basename(layoutFile) && x.rank.status === 'idle',
+    'the layout file');
+  assert.equal(await page.evaluate((i) => window.fastslow.rank(i), index), 1);
+  const s = await waitState((x) => x.rank.status === 'done', 'the ensemble\'s ranking', 120000);
+  assert.equal(s.rank.scores, opened.graph.unique_configs);
+  const { ranking, scores } = await page.evaluate(() => window.fastslow.ranking());
+  const csv = path.join(work, 'ensemble.csv');
+  const printed = run('rank', '--model', ensembleModel, layoutFile, '--csv', csv);
+  const rows = readFileSync(csv, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+  const nativeScore = new Map(rows.map(([, c, , sc]) => [Number(c), Number(sc)]));
+  assert.equal(ranking.length, rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const b = ranking[i], n = Number(rows[i][1]);
+    if (b !== n) {
+      const x = nativeScore.get(b), y = nativeScore.get(n);
+      assert.ok(Math.abs(x - y) <= 1e-6 * Math.max(1, Math.abs(x), Math.abs(y)), `position ${i}: ${b} vs ${n}`);
+    }
+    assert.ok(Math.abs(scores[b] - nativeScore.get(b)) <= 1e-4 * Math.abs(nativeScore.get(b)) + 1e-6, `config ${b}`);
+  }
+  assert.equal(s.rank.kendall.toFixed(4), /kendall (\S+)/.exec(printed)[1]);
   assert.deepEqual(pageErrors, []);
 });

@@ -5,11 +5,12 @@
 // the wasm core. Scores must agree within 1e-4 relative + 1e-6 absolute (as
 // numpy.allclose), rankings exactly except
 // among scores equal within 1e-6 relative (a few float32 ulps), and the
-// metrics must be the same.
+// metrics must be the same. An exported ensemble is held to the same, and
+// its scores to its members' own exported models combined by hand.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +47,11 @@ function nativeCase(name, trainArgs, file) {
   const model = path.join(work, 'models', name);
   run('train', ...trainArgs, '--out', out, '--epochs', '1', '--steps-per-epoch', '4', '--threads', '2');
   run('export', '--run', out, '-o', model);
+  return nativeRank(name, model, file);
+}
+
+// `fastslow rank` of an exported model: the CSV's per-group scores and group ranking.
+function nativeRank(name, model, file) {
   const csv = path.join(work, `${name}.csv`);
   const printed = run('rank', '--model', model, file, '--csv', csv, '--threads', '2');
   const rows = readFileSync(csv, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
@@ -150,4 +156,76 @@ test('a model trained on other feature widths is refused by the CLI and in the b
   // The core keeps working afterwards.
   const again = await browserRank(path.join(work, 'models', 'layout_attn'), layoutValid());
   assert.ok(again.groupScores.length > 0);
+});
+
+// Ensembles (ensemble.json, as `fastslow ensemble` writes it): three model
+// types trained on one collection, so a graph is prepared alike for all of
+// them, with unequal weights and scales.
+const ensembleMembers = [['focus', 0.5, 2.0], ['sage', 0.3, 0.25], ['attn', 0.2, 1.5]];
+let memberRuns = null;
+function trainMembers() {
+  memberRuns ??= ensembleMembers.map(([model, weight, scale], i) => {
+    const out = path.join(work, 'runs', `member_${model}`);
+    run('train', ...layoutTrain, '--model', model, '--seed', String(i + 1), '--out', out, '--epochs', '1',
+      '--steps-per-epoch', '4', '--threads', '2');
+    return [out, weight, scale];
+  });
+  return memberRuns;
+}
+
+function writeEnsemble(name, members, combine = 'weighted') {
+  const dir = path.join(work, 'ensembles', name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'ensemble.json'), JSON.stringify({
+    format: 1, kind: 'layout', combine,
+    members: members.map(([runDir, weight, scale]) => ({ run: path.relative(dir, runDir), weight, scale, valid_score: null })),
+  }));
+  return dir;
+}
+
+test('ONNX Runtime Web matches LibTorch: a weighted layout ensemble of focus, sage and attn', async () => {
+  const members = trainMembers();
+  const model = path.join(work, 'models', 'ensemble');
+  assert.match(run('export', '--run', writeEnsemble('three', members), '-o', model), /layout ensemble of 3, weighted/);
+  const card = JSON.parse(readFileSync(path.join(model, 'model.json'), 'utf8'));
+  assert.deepEqual(card.ensemble.members.map((m) => [m.model, m.weight, m.scale, m.weights_file]),
+    ensembleMembers.map(([m, w, s], i) => [m, w, s, `member-${i}.pt`]));
+  assert.equal(card.batching.chunk, 64, 'the smallest member chunk (attn\'s)');
+  // One model's inputs: focus reads the layout context, so the ensemble does.
+  assert.ok(card.inputs.some((i) => i.name === 'config_context'));
+  const f = layoutValid();
+  const web = await browserRank(model, f);
+  compare('layout ensemble', nativeRank('ensemble', model, f), web);
+
+  // The ensemble's output is the weighted sum of its members' own exported
+  // models over their scales.
+  const sum = new Float64Array(web.groupScores.length);
+  for (const [runDir, weight, scale] of members) {
+    const own = path.join(work, 'models', path.basename(runDir));
+    run('export', '--run', runDir, '-o', own);
+    const r = await browserRank(own, f);
+    r.groupScores.forEach((s, g) => { sum[g] += weight * s / scale; });
+  }
+  let worst = 0;
+  sum.forEach((s, g) => { worst = Math.max(worst, Math.abs(web.groupScores[g] - s) / (1e-4 * Math.abs(s) + 1e-6)); });
+  assert.ok(worst <= 1, `the ensemble's scores differ from the members' weighted sum by ${worst.toFixed(2)}x the tolerance`);
+});
+
+test('an ensemble the page could not score is refused by export, naming ensemble.json and the member', () => {
+  const members = trainMembers();
+  const out = path.join(work, 'models', 'refused');
+  // Rank positions need every config of a graph at once.
+  const ranked = writeEnsemble('ranked', members.map(([r]) => [r, 1 / 3, 1]), 'rank');
+  let r = spawnSync(fastslow, ['export', '--run', ranked, '-o', out], { encoding: 'utf8' });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /ranked\/ensemble\.json: combine "rank": rank positions need every config of a graph at once; .*export a mean or weighted ensemble/);
+  // A member trained on another collection normalises graphs otherwise.
+  const nlp = path.join(work, 'runs', 'member_nlp');
+  run('train', '--data', data, '--collection', 'layout:nlp:random', '--model', 'sage', '--out', nlp, '--epochs', '1',
+    '--steps-per-epoch', '4', '--threads', '2');
+  const mixed = writeEnsemble('mixed', [[members[0][0], 0.5, 1], [nlp, 0.5, 1]], 'mean');
+  r = spawnSync(fastslow, ['export', '--run', mixed, '-o', out], { encoding: 'utf8' });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /mixed\/ensemble\.json: member \S*member_nlp prepares graphs differently from member \S*member_focus: normalisation statistics \(stats\.json\) differ/);
+  assert.equal(existsSync(out), false, 'nothing is written for a refused export');
 });

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "fastslow/data/collection.h"
 #include "fastslow/error.h"
 #include "fastslow/io/json_text.h"
@@ -28,6 +30,53 @@ std::string string_field(const nlohmann::json& j, const char* key, const std::st
   const nlohmann::json& v = field(j, key, what);
   if (!v.is_string()) throw Error(what, "", std::string("model card: \"") + key + "\" must be a string");
   return v.get<std::string>();
+}
+
+double number_field(const nlohmann::json& j, const char* key, const std::string& what) {
+  const nlohmann::json& v = field(j, key, what);
+  if (!v.is_number() || !std::isfinite(v.get<double>()))
+    throw Error(what, "", std::string("model card: \"") + key + "\" must be a number, got " + v.dump());
+  return v.get<double>();
+}
+
+// The card's "ensemble" object; the exported graph already combines the
+// members, so what is checked here is what a reader relies on: the
+// combination is one ONNX can compute, and every member's weights are named.
+ModelCard::Ensemble parse_ensemble(const nlohmann::json& e, const std::string& what) {
+  if (!e.is_object()) throw Error(what, "", "model card: \"ensemble\" must be an object");
+  ModelCard::Ensemble out;
+  out.combine = string_field(e, "combine", what);
+  if (out.combine == "rank")
+    throw Error(what, "", "model card: an ensemble combining rank positions cannot be exported (it needs every "
+                          "config of a graph at once; the exported model scores a chunk at a time)");
+  if (out.combine != "mean" && out.combine != "weighted")
+    throw Error(what, "", "model card: ensemble.combine must be mean or weighted, not '" + out.combine + "'");
+  const nlohmann::json& members = field(e, "members", what);
+  if (!members.is_array() || members.empty())
+    throw Error(what, "", "model card: ensemble.members must list at least one member");
+  double sum = 0;
+  for (const nlohmann::json& m : members) {
+    ModelCard::EnsembleMember x;
+    x.run = string_field(m, "run", what);
+    x.model = string_field(m, "model", what);
+    x.join = m.value("join", "early");
+    x.hidden = int_field(m, "hidden", what, 1);
+    x.layers = int_field(m, "layers", what, 0);
+    x.parameters = m.contains("parameters") ? int_field(m, "parameters", what, 0) : 0;
+    x.weight = number_field(m, "weight", what);
+    x.scale = number_field(m, "scale", what);
+    x.valid_score = m.contains("valid_score") && m["valid_score"].is_number() ? m["valid_score"].get<double>() : NAN;
+    x.weights_file = string_field(m, "weights_file", what);
+    if (x.weight < 0) throw Error(what, "", "model card: ensemble member " + x.run + " has a negative weight");
+    if (!(x.scale > 0)) throw Error(what, "", "model card: ensemble member " + x.run + " has a scale that is not positive");
+    if (x.weights_file.empty() || x.weights_file.find('/') != std::string::npos)
+      throw Error(what, "", "model card: ensemble member " + x.run + ": weights_file must name a file beside the card");
+    sum += x.weight;
+    out.members.push_back(std::move(x));
+  }
+  if (std::abs(sum - 1) > 1e-6)
+    throw Error(what, "", "model card: ensemble member weights sum to " + std::to_string(sum) + ", not 1");
+  return out;
 }
 
 }  // namespace
@@ -102,6 +151,9 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
     c.training_data = DataProfile::from_json(j["training_data"].dump(), what);
     if (c.training_data->kind != c.kind) throw Error(what, "", "model card: the training-data profile is of the other graph kind");
   }
+  if (j.contains("ensemble") && !j["ensemble"].is_null()) c.ensemble = parse_ensemble(j["ensemble"], what);
+  if (c.model == "ensemble" && !c.ensemble)
+    throw Error(what, "", "model card: model \"ensemble\" without an \"ensemble\" object naming its members");
   c.khop = static_cast<int>(int_field(field(j, "pruning", what), "khop", what, 0));
   c.chunk = int_field(field(j, "batching", what), "chunk", what, 1);
   return c;

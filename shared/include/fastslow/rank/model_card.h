@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fastslow/data/data_profile.h"
 #include "fastslow/features/feature_stats.h"
@@ -45,6 +46,25 @@ struct ModelCard {
   // What the model was trained on (cards exported before it was recorded
   // have none): rankings check graphs against it (distribution_shift).
   std::optional<DataProfile> training_data;
+  // An exported ensemble (model.name "ensemble"): one ONNX graph scoring
+  // sum over members of weight * member score / scale, a fixed scale
+  // standing in for the per-graph standardisation a chunk of configs cannot
+  // see. Its members share every field above that prepares a graph (kind,
+  // widths, statistics, khop, wide table), so the page prepares a graph once
+  // for all of them; `fastslow rank` loads each member's weights_file.
+  struct EnsembleMember {
+    std::string run;  // the member's run folder name
+    std::string model, join = "early";
+    int64_t hidden = 0, layers = 0, parameters = 0;
+    double weight = 0, scale = 1;
+    double valid_score = 0;  // NaN when unknown
+    std::string weights_file;  // e.g. "member-0.pt", beside model.json
+  };
+  struct Ensemble {
+    std::string combine;  // "mean" | "weighted"
+    std::vector<EnsembleMember> members;
+  };
+  std::optional<Ensemble> ensemble;  // none for a single model (and cards written before ensembles)
   int khop = 1;               // pruning the model was trained with
   int64_t chunk = 0;          // configs per model call; scores depend on it for models attending across a batch
 
