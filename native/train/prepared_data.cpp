@@ -1,5 +1,7 @@
 #include "train/prepared_data.h"
 
+#include <algorithm>
+
 #include "fastslow/error.h"
 
 namespace fastslow::train {
@@ -113,8 +115,11 @@ PreparedData prepare(const DataSpec& spec, const torch::Device& device, std::opt
   } else {
     std::vector<const CachedGraph*> ptrs;
     for (const CachedGraph& c : caches) ptrs.push_back(&c);
-    if (spec.norm_on_valid)
+    if (spec.norm_on_valid) {
       for (const CachedGraph& c : valid_caches) ptrs.push_back(&c);
+      // In one order whatever the fold: the folds' statistics then agree to the last bit.
+      std::sort(ptrs.begin(), ptrs.end(), [](const CachedGraph* a, const CachedGraph* b) { return a->source < b->source; });
+    }
     d.norm = fit_normalizer(d.kind, ptrs, spec.tile_features);
   }
   if (!spec.source_labels.empty()) {

@@ -93,6 +93,9 @@ TEST(Folds, ResumeAcrossFoldsEqualsAnUninterruptedRunAndWritesTheOutOfFoldScore)
     for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i])) << "fold " << f << " parameter " << i;
   }
   EXPECT_EQ((*full.oof)["score"], (*rest.oof)["score"]);
+  // Every fold normalises with the same statistics, to the last bit: their models export as one.
+  EXPECT_EQ(RunDir(member_dir(dir.file("full"), "folds", 0)).read_json("stats.json"),
+            RunDir(member_dir(dir.file("full"), "folds", 1)).read_json("stats.json"));
   EXPECT_EQ((*full.oof)["fold_scores"], (*rest.oof)["fold_scores"]);
   // Every graph of the collection scored once, by the fold that validated it.
   const Collection c = find_collection(tiny_data(), "layout:xla:random");
