@@ -90,17 +90,16 @@ nlohmann::json model_card_json(const train::LoadedRun& run, const std::string& r
   if (o.graph.empty()) {
     // A model of several collections (train::data_sources) names the first
     // one: the page IDs its submission rows with it; all are listed.
-    const std::vector<train::DataSource> sources = train::data_sources(o);
-    const CollectionId id = parse_collection_id(sources.front().collection);
+    const auto named = train::named_collections(o.collection);
+    const CollectionId id = parse_collection_id(named.front().first);
     data["collection"] = id.str();
     data["source"] = id.source;
     data["search"] = id.search.empty() ? nlohmann::json(nullptr) : nlohmann::json(id.search);
     data["root"] = o.data;
-    if (sources.size() > 1) {
+    if (named.size() > 1) {
       nlohmann::json all = nlohmann::json::array();
-      for (const train::DataSource& s : sources)
-        all.push_back({{"root", s.root}, {"collection", s.collection}, {"weight", s.weight}});
-      data["sources"] = all;
+      for (const auto& [collection, weight] : named) all.push_back({{"collection", collection}, {"weight", weight}});
+      data["collections"] = all;
     }
   } else {
     data["graph"] = std::filesystem::path(o.graph).filename().string();

@@ -49,23 +49,27 @@ std::string root_name(const std::string& root) {
 
 }  // namespace
 
-std::vector<DataSource> data_sources(const TrainOptions& o) {
-  const std::vector<std::string> roots = split_list(o.data);
-  const std::vector<std::string> items = split_list(o.collection);
-  if (roots.empty() || items.empty()) throw Error("give --data and --collection, or --graph");
+std::vector<std::pair<std::string, double>> named_collections(const std::string& list) {
   std::vector<std::pair<std::string, double>> wanted;
   std::set<std::string> seen;
   std::string kind;
-  for (const std::string& item : items) {
+  for (const std::string& item : split_list(list)) {
     auto cw = collection_and_weight(item);
     const CollectionId id = parse_collection_id(cw.first);
     if (!seen.insert(id.str()).second) throw Error("--collection " + id.str() + " is given twice");
     if (!kind.empty() && id.kind != kind)
-      throw Error("--collection " + o.collection + ": tile and layout collections cannot train one model (their "
+      throw Error("--collection " + list + ": tile and layout collections cannot train one model (their "
                   "configs have different features)");
     kind = id.kind;
     wanted.emplace_back(id.str(), cw.second);
   }
+  return wanted;
+}
+
+std::vector<DataSource> data_sources(const TrainOptions& o) {
+  const std::vector<std::string> roots = split_list(o.data);
+  if (roots.empty() || split_list(o.collection).empty()) throw Error("give --data and --collection, or --graph");
+  const std::vector<std::pair<std::string, double>> wanted = named_collections(o.collection);
   // Roots are told apart by folder name, or by path where two share a name.
   std::vector<std::string> names;
   for (const std::string& r : roots) names.push_back(root_name(r));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "train/options.h"
@@ -21,6 +22,12 @@ struct DataSource {
 
 // "a,b" -> {"a", "b"}; empty items dropped.
 std::vector<std::string> split_list(const std::string& s);
+
+// The collections a list names, with their weights, checked but not
+// looked up on disk (a model card is written where the data may be gone).
+// Throws Error on an unknown collection, a bad weight, a collection named
+// twice, or tile mixed with layout.
+std::vector<std::pair<std::string, double>> named_collections(const std::string& list);
 
 // Collections as "ID" or "ID:W" (W > 0). Throws Error on an unknown
 // collection, a bad weight, a collection named twice, mixed kinds (tile
