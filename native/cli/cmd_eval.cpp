@@ -29,13 +29,8 @@ Command add_eval_command(CLI::App& app) {
   sub->add_option("--device", o->device, "auto, cpu or cuda")->capture_default_str();
   sub->add_flag("--json", o->json, "print the JSON instead of the table");
   return {sub, [o] {
-            std::unique_ptr<ProgressBar> bar;
-            const train::SplitRanking run = train::rank_split(o->run, o->split, o->device, cache_progress(),
-                                                               [&](size_t done, size_t total) {
-                                                                 if (!bar) bar = std::make_unique<ProgressBar>("rank", total, "graphs");
-                                                                 bar->update(done);
-                                                               });
-            if (bar) bar->finish();
+            const train::SplitRanking run =
+                train::rank_split(o->run, o->split, o->device, cache_progress(), rank_progress());
             const std::vector<train::GraphResult>& results = run.results;
             double score = train::collection_score(run.kind, results);
             std::optional<train::SourceScores> per_source;

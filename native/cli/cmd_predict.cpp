@@ -38,13 +38,8 @@ Command add_predict_command(CLI::App& app) {
                                             : o->run;
               if (!train::load_run_options(first).graph.empty()) o->split = "all";
             }
-            std::unique_ptr<ProgressBar> bar;
-            const train::SplitRanking run = train::rank_split(o->run, o->split, o->device, cache_progress(),
-                                                               [&](size_t done, size_t total) {
-                                                                 if (!bar) bar = std::make_unique<ProgressBar>("rank", total, "graphs");
-                                                                 bar->update(done);
-                                                               });
-            if (bar) bar->finish();
+            const train::SplitRanking run =
+                train::rank_split(o->run, o->split, o->device, cache_progress(), rank_progress());
             std::string collection = o->collection.empty() ? run.options.collection : o->collection;
             if (o->collection.empty() && !run.labels.empty())
               throw Error("--collection: this run learnt from several collections (" + run.options.collection +

@@ -81,4 +81,17 @@ std::function<void(size_t, size_t, const std::string&)> cache_progress() {
   };
 }
 
+std::function<void(size_t, size_t)> rank_progress() {
+  auto bar = std::make_shared<std::unique_ptr<ProgressBar>>();
+  return [bar](size_t done, size_t total) {
+    if (!*bar) *bar = std::make_unique<ProgressBar>("rank", total, "graphs");
+    if (done < total) {
+      (*bar)->update(done);
+      return;
+    }
+    (*bar)->finish();
+    bar->reset();
+  };
+}
+
 }  // namespace fastslow::cli

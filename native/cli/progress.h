@@ -28,6 +28,9 @@ class ProgressBar {
 // "cache" bar that appears on the first call and finishes at done == total.
 std::function<void(size_t, size_t, const std::string&)> cache_progress();
 
+// The same for ranking a split's graphs (done, total): a "rank" bar.
+std::function<void(size_t, size_t)> rank_progress();
+
 // Ctrl-C sets a flag instead of killing the process, so long jobs can finish
 // the current step, save, and exit cleanly. A second Ctrl-C exits at once.
 void install_interrupt_handler();

@@ -24,6 +24,19 @@ std::vector<int64_t> sample_groups(const std::vector<int64_t>& pool, int64_t cou
   return out;
 }
 
+namespace {
+
+// The batch of a step: its graph's groups drawn with a seed of (epoch, step).
+Pick pick_groups(const PreparedData& d, size_t graph, int64_t epoch, int64_t step, int64_t count, uint64_t seed) {
+  Pick p;
+  p.graph = graph;
+  const uint64_t batch_seed = mix_seed(mix_seed(seed, static_cast<uint64_t>(epoch)), static_cast<uint64_t>(step));
+  p.groups = sample_groups(d.train[graph].train_groups, count, batch_seed);
+  return p;
+}
+
+}  // namespace
+
 EpochSampler::EpochSampler(std::shared_ptr<const PreparedData> data, int64_t steps_per_epoch,
                            int64_t configs_per_graph, uint64_t seed)
     : data_(std::move(data)),
@@ -51,11 +64,7 @@ Pick EpochSampler::pick(int64_t epoch, int64_t step) {
     plan_.resize(static_cast<size_t>(steps_));
     plan_epoch_ = epoch;
   }
-  Pick p;
-  p.graph = plan_.at(static_cast<size_t>(step));
-  const uint64_t batch_seed = mix_seed(mix_seed(seed_, static_cast<uint64_t>(epoch)), static_cast<uint64_t>(step));
-  p.groups = sample_groups(data_->train[p.graph].train_groups, configs_per_graph_, batch_seed);
-  return p;
+  return pick_groups(*data_, plan_.at(static_cast<size_t>(step)), epoch, step, configs_per_graph_, seed_);
 }
 
 MixSampler::MixSampler(std::shared_ptr<const PreparedData> data, int64_t steps_per_epoch, int64_t configs_per_graph,
@@ -99,11 +108,7 @@ Pick MixSampler::pick(int64_t epoch, int64_t step) {
     }
     plan_epoch_ = epoch;
   }
-  Pick p;
-  p.graph = plan_.at(static_cast<size_t>(step));
-  const uint64_t batch_seed = mix_seed(mix_seed(seed_, static_cast<uint64_t>(epoch)), static_cast<uint64_t>(step));
-  p.groups = sample_groups(data_->train[p.graph].train_groups, configs_per_graph_, batch_seed);
-  return p;
+  return pick_groups(*data_, plan_.at(static_cast<size_t>(step)), epoch, step, configs_per_graph_, seed_);
 }
 
 int64_t default_steps_per_epoch(const TrainOptions& o, const PreparedData& d) {
