@@ -75,5 +75,12 @@ TEST(FitSimplexWeights, DropsAUselessMember) {
   EXPECT_EQ(fit_simplex_weights(1, [](const std::vector<double>&) { return 0.0; }), std::vector<double>({1.0}));
 }
 
+TEST(FitSimplexWeights, LeavesAFlatStretchAroundEqualWeights) {
+  // A step function: flat (0) unless member 2 carries nearly all the weight.
+  const std::vector<double> w =
+      fit_simplex_weights(3, [](const std::vector<double>& v) { return v[2] > 0.9 ? 1.0 : 0.0; });
+  EXPECT_GT(w[2], 0.9);
+}
+
 }  // namespace
 }  // namespace fastslow

@@ -77,12 +77,25 @@ std::vector<double> fit_simplex_weights(int members, const std::function<double(
   if (members < 1) throw Error("ensemble: no members to weight");
   std::vector<double> w(static_cast<size_t>(members), 1.0 / members);
   if (members == 1) return w;
+  // Scores such as the tile score are step functions of the weights, with
+  // flat stretches around equal weights: the search starts from the best of
+  // equal weights and each member alone.
+  double start = objective(w);
+  for (int m = 0; m < members; ++m) {
+    std::vector<double> only(static_cast<size_t>(members), 0.0);
+    only[static_cast<size_t>(m)] = 1.0;
+    const double v = objective(only);
+    if (v > start) {
+      start = v;
+      w = only;
+    }
+  }
   auto normalised = [](std::vector<double> v) {
     const double sum = std::accumulate(v.begin(), v.end(), 0.0);
     for (double& x : v) x /= sum;
     return v;
   };
-  double best = objective(w);
+  double best = start;
   for (double step : {0.5, 0.25, 0.1, 0.05, 0.02}) {
     // Passes until no single move helps at this step size (bounded: each
     // accepted move strictly raises the objective).

@@ -26,8 +26,9 @@ std::vector<double> combine_ranks(const std::vector<std::vector<double>>& member
 
 // Non-negative weights summing to 1 that maximise `objective` (e.g. mean
 // Kendall of the combined scores on validation graphs): coordinate search
-// over the simplex from equal weights, moving one member's weight at a time
-// by shrinking steps, kept only when the objective rises. Deterministic.
+// over the simplex from the best of equal weights and each member alone,
+// moving one member's weight at a time by shrinking steps, kept only when
+// the objective rises. Never below any of those starts. Deterministic.
 std::vector<double> fit_simplex_weights(int members, const std::function<double(const std::vector<double>&)>& objective);
 
 }  // namespace fastslow
