@@ -7,6 +7,7 @@
 #include "fastslow/error.h"
 #include "train/process.h"
 #include "train/run_dir.h"
+#include "train/train_state.h"
 
 namespace fastslow::train {
 
@@ -68,6 +69,16 @@ ManyResult run_members(const std::string& out, const std::string& mode, int coun
   return r;
 }
 
+// Whether a run has stopped for good: all its epochs, or early stopping.
+// A fold still training elsewhere (--fold) has a metrics.json already.
+bool finished(const RunDir& run) {
+  if (!run.has("state.json") || !run.has("config.json")) return false;
+  const TrainState st = TrainState::from_json(run.read_json("state.json"), run.file("state.json"));
+  const nlohmann::json c = run.read_json("config.json");
+  const int64_t epochs = c.value("epochs", int64_t{0}), patience = c["patience"].is_number() ? c["patience"].get<int64_t>() : 0;
+  return st.epoch >= epochs || (patience > 0 && st.bad_epochs >= patience);
+}
+
 double metric_of(const nlohmann::json& g, const std::string& kind) {
   const nlohmann::json& v = g[kind == "tile" ? "tile_score" : "kendall"];
   return v.is_number() ? v.get<double>() : std::nan("");
@@ -100,6 +111,15 @@ ManyResult train_many(TrainOptions o, const ManyRuns& plan, const TrainHooks& ho
   if (plan.mode != "folds" && plan.mode != "seeds") throw Error("train_many: mode must be folds or seeds");
   if (o.out.empty()) throw Error("--out: no run folder given");
   const RunDir run(o.out);
+  // Another fold of a plan already begun (folds spread over machines).
+  if (plan.only && run.has("runs.json")) {
+    const nlohmann::json j = run.read_json("runs.json");
+    if (j.value("mode", "") != plan.mode || j.value("count", 0) != plan.count)
+      throw Error(run.file("runs.json"), "", "holds " + std::to_string(j.value("count", 0)) + " " +
+                                                  j.value("mode", std::string("?")) + ", not " +
+                                                  std::to_string(plan.count) + " " + plan.mode);
+    return resume_many(o.out, std::nullopt, plan.only, hooks, member, extra);
+  }
   if (run.has("runs.json") || run.has("config.json"))
     throw Error(o.out, "", "already holds runs; continue them with --resume or choose another --out");
   if (plan.count < 2) throw Error("--" + plan.mode + " " + std::to_string(plan.count) + ": need at least 2");
@@ -154,7 +174,7 @@ std::optional<nlohmann::json> out_of_fold(const std::string& out) {
   std::string resolved_kind = kind;
   for (int f = 0; f < k; ++f) {
     const RunDir fold(member_dir(out, "folds", f));
-    if (!fold.has("metrics.json")) return std::nullopt;
+    if (!fold.has("metrics.json") || !finished(fold)) return std::nullopt;
     if (resolved_kind.empty()) resolved_kind = fold.read_json("config.json").value("kind", "layout");
     const nlohmann::json m = fold.read_json("metrics.json");
     const nlohmann::json& s = m["score"];

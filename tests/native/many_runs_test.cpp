@@ -105,6 +105,20 @@ TEST(Folds, ResumeAcrossFoldsEqualsAnUninterruptedRunAndWritesTheOutOfFoldScore)
   EXPECT_NEAR((*full.oof)["score"].get<double>(), sum / static_cast<double>((*full.oof)["graphs"].size()), 1e-12);
 }
 
+TEST(Folds, FoldsTrainedOneByOneWriteTheOutOfFoldScoreWhenTheLastFinishes) {
+  test::TempDir dir;
+  const TrainOptions o = small_layout_run(dir.file("cv"));
+  const ManyResult first = train_many(o, {"folds", 2, 1});
+  EXPECT_EQ(first.members.size(), 1u);
+  EXPECT_FALSE(first.oof.has_value());  // fold 0 has not run
+  EXPECT_FALSE(RunDir(member_dir(dir.file("cv"), "folds", 0)).has("config.json"));
+  const ManyResult second = train_many(o, {"folds", 2, 0});  // the same command, the other fold
+  EXPECT_EQ(second.members.size(), 1u);
+  ASSERT_TRUE(second.oof.has_value());
+  EXPECT_TRUE(RunDir(dir.file("cv")).has("oof.json"));
+  EXPECT_THROW(train_many(o, {"folds", 3, 0}), Error);  // another plan in the same folder
+}
+
 TEST(Seeds, MembersDifferOnlyInSeedAndShareTheSplit) {
   test::TempDir dir;
   TrainOptions o;
