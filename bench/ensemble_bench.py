@@ -8,7 +8,11 @@
 3. layout:xla:random alone against mixed with layout:nlp:random, scored on
    xla:random valid (N seeds each);
 4. per-program on the real AlexNet and unet3d: a 5-seed ensemble against its best
-   member on the same held-out configs.
+   member on the same held-out configs;
+5. out of sample (generated test graphs, runtimes from the generator's answers/):
+   part 1's mean ensembles exported (the page's fixed-scale combination) against
+   each member exported, ranked with `fastslow rank`; is the ensemble better than
+   the member that was best on valid?
 
 Everything is trained through the `fastslow` CLI; finished runs under WORK_DIR are
 reused (delete the folder to measure again).
@@ -60,11 +64,29 @@ def eval_json(fs, run_dir, split):
     return json.loads(p.stdout)
 
 
+def test_files_with_runtimes(data, collection, work):
+    """The generated test graphs with their measured runtimes put back (the
+    generator keeps them in answers/, as the competition kept them hidden)."""
+    import numpy as np
+    sub = os.path.join("npz", *collection.split(":"), "test")
+    out_dir = os.path.join(work, sub)
+    os.makedirs(out_dir, exist_ok=True)
+    files = []
+    for name_ in sorted(os.listdir(os.path.join(data, sub))):
+        dst = os.path.join(out_dir, name_)
+        if not os.path.exists(dst):
+            arrays = dict(np.load(os.path.join(data, sub, name_)))
+            arrays["config_runtime"] = np.load(os.path.join(data, "answers", sub, name_))["config_runtime"]
+            np.savez(dst, **arrays)
+        files.append(dst)
+    return files
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("work")
-    ap.add_argument("--parts", default="1,2,3,4")
+    ap.add_argument("--parts", default="1,2,3,4,5")
     ap.add_argument("--epochs", type=int, default=4, help="per collection run (0 = the trainer's default)")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--folds", type=int, default=5)
@@ -173,8 +195,50 @@ def main():
                   f"{other['rank']:8.4f} {other['weighted']:9.4f}   " + " ".join(f"{h:.4f}" for h in held))
         report["real"] = rows
 
+    if "5" in parts:
+        print("\n5. out of sample: exported mean ensembles vs their members on the generated test graphs "
+              "(runtimes from answers/; `fastslow rank`, fixed-scale combination)")
+        print(f"{'collection':22} {'graphs':>6} {'ensemble':>9} {'mean':>8} {'best':>8} {'valid-best':>10}")
+        rows = []
+        for c in collections:
+            out = os.path.join(args.work, "seeds", name(c))
+            ens = out + "-ens-mean"
+            if not os.path.exists(os.path.join(ens, "ensemble.json")):
+                print(f"{c}: no part 1 ensemble, skipped")
+                continue
+            spec = load(os.path.join(ens, "ensemble.json"))
+            models = {"ensemble": ens}
+            for i, m in enumerate(spec["members"]):
+                models[f"m{i}"] = m["run"] if os.path.isabs(m["run"]) else os.path.join(ens, m["run"])
+            exported = {}
+            for key, run_dir in models.items():
+                exported[key] = os.path.join(args.work, "test-export", name(c), key)
+                if not os.path.exists(os.path.join(exported[key], "model.onnx")):
+                    run([fs, "export", "--run", run_dir, "-o", exported[key]])
+            scores = {k: [] for k in models}
+            for f in test_files_with_runtimes(data, c, os.path.join(args.work, "test-with-runtimes")):
+                for key, model in exported.items():
+                    p = subprocess.run([fs, "rank", "--model", model, f, "--cache", os.path.join(args.work, ".rank-cache")],
+                                       check=True, capture_output=True, text=True)
+                    line = next(l for l in p.stdout.splitlines() if l.startswith("kendall"))
+                    cells = line.split()
+                    value = cells[cells.index("kendall") + 1] if c != "tile:xla" else cells[cells.index("top5err") + 1]
+                    v = float(value)
+                    scores[key].append(v if c != "tile:xla" else 1.0 - v)
+            avg = {k: sum(v) / len(v) for k, v in scores.items()}
+            members = [avg[f"m{i}"] for i in range(len(spec["members"]))]
+            valid_best = max(range(len(members)), key=lambda i: spec["members"][i]["valid_score"])
+            rows.append({"collection": c, "graphs": len(scores["ensemble"]), "ensemble": avg["ensemble"],
+                         "members": members, "valid_best_member": valid_best})
+            print(f"{c:22} {len(scores['ensemble']):6d} {avg['ensemble']:9.4f} {sum(members) / len(members):8.4f} "
+                  f"{max(members):8.4f} {members[valid_best]:10.4f}")
+        report["test_table"] = rows
+
     report["seconds"] = time.time() - t0
-    with open(os.path.join(args.work, "ensemble.json"), "w") as f:
+    path = os.path.join(args.work, "ensemble.json")
+    if os.path.exists(path):  # parts run separately add up
+        report = {**load(path), **report}
+    with open(path, "w") as f:
         json.dump(report, f, indent=1)
     print(f"\n{os.path.join(args.work, 'ensemble.json')} ({report['seconds']:.0f} s)")
 

@@ -8,7 +8,8 @@
 #   realism     generated layout collections beside the real files: runtime and graph statistics
 #               (fastslow realism; extra args: synth seeds, default 0 1 2)
 #   ensemble    seed ensembles, K-fold out-of-fold scores, mixed collections, real per-program
-#               ensembles (bench/ensemble_bench.py; extra args: --parts, --epochs, --seeds, --folds)
+#               ensembles, exported ensembles on generated test graphs (bench/ensemble_bench.py;
+#               extra args: --parts 1,2,3,4,5, --epochs, --seeds, --folds)
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
 #   ensemble-page  exported 5-member ensemble vs one member, ONNX Runtime Web (bench/ensemble_bench.mjs)
 #   explorer    the page in headless Chromium: open, frame, rank   (bench/explorer_bench.mjs)
