@@ -46,8 +46,9 @@ Command add_ensemble_command(CLI::App& app) {
                         train::combine_name(spec.combine), static_cast<long long>(f["graphs"].get<int64_t>()),
                         cell(f["score"]).c_str(), cell(f["member_mean"]).c_str(), cell(f["member_best"]).c_str());
             if (!f["same_split"].get<bool>())
-              std::printf("note: the members were trained on different splits (folds), so some of them saw these "
-                          "valid graphs: the scores above are not out-of-sample\n");
+              std::printf("note: the members were trained on different splits (folds) or on the valid graphs too "
+                          "(--train-on-valid), so some of them saw these valid graphs: the scores above are not "
+                          "out-of-sample\n");
             std::printf("%s/ensemble.json\n", o->out.c_str());
             return 0;
           }};

@@ -46,6 +46,7 @@ Command add_eval_command(CLI::App& app) {
             j["collection"] = run.options.collection;
             if (run.members > 1) j["ensemble"] = {{"members", run.members}, {"combine", run.combine}};
             if (per_source) j["collections"] = per_source->per_source;
+            if (run.in_sample) j["in_sample"] = true;
             train::RunDir(o->run).write_json("eval_" + o->split + ".json", j);
             if (o->json) {
               std::printf("%s\n", j.dump(2).c_str());
@@ -67,6 +68,9 @@ Command add_eval_command(CLI::App& app) {
                             static_cast<long long>(c["graphs"].get<int64_t>()),
                             c["score"].is_number() ? metric_cell(c["score"].get<double>()).c_str() : "-");
             if (run.members > 1) std::printf("ensemble of %d members (%s)\n", run.members, run.combine.c_str());
+            if (run.in_sample)
+              std::printf("note: these graphs were trained on (a final fit, or folds other than a member's own): "
+                          "not an out-of-sample score\n");
             std::printf("%s score (%s): %s\n", run.options.collection.c_str(),
                         run.kind == GraphKind::Tile ? "mean tile score" : "mean Kendall tau", metric_cell(score).c_str());
             if (mean.graphs > 0 && std::isnan(score))

@@ -7,6 +7,7 @@
 #include "fastslow/error.h"
 #include "fastslow/rank/ensemble_combine.h"
 #include "fastslow/rank/rank_inputs.h"
+#include "train/data_sources.h"
 #include "train/many_runs.h"
 #include "train/run_dir.h"
 
@@ -31,10 +32,20 @@ void check_fits(const LoadedRun& first, const LoadedRun& m) {
   if (!what.empty()) throw Error(b.out, "", what + "; an ensemble's members rank the same inputs");
 }
 
+// Whether both runs left the same graphs (per-program: groups) unseen for
+// validation. The seed splits only per-program runs and folds; a final fit
+// (--train-on-valid) has seen its valid graphs.
 bool same_split(const TrainOptions& a, const TrainOptions& b) {
-  return a.data == b.data && a.collection == b.collection && a.graph == b.graph && a.holdout == b.holdout &&
-         a.valid_share == b.valid_share && a.folds == b.folds && a.fold == b.fold && a.data_seed() == b.data_seed() &&
-         a.train_on_valid == b.train_on_valid;
+  if (a.train_on_valid == 1 || b.train_on_valid == 1) return false;
+  auto roots = [](const TrainOptions& o) {
+    std::vector<std::string> r;
+    for (const std::string& p : split_list(o.data)) r.push_back(std::filesystem::weakly_canonical(p).string());
+    return r;
+  };
+  const bool seeded = !a.graph.empty() || a.folds > 0;
+  return roots(a) == roots(b) && a.collection == b.collection && a.graph == b.graph && a.holdout == b.holdout &&
+         a.valid_share == b.valid_share && a.folds == b.folds && a.fold == b.fold &&
+         (!seeded || a.data_seed() == b.data_seed());
 }
 
 std::vector<std::string> expand(const std::vector<std::string>& runs) {
@@ -135,18 +146,26 @@ EnsembleSpec build_ensemble(const std::vector<std::string>& runs, Combine how, c
   if (how == Combine::Weighted && !same)
     throw Error(paths.front(), "",
                 "--combine weighted fits weights on the valid graphs every member left unseen, but these members "
-                "were trained on different splits (folds?); use --combine mean or rank");
+                "were trained on different splits (folds) or on the valid graphs too (--train-on-valid); use "
+                "--combine mean or rank");
   EnsembleSpec spec;
   spec.kind = members.front().options.kind;
   spec.combine = how;
   const GraphKind kind = members.front().kind();
   // The valid split (per-program: the valid share, else the held-out one) as the first member defines it.
   const MemberScores s = score_members(members, "valid", progress);
+  // Scored as training and eval score: several collections count alike.
+  SplitFiles labels;
+  if (members.front().options.graph.empty()) labels = split_files(members.front().options, "valid");
+  const auto score_of = [&](const std::vector<GraphResult>& results) {
+    return labels.labels.empty() ? collection_score(kind, results)
+                                 : source_scores(kind, results, labels.source, labels.labels).score;
+  };
   const size_t n = members.size();
   std::vector<double> weights(n, 1.0 / static_cast<double>(n));
   if (how == Combine::Weighted) {
     weights = fit_simplex_weights(static_cast<int>(n), [&](const std::vector<double>& w) {
-      const double v = collection_score(kind, combined_results(s, how, w));
+      const double v = score_of(combined_results(s, how, w));
       return std::isfinite(v) ? v : -1e9;
     });
   }
@@ -165,7 +184,7 @@ EnsembleSpec build_ensemble(const std::vector<std::string>& runs, Combine how, c
       }
     }
     e.scale = graphs > 0 ? spread / graphs : 1.0;
-    e.valid_score = collection_score(kind, alone[m]);
+    e.valid_score = score_of(alone[m]);
     spec.members.push_back(std::move(e));
   }
   double best = -INFINITY, mean = 0;
@@ -173,7 +192,7 @@ EnsembleSpec build_ensemble(const std::vector<std::string>& runs, Combine how, c
     best = std::max(best, e.valid_score);
     mean += e.valid_score / static_cast<double>(n);
   }
-  const double score = collection_score(kind, combined_results(s, how, weights));
+  const double score = score_of(combined_results(s, how, weights));
   auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
   spec.fitted_on = {{"split", "valid"},
                     {"graphs", s.graphs.size()},

@@ -131,7 +131,10 @@ ManyResult train_many(TrainOptions o, const ManyRuns& plan, const TrainHooks& ho
   }
   o.cache = o.cache_dir();  // the members share OUT's cache, not one each
   // Every member's options are checked before the first trains.
-  for (int i = 0; i < plan.count; ++i) resolve_options(member_options(o, plan.mode, i, o.out));
+  for (int i = 0; i < plan.count; ++i) {
+    const TrainOptions m = resolve_options(member_options(o, plan.mode, i, o.out));
+    if (i == 0 || plan.mode == "folds") data_spec(m);  // fold assignment and files, before the folder exists
+  }
   run.create();
   run.write_json("runs.json", {{"format", kFormat}, {"mode", plan.mode}, {"count", plan.count}, {"options", o.to_json()}});
   return run_members(o.out, plan.mode, plan.count, plan.only, o, std::nullopt, hooks, member, extra);
@@ -158,6 +161,14 @@ ManyResult resume_many(const std::string& out, std::optional<int64_t> epochs, st
   if (only && (mode != "folds" || *only < 0 || *only >= count))
     throw Error("--fold " + std::to_string(*only) + ": " + out + " holds " + std::to_string(count) + " " + mode);
   base.out = out;
+  if (epochs && (!base.epochs || *base.epochs != *epochs)) {
+    // Members not begun yet (another machine's --fold) train as long as these.
+    base.epochs = epochs;
+    nlohmann::json updated = j;
+    updated["options"] = base.to_json();
+    run.write_json("runs.json", updated);
+    std::filesystem::remove(run.file("oof.json"));  // it described the shorter runs
+  }
   return run_members(out, mode, count, only, base, epochs, hooks, member, extra);
 }
 

@@ -159,9 +159,11 @@ TrainOptions TrainOptions::from_json(const nlohmann::json& j, const std::string&
   }
   // Runs written before these options existed: no tiling features, no wide
   // table, per-program runs validated on the held-out share.
-  fill(o.tile_features, 0);
-  fill(o.wide, 0);
-  fill(o.valid_share, 0.0);
+  // A key present as null is an option left out (runs.json keeps a folds
+  // or seeds plan's options unresolved): apply_defaults fills it.
+  if (!j.contains("tile_features")) o.tile_features = 0;
+  if (!j.contains("wide")) o.wide = 0;
+  if (!j.contains("valid_share")) o.valid_share = 0.0;
   // Runs written before the options were optional stored "left out" as 0.
   if (o.steps_per_epoch == 0) o.steps_per_epoch.reset();
   return o;

@@ -18,6 +18,7 @@ SplitRanking rank_split(const std::string& path, const std::string& split, const
     r.results = combined_results(s, e.spec.combine, weights);
     r.members = static_cast<int>(e.members.size());
     r.combine = combine_name(e.spec.combine);
+    r.in_sample = split == "valid" && !e.same_split;
     members = std::move(e.members);
   } else {
     members.push_back(load_run(path, device));
@@ -30,6 +31,7 @@ SplitRanking rank_split(const std::string& path, const std::string& split, const
                                   });
   }
   r.options = members.front().options;
+  if (r.members == 1) r.in_sample = split == "valid" && r.options.train_on_valid == 1;
   r.kind = members.front().kind();
   if (r.options.graph.empty()) {
     const SplitFiles f = split_files(r.options, split);

@@ -19,6 +19,9 @@ struct SplitRanking {
   std::vector<GraphResult> results;
   int members = 1;  // > 1 for an ensemble
   std::string combine;  // an ensemble's combination, "" for a run
+  // The split was seen in training by the run (a final fit) or by some
+  // members (folds): its scores are not out-of-sample.
+  bool in_sample = false;
   // Several collections: each graph's source and the labels (empty for one).
   std::vector<int> source;
   std::vector<std::string> labels;

@@ -207,8 +207,25 @@ TEST(CliTrain, FoldsSeedsMixedCollectionsAndEnsemblesEndToEnd) {
   EXPECT_TRUE(std::filesystem::exists(dir.file("cv/oof.json")));
   EXPECT_TRUE(std::filesystem::exists(dir.file("cv/fold-1/best.pt")));
   // Resuming a finished plan trains nothing new and keeps the score.
+  const std::vector<uint8_t> oof_before = fastslow::test::read_bytes(dir.file("cv/oof.json"));
   const Result again = run("train --resume --out " + dir.file("cv"));
   ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(fastslow::test::read_bytes(dir.file("cv/oof.json")), oof_before);
+  EXPECT_EQ(again.err.find("epoch 1/1"), std::string::npos) << again.err;  // no epoch ran again
+
+  // One collection with a weight: its rows are IDed by the collection alone.
+  ASSERT_EQ(run(base + "--collection layout:xla:random:2 --out " + dir.file("w")).code, 0);
+  const Result pw = run("predict --run " + dir.file("w") + " --csv " + dir.file("w.csv"));
+  EXPECT_EQ(pw.code, 0) << pw.err;
+  // Two roots holding the same collection: the rows of one root, named as ROOT/ID.
+  const std::string data2 = dir.file("data2");
+  ASSERT_EQ(run("synth --scale tiny --seed 4 --out " + data2).code, 0);
+  ASSERT_EQ(run(base + "--data " + data2 + " --collection layout:xla:random --out " + dir.file("roots")).code, 0);
+  const Result amb = run("predict --run " + dir.file("roots") + " --collection layout:xla:random --csv " + dir.file("r.csv"));
+  EXPECT_EQ(amb.code, 2);
+  EXPECT_NE(amb.err.find("several roots"), std::string::npos) << amb.err;
+  const Result one = run("predict --run " + dir.file("roots") + " --collection data2/layout:xla:random --csv " + dir.file("r.csv"));
+  EXPECT_EQ(one.code, 0) << one.err;
 
   const Result seeds = run(base + "--collection layout:xla:random,layout:nlp:random:2 --seeds 2 --out " + dir.file("s"));
   ASSERT_EQ(seeds.code, 0) << seeds.err;

@@ -119,6 +119,55 @@ TEST(Folds, FoldsTrainedOneByOneWriteTheOutOfFoldScoreWhenTheLastFinishes) {
   EXPECT_THROW(train_many(o, {"folds", 3, 0}), Error);  // another plan in the same folder
 }
 
+TEST(Folds, FoldsStartedFromThePlanGetTheDefaultsOfAFreshRun) {
+  // Options left out are stored unresolved in runs.json; a fold begun from
+  // it (--fold, or --resume reaching it) must resolve them as fold 0 did.
+  test::TempDir dir;
+  TrainOptions t;
+  t.data = tiny_data();
+  t.collection = "tile:xla";
+  t.out = dir.file("tile");
+  t.epochs = 1;
+  t.steps_per_epoch = 2;
+  t.threads = 1;
+  train_many(t, {"folds", 2, 0});
+  train_many(t, {"folds", 2, 1});
+  const nlohmann::json a = RunDir(member_dir(t.out, "folds", 0)).read_json("config.json");
+  const nlohmann::json b = RunDir(member_dir(t.out, "folds", 1)).read_json("config.json");
+  EXPECT_EQ(a["tile_features"], 1);
+  EXPECT_EQ(b["tile_features"], a["tile_features"]);
+  EXPECT_EQ(RunDir(member_dir(t.out, "folds", 0)).read_json("stats.json"),
+            RunDir(member_dir(t.out, "folds", 1)).read_json("stats.json"));
+
+  // Per-program seeds: the second member begun by --resume keeps its wide table and valid share.
+  TrainOptions p;
+  p.graph = find_collection(tiny_data(), "layout:xla:random").split("train").front();
+  p.out = dir.file("program");
+  p.epochs = 1;
+  p.threads = 1;
+  int checks = 0;
+  TrainHooks cut;
+  cut.stop = [&] { return ++checks == 1; };
+  EXPECT_TRUE(train_many(p, {"seeds", 2, std::nullopt}, cut).last.interrupted());
+  resume_many(p.out, std::nullopt, std::nullopt);
+  const nlohmann::json s1 = RunDir(member_dir(p.out, "seeds", 1)).read_json("config.json");
+  EXPECT_EQ(s1["wide"], 1);
+  EXPECT_EQ(s1["valid_share"], 0.1);
+}
+
+TEST(Folds, AGraphOfTwoCollectionsValidatesInOneFoldOnly) {
+  TrainOptions o = small_layout_run("unused/out");
+  o.collection = "layout:xla:random,layout:xla:default";
+  o.folds = 2;
+  for (int f = 0; f < 2; ++f) {
+    o.fold = f;
+    const DataSpec s = data_spec(o);
+    std::set<std::string> train;
+    for (const std::string& t : s.train_files) train.insert(file_stem(t));
+    for (const std::string& v : s.valid_files) EXPECT_EQ(train.count(file_stem(v)), 0u) << v << " in fold " << f;
+  }
+}
+
 TEST(Seeds, MembersDifferOnlyInSeedAndShareTheSplit) {
   test::TempDir dir;
   TrainOptions o;

@@ -21,21 +21,18 @@ std::string model_family(const std::string& path) {
 
 std::vector<int> assign_folds(const std::vector<std::string>& files, int folds, uint64_t seed) {
   if (folds < 2) throw Error("--folds: need at least 2 folds, got " + std::to_string(folds));
-  if (static_cast<int64_t>(files.size()) < folds)
-    throw Error("--folds " + std::to_string(folds) + ": only " + std::to_string(files.size()) +
-                " graphs to fold; every fold needs one to validate on");
-  std::map<std::string, size_t> by_stem;
-  for (size_t i = 0; i < files.size(); ++i) {
-    auto [it, fresh] = by_stem.emplace(file_stem(files[i]), i);
-    if (!fresh)
-      throw Error(files[i], "", "graph '" + it->first + "' is given twice (also " + files[it->second] +
-                                    "); a graph must sit in one fold only");
-  }
+  // A graph named in two collections (xla random and default share their
+  // graphs) is one graph: every file of a stem goes to the stem's fold.
+  std::map<std::string, std::vector<size_t>> by_stem;
+  for (size_t i = 0; i < files.size(); ++i) by_stem[file_stem(files[i])].push_back(i);
+  if (static_cast<int64_t>(by_stem.size()) < folds)
+    throw Error("--folds " + std::to_string(folds) + ": only " + std::to_string(by_stem.size()) +
+                " distinct graphs to fold; every fold needs one to validate on");
   // Families in a fixed order (largest first, then by name), each family's
   // graphs by name and then shuffled with the seed.
-  std::map<std::string, std::vector<size_t>> family;
-  for (const auto& [stem, i] : by_stem) family[model_family(files[i])].push_back(i);
-  std::vector<std::pair<std::string, std::vector<size_t>>> order(family.begin(), family.end());
+  std::map<std::string, std::vector<std::string>> family;
+  for (const auto& [stem, at] : by_stem) family[model_family(files[at.front()])].push_back(stem);
+  std::vector<std::pair<std::string, std::vector<std::string>>> order(family.begin(), family.end());
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
   Rng rng(mix_seed(seed, 0x6f6c64));
@@ -48,7 +45,10 @@ std::vector<int> assign_folds(const std::vector<std::string>& files, int folds, 
   for (auto& [name, members] : order) {
     for (int64_t i = static_cast<int64_t>(members.size()) - 1; i > 0; --i)
       std::swap(members[static_cast<size_t>(i)], members[static_cast<size_t>(rng.uniform_int(0, i))]);
-    for (size_t m : members) fold_of[m] = slot[static_cast<size_t>(dealt++ % folds)];
+    for (const std::string& stem : members) {
+      const int f = slot[static_cast<size_t>(dealt++ % folds)];
+      for (size_t i : by_stem[stem]) fold_of[i] = f;
+    }
   }
   return fold_of;
 }

@@ -20,10 +20,10 @@ std::string model_family(const std::string& path);
 // The fold (0..folds-1) of each file, aligned with `files`. Balanced by
 // count (fold sizes differ by at most one) and within each family (a
 // family's graphs are dealt over the folds in turn, so no fold holds all
-// of one family while others hold none). Depends only on the file names
-// and `seed`, not on their order. Throws Error when folds < 2, when there
-// are fewer files than folds, or when two files share a stem (one graph
-// would sit in two folds).
+// of one family while others hold none). Files sharing a stem are one
+// graph (xla:random and xla:default publish the same graphs) and share a
+// fold. Depends only on the file names and `seed`, not on their order.
+// Throws Error when folds < 2 or there are fewer distinct graphs than folds.
 std::vector<int> assign_folds(const std::vector<std::string>& files, int folds, uint64_t seed);
 
 // One graph's groups: the held-out share is split_holdout(num_groups,
