@@ -105,13 +105,7 @@ TEST(Ensemble, RefusesMalformedSpecsAndMembersThatDoNotFit) {
   EXPECT_THROW(parse_combine("median"), Error);
 
   // A tile run beside layout runs.
-  TrainOptions t;
-  t.data = tiny_data();
-  t.collection = "tile:xla";
-  t.out = dir.file("tile");
-  t.epochs = 1;
-  t.steps_per_epoch = 2;
-  t.threads = 1;
+  const TrainOptions t = quick_tile_run(dir.file("tile"));
   train(t);
   EXPECT_THROW(build_ensemble({members_dir() + "/seeds/seed-0", dir.file("tile")}, Combine::Mean, "cpu"), Error);
 }

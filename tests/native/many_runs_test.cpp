@@ -123,13 +123,7 @@ TEST(Folds, FoldsStartedFromThePlanGetTheDefaultsOfAFreshRun) {
   // Options left out are stored unresolved in runs.json; a fold begun from
   // it (--fold, or --resume reaching it) must resolve them as fold 0 did.
   test::TempDir dir;
-  TrainOptions t;
-  t.data = tiny_data();
-  t.collection = "tile:xla";
-  t.out = dir.file("tile");
-  t.epochs = 1;
-  t.steps_per_epoch = 2;
-  t.threads = 1;
+  const TrainOptions t = quick_tile_run(dir.file("tile"));
   train_many(t, {"folds", 2, 0});
   train_many(t, {"folds", 2, 1});
   const nlohmann::json a = RunDir(member_dir(t.out, "folds", 0)).read_json("config.json");

@@ -34,4 +34,16 @@ inline TrainOptions small_layout_run(const std::string& out) {
   return o;
 }
 
+// A tile run of two steps: for tests that need a run of the other kind.
+inline TrainOptions quick_tile_run(const std::string& out) {
+  TrainOptions o;
+  o.data = tiny_data();
+  o.collection = "tile:xla";
+  o.out = out;
+  o.epochs = 1;
+  o.steps_per_epoch = 2;
+  o.threads = 1;
+  return o;
+}
+
 }  // namespace fastslow::train
