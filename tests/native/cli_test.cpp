@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fastslow/io/npz_reader.h"
+#include "fastslow/io/npz_writer.h"
 #include "test_support.h"
 
 namespace {
@@ -69,6 +71,34 @@ TEST(CliInfo, BadFileExitsTwoWithTheFileNamed) {
     EXPECT_TRUE(r.out.empty()) << r.out;
     EXPECT_NE(r.err.find(f), std::string::npos) << r.err;
   }
+}
+
+TEST(CliInfo, ValidationErrorsExitTwoWithAndWithoutJson) {
+  // AlexNet with one edge pointing at node 40,000 of a 372-node graph: it
+  // reads, but `rank` and `train` refuse it, so `info` must not say 0.
+  fastslow::test::TempDir dir;
+  const fastslow::NpzReader real = fastslow::NpzReader::open(fastslow::test::shared_data("cleaned_alexnet.npz"));
+  const std::string bad = dir.file("bad_edge.npz");
+  {
+    fastslow::NpzWriter w(bad, fastslow::Compression::Stored);
+    for (const std::string& name : real.names()) {
+      fastslow::NpyArray a = real.read(name);
+      if (name == "edge_index") {
+        std::vector<int64_t> e = a.to_int64();
+        e[1] = 40000;
+        w.add(name, e, a.shape());
+      } else {
+        w.add(name, a);
+      }
+    }
+    w.close();
+  }
+  for (const char* json : {"", " --json"}) {
+    const Result r = run("info " + bad + json);
+    EXPECT_EQ(r.code, 2) << json << r.err;
+    EXPECT_FALSE(r.out.empty());  // the description is still printed, problems included
+  }
+  EXPECT_EQ(run("info " + fastslow::test::shared_data("cleaned_alexnet.npz")).code, 0);  // a valid file
 }
 
 TEST(CliInfo, HelpExplainsItself) {
