@@ -6,30 +6,13 @@
 // ratio ensemble / member.
 //   node bench/ensemble_bench.mjs ENSEMBLE_DIR MEMBER_DIR FILE.npz [--threads T] [--repeats R]
 import { readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { Ranker, benchArgs, loadCore, ort } from './page_engine.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..');
-const require = createRequire(path.join(root, 'web', 'package.json'));
-const ort = require('onnxruntime-web');
-const { Ranker } = await import(path.join(root, 'web/src/ranker.mjs'));
+const { a: ensembleDir, b: memberDir, file, threads, repeats } = benchArgs(
+  'node bench/ensemble_bench.mjs ENSEMBLE_DIR MEMBER_DIR FILE.npz [--threads T] [--repeats R]');
 
-const [ensembleDir, memberDir, file, ...rest] = process.argv.slice(2);
-if (!file) {
-  console.error('usage: node bench/ensemble_bench.mjs ENSEMBLE_DIR MEMBER_DIR FILE.npz [--threads T] [--repeats R]');
-  process.exit(1);
-}
-const opt = (name, dflt) => {
-  const i = rest.indexOf(name);
-  return i >= 0 ? Number(rest[i + 1]) : dflt;
-};
-const threads = opt('--threads', 1);
-const repeats = opt('--repeats', 3);
-
-const core = await require(path.join(root, 'build/wasm/bin/fastslow_core.js'))();
-ort.env.wasm.numThreads = threads;
+const core = await loadCore(threads);
 const open = (dir) => Ranker.create(ort, readFileSync(path.join(dir, 'model.onnx')), readFileSync(path.join(dir, 'model.json'), 'utf8'));
 const models = { ensemble: await open(ensembleDir), member: await open(memberDir) };
 const bytes = readFileSync(file);

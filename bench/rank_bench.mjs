@@ -6,27 +6,11 @@
 //   node bench/rank_bench.mjs FASTSLOW MODEL_DIR FILE.npz [--threads T] [--repeats R]
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { Ranker, benchArgs, loadCore, ort } from './page_engine.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..');
-const require = createRequire(path.join(root, 'web', 'package.json'));
-const ort = require('onnxruntime-web');
-const { Ranker } = await import(path.join(root, 'web/src/ranker.mjs'));
-
-const [fastslow, modelDir, file, ...rest] = process.argv.slice(2);
-if (!file) {
-  console.error('usage: node bench/rank_bench.mjs FASTSLOW MODEL_DIR FILE.npz [--threads T] [--repeats R]');
-  process.exit(1);
-}
-const opt = (name, dflt) => {
-  const i = rest.indexOf(name);
-  return i >= 0 ? Number(rest[i + 1]) : dflt;
-};
-const threads = opt('--threads', 1);
-const repeats = opt('--repeats', 3);
+const { a: fastslow, b: modelDir, file, threads, repeats } = benchArgs(
+  'node bench/rank_bench.mjs FASTSLOW MODEL_DIR FILE.npz [--threads T] [--repeats R]');
 
 function nativeOnce() {
   const out = execFileSync(fastslow, ['rank', '--model', modelDir, file, '--threads', String(threads)],
@@ -36,8 +20,7 @@ function nativeOnce() {
   return { configs: Number(m[1]), unique: Number(m[2]), ms: Number(m[3]) };
 }
 
-const core = await require(path.join(root, 'build/wasm/bin/fastslow_core.js'))();
-ort.env.wasm.numThreads = threads;
+const core = await loadCore(threads);
 const ranker = await Ranker.create(ort, readFileSync(path.join(modelDir, 'model.onnx')),
   readFileSync(path.join(modelDir, 'model.json'), 'utf8'));
 const bytes = readFileSync(file);

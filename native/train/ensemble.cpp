@@ -3,10 +3,8 @@
 #include <cmath>
 #include <filesystem>
 
-#include "fastslow/data/collection.h"
 #include "fastslow/error.h"
 #include "fastslow/rank/ensemble_combine.h"
-#include "fastslow/rank/rank_inputs.h"
 #include "train/data_sources.h"
 #include "train/many_runs.h"
 #include "train/run_dir.h"
@@ -62,13 +60,17 @@ std::vector<std::string> expand(const std::vector<std::string>& runs) {
   return out;
 }
 
-GraphResult result_of(const GraphEntry& e, const std::vector<double>& scores) {
-  GraphResult r;
-  r.graph = file_stem(e.cache.source);
-  r.ranking = rank_configs(e.cache.groups, e.eval_groups, scores);
-  if (e.cache.has_runtime()) r.metrics = evaluate_ranking(r.ranking, e.cache.runtime);
-  r.metrics.configs = static_cast<int64_t>(r.ranking.size());
-  return r;
+// The runs loaded, each checked against the first; `same` says whether they
+// all left the same valid graphs unseen.
+std::vector<LoadedRun> load_members(const std::vector<std::string>& paths, const std::string& device, bool* same) {
+  std::vector<LoadedRun> members;
+  *same = true;
+  for (const std::string& p : paths) {
+    members.push_back(load_run(p, device));
+    check_fits(members.front(), members.back());
+    *same = *same && same_split(members.front().options, members.back().options);
+  }
+  return members;
 }
 
 }  // namespace
@@ -76,13 +78,13 @@ GraphResult result_of(const GraphEntry& e, const std::vector<double>& scores) {
 LoadedEnsemble load_ensemble(const std::string& dir, const std::string& device) {
   LoadedEnsemble e;
   e.spec = EnsembleSpec::read(dir);
+  std::vector<std::string> paths;
   for (const EnsembleMember& m : e.spec.members) {
     if (!std::filesystem::is_directory(m.run))
       throw Error(RunDir(dir).file("ensemble.json"), "members", "member run " + m.run + " is not there");
-    e.members.push_back(load_run(m.run, device));
-    check_fits(e.members.front(), e.members.back());
-    e.same_split = e.same_split && same_split(e.members.front().options, e.members.back().options);
+    paths.push_back(m.run);
   }
+  e.members = load_members(paths, device, &e.same_split);
   if (e.members.front().options.kind != e.spec.kind)
     throw Error(RunDir(dir).file("ensemble.json"), "kind", "says " + e.spec.kind + ", its members are " +
                                                                e.members.front().options.kind + " models");
@@ -101,12 +103,9 @@ MemberScores score_members(const std::vector<LoadedRun>& members, const std::str
     const bool own = run.norm.to_json().dump() != first_norm;
     for (size_t g = 0; g < s.graphs.size(); ++g) {
       const GraphEntry& e = s.graphs[g];
-      if (own) {
-        GraphEntry mine = make_entry(e.cache, run.norm, run.device);
-        s.scores[g][m] = score_groups(*run.model, mine, e.eval_groups, run.norm, *run.options.eval_chunk, run.device);
-      } else {
-        s.scores[g][m] = score_groups(*run.model, e, e.eval_groups, run.norm, *run.options.eval_chunk, run.device);
-      }
+      const GraphEntry input = own ? make_entry(e.cache, run.norm, run.device) : GraphEntry{};
+      s.scores[g][m] =
+          score_groups(*run.model, own ? input : e, e.eval_groups, run.norm, *run.options.eval_chunk, run.device);
       if (scored) scored(m * s.graphs.size() + g + 1, members.size() * s.graphs.size());
     }
   }
@@ -120,7 +119,7 @@ std::vector<double> combine(Combine how, const std::vector<double>& weights,
 
 std::vector<GraphResult> combined_results(const MemberScores& s, Combine how, const std::vector<double>& weights) {
   std::vector<GraphResult> out;
-  for (size_t g = 0; g < s.graphs.size(); ++g) out.push_back(result_of(s.graphs[g], combine(how, weights, s.scores[g])));
+  for (size_t g = 0; g < s.graphs.size(); ++g) out.push_back(graph_result(s.graphs[g], combine(how, weights, s.scores[g])));
   return out;
 }
 
@@ -128,7 +127,7 @@ std::vector<std::vector<GraphResult>> member_results(const MemberScores& s) {
   const size_t members = s.scores.empty() ? 0 : s.scores.front().size();
   std::vector<std::vector<GraphResult>> out(members);
   for (size_t m = 0; m < members; ++m)
-    for (size_t g = 0; g < s.graphs.size(); ++g) out[m].push_back(result_of(s.graphs[g], s.scores[g][m]));
+    for (size_t g = 0; g < s.graphs.size(); ++g) out[m].push_back(graph_result(s.graphs[g], s.scores[g][m]));
   return out;
 }
 
@@ -136,13 +135,8 @@ EnsembleSpec build_ensemble(const std::vector<std::string>& runs, Combine how, c
                             const Progress& progress) {
   const std::vector<std::string> paths = expand(runs);
   if (paths.empty()) throw Error("fastslow ensemble: no member runs given");
-  std::vector<LoadedRun> members;
   bool same = true;
-  for (const std::string& p : paths) {
-    members.push_back(load_run(p, device));
-    check_fits(members.front(), members.back());
-    same = same && same_split(members.front().options, members.back().options);
-  }
+  const std::vector<LoadedRun> members = load_members(paths, device, &same);
   if (how == Combine::Weighted && !same)
     throw Error(paths.front(), "",
                 "--combine weighted fits weights on the valid graphs every member left unseen, but these members "

@@ -27,15 +27,18 @@ std::vector<double> score_groups(models::RankModelImpl& model, const GraphEntry&
   return out;
 }
 
-GraphResult evaluate_entry(models::RankModelImpl& model, const GraphEntry& e, const Normalizer& norm, int64_t chunk,
-                           const torch::Device& device) {
+GraphResult graph_result(const GraphEntry& e, const std::vector<double>& scores) {
   GraphResult r;
   r.graph = file_stem(e.cache.source);
-  const std::vector<double> scores = score_groups(model, e, e.eval_groups, norm, chunk, device);
   r.ranking = rank_configs(e.cache.groups, e.eval_groups, scores);
   if (e.cache.has_runtime()) r.metrics = evaluate_ranking(r.ranking, e.cache.runtime);
   r.metrics.configs = static_cast<int64_t>(r.ranking.size());
   return r;
+}
+
+GraphResult evaluate_entry(models::RankModelImpl& model, const GraphEntry& e, const Normalizer& norm, int64_t chunk,
+                           const torch::Device& device) {
+  return graph_result(e, score_groups(model, e, e.eval_groups, norm, chunk, device));
 }
 
 std::optional<std::vector<GraphResult>> evaluate_entries(

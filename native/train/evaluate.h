@@ -30,6 +30,10 @@ struct GraphResult {
   GraphMetrics metrics;  // NaN fields without runtimes
 };
 
+// The ranking of e.eval_groups' configs by `scores` (one per group, in that
+// order) and its metrics when the graph has runtimes.
+GraphResult graph_result(const GraphEntry& e, const std::vector<double>& scores);
+
 // Ranks e.eval_groups' configs; metrics when the graph has runtimes.
 GraphResult evaluate_entry(models::RankModelImpl& model, const GraphEntry& e, const Normalizer& norm, int64_t chunk,
                            const torch::Device& device);

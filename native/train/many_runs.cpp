@@ -1,10 +1,13 @@
 #include "train/many_runs.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <filesystem>
 #include <map>
 
 #include "fastslow/error.h"
+#include "fastslow/rank/ensemble_combine.h"
 #include "train/process.h"
 #include "train/run_dir.h"
 #include "train/train_state.h"
@@ -86,16 +89,11 @@ double metric_of(const nlohmann::json& g, const std::string& kind) {
 
 nlohmann::json stats_json(const std::vector<double>& v) {
   if (v.empty()) return nullptr;
-  double mean = 0, lo = v.front(), hi = v.front();
-  for (double x : v) {
-    mean += x;
-    lo = std::min(lo, x);
-    hi = std::max(hi, x);
-  }
-  mean /= static_cast<double>(v.size());
-  double ss = 0;
-  for (double x : v) ss += (x - mean) * (x - mean);
-  return {{"mean", mean}, {"sd", std::sqrt(ss / static_cast<double>(v.size()))}, {"min", lo}, {"max", hi}};
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return {{"mean", std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size())},
+          {"sd", score_spread(v)},
+          {"min", *lo},
+          {"max", *hi}};
 }
 
 }  // namespace

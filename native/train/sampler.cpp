@@ -74,8 +74,8 @@ MixSampler::MixSampler(std::shared_ptr<const PreparedData> data, int64_t steps_p
   for (size_t i : data_->trainable()) by_source_.at(static_cast<size_t>(data_->train_source.at(i))).push_back(i);
   double total = 0;
   for (size_t s = 0; s < by_source_.size(); ++s) {
-    weight_.push_back(by_source_[s].empty() ? 0.0 : data_->source_weight.at(s));
-    total += weight_.back();
+    total += by_source_[s].empty() ? 0.0 : data_->source_weight.at(s);
+    cumulative_.push_back(total);
   }
   if (!(total > 0))
     throw Error(data_->source, "", "no training graph of any collection has two distinct configs to rank");
@@ -85,19 +85,12 @@ MixSampler::MixSampler(std::shared_ptr<const PreparedData> data, int64_t steps_p
 Pick MixSampler::pick(int64_t epoch, int64_t step) {
   if (epoch != plan_epoch_) {
     Rng rng(mix_seed(seed_, static_cast<uint64_t>(epoch) * 2 + 1));
-    double total = 0;
-    for (double w : weight_) total += w;
     std::vector<std::vector<size_t>> round(by_source_.size());
     std::vector<size_t> next(by_source_.size(), 0);
     plan_.clear();
     while (static_cast<int64_t>(plan_.size()) < steps_) {
-      double u = rng.uniform() * total;
-      size_t s = 0;
-      while (s + 1 < weight_.size() && (weight_[s] == 0 || u >= weight_[s])) {
-        u -= weight_[s];
-        ++s;
-      }
-      while (weight_[s] == 0) --s;  // rounding at the top end
+      const double u = rng.uniform() * cumulative_.back();
+      const size_t s = static_cast<size_t>(std::upper_bound(cumulative_.begin(), cumulative_.end(), u) - cumulative_.begin());
       if (next[s] == round[s].size()) {  // a fresh shuffled round of this source
         round[s] = by_source_[s];
         for (int64_t i = static_cast<int64_t>(round[s].size()) - 1; i > 0; --i)

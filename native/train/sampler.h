@@ -62,7 +62,9 @@ class MixSampler : public Sampler {
  private:
   std::shared_ptr<const PreparedData> data_;
   std::vector<std::vector<size_t>> by_source_;  // trainable graphs of each source
-  std::vector<double> weight_;                  // 0 for sources without trainable graphs
+  // Running sums of the weights (0 for sources without trainable graphs):
+  // a uniform draw below the total falls in the source it lands on.
+  std::vector<double> cumulative_;
   int64_t steps_, configs_per_graph_;
   uint64_t seed_;
   int64_t plan_epoch_ = -1;
