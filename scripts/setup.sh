@@ -21,6 +21,8 @@ PKGS=(
   libtorch-dev libopenblas0-pthread     # the trainer (OpenBLAS: 47x faster matmul than reference BLAS)
   libeigen3-dev                         # ridge baseline
   libonnx-dev                           # ONNX export and its checker
+  libpagmo-dev libtomlplusplus-dev      # search: NSGA-II and hypervolume; the study file (TOML)
+  libboost-dev                          # search: Sobol sequences (boost/random/sobol.hpp)
   python3-numpy python3-torch           # reference checks in tests and benchmarks
   emscripten nodejs npm                 # the wasm build and the web tests
   chromium                              # browser tests (driven by npm playwright-core)
