@@ -1,0 +1,127 @@
+// Studies whose trials train on the tiny generated dataset.
+#include "search/train_trials.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "fastslow/error.h"
+#include "search/model_costs.h"
+#include "tiny_data.h"
+#include "train/loaded_run.h"
+
+namespace fs = std::filesystem;
+
+namespace fastslow::search {
+namespace {
+
+using test::TempDir;
+
+SearchConfig tiny_study(const std::string& objectives = "score = \"maximize\"\nparams = \"minimize\"\n") {
+  return parse_search_config("[data]\ndata = \"" + train::tiny_data() +
+                                 "\"\ncollection = \"layout:xla:random\"\n"
+                                 "[train]\nconfigs_per_graph = 16\nlayers = 1\n"
+                                 "[space]\nhidden = [8, 24]\nlr = { low = 1e-3, high = 1e-2, log = true }\n"
+                                 "[objectives]\n" + objectives +
+                                 "[search]\nsampler = \"random\"\ntrials = 3\n"
+                                 "[budget]\nsteps = 4\ncheckpoints = 2\n[latency]\nconfigs = 64\nrepeats = 2\n",
+                             "tiny.toml");
+}
+
+TEST(TrainTrials, OptionsCarryTheParametersAndTheBudget) {
+  TempDir dir;
+  TrainTrialRunner runner(tiny_study(), 1, true);
+  const auto o = runner.trial_options({{"hidden", 24}, {"lr", 0.004}}, dir.file("trials/0"));
+  EXPECT_EQ(*o.hidden, 24);
+  EXPECT_DOUBLE_EQ(*o.lr, 0.004);
+  EXPECT_EQ(*o.layers, 1);
+  EXPECT_EQ(*o.configs_per_graph, 16);
+  EXPECT_EQ(*o.epochs, 2);
+  EXPECT_EQ(*o.steps_per_epoch, 2);
+  EXPECT_EQ(o.cache, dir.file(".cache"));
+  runner.check_space();
+  // A value the trainer refuses fails before any trial, naming it.
+  SearchConfig bad = tiny_study();
+  bad.space.params[0].choices.push_back(0);
+  EXPECT_NE(test::error_of([&] { TrainTrialRunner(bad, 1, true).check_space(); }).find("\"hidden\":0"),
+            std::string::npos);
+}
+
+TEST(TrainTrials, AStudyTrainsMeasuresAndKeepsTheFrontsRuns) {
+  TempDir dir;
+  const SearchConfig c = tiny_study("score = \"maximize\"\nparams = \"minimize\"\nonnx_bytes = \"minimize\"\nlatency = \"minimize\"\n");
+  TrainTrialRunner runner(c, 1, true);
+  auto sampler = make_sampler(c.sampler, c.space, c.objectives);
+  StudySettings st;
+  st.out = dir.path();
+  st.objectives = c.objectives;
+  st.trials = 3;
+  const StudyResult r = run_study(st, *sampler, nullptr, runner);
+  ASSERT_EQ(r.study.trials.size(), 3u);
+  for (const Trial& t : r.study.trials) {
+    ASSERT_EQ(t.state, TrialState::Complete) << t.message;
+    EXPECT_EQ(t.intermediate.size(), 2u);  // one validation per checkpoint
+    EXPECT_DOUBLE_EQ(t.objectives.at("score"), std::max(t.intermediate[0].second, t.intermediate[1].second));
+    EXPECT_GT(t.objectives.at("latency"), 0);
+    EXPECT_GT(t.objectives.at("onnx_bytes"), t.objectives.at("params") * 4 * 0.9);  // float32 weights, and the graph
+  }
+  // The parameter count against the model rebuilt from a kept run.
+  ASSERT_FALSE(r.front.empty());
+  const Trial& best = r.study.trials[r.front[0]];
+  ASSERT_TRUE(fs::exists(dir.file(best.run + "/best.pt")));
+  train::LoadedRun run = train::load_run(dir.file(best.run));
+  EXPECT_EQ(static_cast<double>(parameter_count(*run.model)), best.objectives.at("params"));
+  EXPECT_EQ(*run.options.hidden, best.params["hidden"].get<int64_t>());
+  // Runs of trials off the front are gone.
+  for (const Trial& t : r.study.trials) {
+    bool on_front = false;
+    for (size_t i : r.front) on_front |= r.study.trials[i].number == t.number;
+    EXPECT_EQ(fs::exists(dir.file(t.run)), on_front) << t.run;
+  }
+}
+
+TEST(TrainTrials, AnInterruptedTrialResumesItsRun) {
+  TempDir dir;
+  const SearchConfig c = tiny_study("score = \"maximize\"\n");
+  TrainTrialRunner runner(c, 1, true);
+  TrialContext t;
+  t.number = 0;
+  t.params = {{"hidden", 8}, {"lr", 0.003}};
+  t.dir = dir.file("trials/0");
+  int reported = 0;
+  t.report = [&](int64_t, double) { return false; };
+  t.stop = [&] { return reported++ >= 2; };  // after two steps
+  TrialOutcome first = runner.run(t);
+  EXPECT_TRUE(first.interrupted);
+  ASSERT_TRUE(fs::exists(dir.file("trials/0/state.json")));
+  t.resumed = true;
+  t.stop = [] { return false; };
+  std::vector<int64_t> checkpoints;
+  t.report = [&](int64_t k, double) {
+    checkpoints.push_back(k);
+    return false;
+  };
+  const TrialOutcome second = runner.run(t);
+  EXPECT_FALSE(second.interrupted);
+  EXPECT_EQ(second.state, TrialState::Complete);
+  EXPECT_EQ(checkpoints, (std::vector<int64_t>{1, 2}));
+}
+
+TEST(TrainTrials, PruningStopsTheRunAtACheckpoint) {
+  TempDir dir;
+  TrainTrialRunner runner(tiny_study("score = \"maximize\"\n"), 1, true);
+  TrialContext t;
+  t.params = {{"hidden", 8}, {"lr", 0.003}};
+  t.dir = dir.file("trials/0");
+  std::vector<int64_t> seen;
+  t.report = [&](int64_t k, double) {
+    seen.push_back(k);
+    return true;
+  };
+  const TrialOutcome o = runner.run(t);
+  EXPECT_EQ(o.state, TrialState::Pruned);
+  EXPECT_EQ(seen, (std::vector<int64_t>{1}));
+}
+
+}  // namespace
+}  // namespace fastslow::search
