@@ -7,29 +7,15 @@
 //   node bench/ensemble_bench.mjs ENSEMBLE_DIR MEMBER_DIR FILE.npz [--threads T] [--repeats R]
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Ranker, benchArgs, loadCore, ort } from './page_engine.mjs';
+import { benchArgs, loadCore, timeModels } from './page_engine.mjs';
 
 const { a: ensembleDir, b: memberDir, file, threads, repeats } = benchArgs(
   'node bench/ensemble_bench.mjs ENSEMBLE_DIR MEMBER_DIR FILE.npz [--threads T] [--repeats R]');
 
 const core = await loadCore(threads);
-const open = (dir) => Ranker.create(ort, readFileSync(path.join(dir, 'model.onnx')), readFileSync(path.join(dir, 'model.json'), 'utf8'));
-const models = { ensemble: await open(ensembleDir), member: await open(memberDir) };
-const bytes = readFileSync(file);
-const name = path.basename(file);
-for (const r of Object.values(models)) await r.rank(core, bytes, name);  // warm-up: kernels, caches
-
-const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
-const score = { ensemble: [], member: [] }, total = { ensemble: [], member: [] };
-let info = null;
-for (let r = 0; r < repeats; r++)
-  for (const [k, ranker] of Object.entries(models)) {
-    const t0 = performance.now();
-    const res = await ranker.rank(core, bytes, name);
-    total[k].push(performance.now() - t0);
-    score[k].push(res.scoreMs);
-    info = res.info;
-  }
+const t = await timeModels(core, { ensemble: ensembleDir, member: memberDir }, file, repeats);
+const info = t.info;
+const score = t.scoreMs, total = t.totalMs;
 const card = JSON.parse(readFileSync(path.join(ensembleDir, 'model.json'), 'utf8'));
 const result = {
   file,
@@ -41,11 +27,11 @@ const result = {
   members: card.ensemble.members.length,
   threads,
   repeats,
-  ensemble_ms: median(score.ensemble),
-  member_ms: median(score.member),
-  ensemble_with_input_prep_ms: median(total.ensemble),
-  member_with_input_prep_ms: median(total.member),
-  ratio_ensemble_over_member: median(score.ensemble) / median(score.member),
+  ensemble_ms: score.ensemble,
+  member_ms: score.member,
+  ensemble_with_input_prep_ms: total.ensemble,
+  member_with_input_prep_ms: total.member,
+  ratio_ensemble_over_member: score.ensemble / score.member,
   ensemble_onnx_bytes: statSync(path.join(ensembleDir, 'model.onnx')).size,
   member_onnx_bytes: statSync(path.join(memberDir, 'model.onnx')).size,
 };

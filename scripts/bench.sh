@@ -10,6 +10,9 @@
 #   ensemble    seed ensembles, K-fold out-of-fold scores, mixed collections, real per-program
 #               ensembles, exported ensembles on generated test graphs (bench/ensemble_bench.py;
 #               extra args: --parts 1,2,3,4,5, --epochs, --seeds, --folds)
+#   search      samplers on one study (best score after 10/20/30 trials, nsga2 vs random hypervolume),
+#               the default model against the Pareto fronts in the page (bench/search_bench.py;
+#               extra args: --parts 1,4, --trials, --steps, --seeds)
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
 #   ensemble-page  exported 5-member ensemble vs one member, ONNX Runtime Web (bench/ensemble_bench.mjs)
 #   explorer    the page in headless Chromium: open, frame, rank   (bench/explorer_bench.mjs)
@@ -33,6 +36,12 @@ case $what in
   ensemble)
     cmake --build --preset native --target fastslow
     /usr/bin/python3 bench/ensemble_bench.py build/native $work/ensemble "$@" ;;
+  search)
+    # Part 4 times exported models in the page's engine: the wasm core too.
+    export NODE_PATH=/usr/share/nodejs
+    cmake --build --preset native --target fastslow
+    if [ ! -f build/wasm/bin/fastslow_core.js ]; then cmake --preset wasm >/dev/null && cmake --build --preset wasm --target fastslow_core_js; fi
+    /usr/bin/python3 bench/search_bench.py build/native $work/search "$@" ;;
   real)
     # Every real layout file with runtimes beside the repository (AlexNet,
     # the real/ folder); files with fewer than 10 unique configs are listed
@@ -103,5 +112,5 @@ case $what in
     bash scripts/stage_site.sh $work/explorer/site $work/rank/model >/dev/null
     node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
       $work/rank/graph/resnet_5000.npz $work/rank/model $f $work/explorer/layout_50000.npz "$@" ;;
-  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, ensemble-page, real, realism, rank, explorer)" >&2; exit 1 ;;
+  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, ensemble-page, search, real, realism, rank, explorer)" >&2; exit 1 ;;
 esac

@@ -26,6 +26,7 @@ Command add_predict_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
 Command add_ensemble_command(CLI::App& app);
 Command add_rank_command(CLI::App& app);
+Command add_search_command(CLI::App& app);
 #endif
 
 }  // namespace fastslow::cli

@@ -9,30 +9,13 @@
 
 #include "fastslow/io/npz_reader.h"
 #include "fastslow/io/npz_writer.h"
+#include "cli_run.h"
 #include "test_support.h"
 
+using fastslow::test::run_cli;
 namespace {
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result run(const std::string& args) {
-  fastslow::test::TempDir dir;
-  const std::string err_path = dir.file("stderr");
-  FILE* p = popen((std::string(FASTSLOW_CLI) + " " + args + " 2>" + err_path).c_str(), "r");
-  Result r{-1, "", ""};
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  const std::vector<uint8_t> e = fastslow::test::read_bytes(err_path);
-  r.err.assign(e.begin(), e.end());
-  return r;
-}
-
+using Result = fastslow::test::CliResult;
+auto run = run_cli;
 }  // namespace
 
 TEST(CliInfo, JsonOnTheRealSample) {

@@ -1,0 +1,156 @@
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include "commands.h"
+#include "fastslow/error.h"
+#include "fastslow/io/write_file.h"
+#include "progress.h"
+#include "search/search_config.h"
+#include "search/study.h"
+#include "search/train_trials.h"
+
+namespace fs = std::filesystem;
+
+namespace fastslow::cli {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path, "", "cannot be read");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// --resume continues the study the folder holds: the configuration may
+// differ in its number of trials alone.
+void check_same_study(const std::string& out, const search::SearchConfig& config) {
+  const std::string file = (fs::path(out) / "study.json").string();
+  nlohmann::json saved = nlohmann::json::parse(read_text(file), nullptr, false);
+  if (saved.is_discarded()) throw Error(file, "", "not JSON");
+  nlohmann::json now = config.to_json();
+  saved.erase("trials");
+  now.erase("trials");
+  for (const auto& [k, v] : now.items())
+    if (!saved.contains(k) || saved[k] != v)
+      throw Error(file, "", "--resume: the configuration's " + k + " differs from the study's (" +
+                                (saved.contains(k) ? saved[k].dump() : "absent") + " there, " + v.dump() +
+                                " now); only [search] trials may change");
+}
+
+// REPORT-TODO: the report module.
+int run_report(const std::string&, const std::string&) { return 0; }
+
+std::string trial_line(const search::Trial& t) {
+  std::string s = search::state_name(t.state);
+  for (const auto& [k, v] : t.objectives) s += " " + k + " " + std::to_string(v);
+  return s;
+}
+
+}  // namespace
+
+Command add_search_command(CLI::App& app) {
+  struct Opts {
+    std::string config, out, report, figures;
+    bool resume = false, keep_all = false;
+    int parallel = 1, threads = 0;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* sub = app.add_subcommand(
+      "search",
+      "Search over models: trials train with parameters a sampler (grid, random, qmc, tpe, nsga2) draws\n"
+      "from the [space] of SEARCH.toml, are scored on its objectives (validation score, latency,\n"
+      "parameters, ONNX bytes) and pruned early when clearly worse. The study folder gets trials.jsonl\n"
+      "(every trial), pareto.json (the non-dominated ones) and trials/N (run folders of the Pareto trials).\n"
+      "Ctrl-C stops after saving; --resume continues (with a larger [search] trials to go on).\n"
+      "--report STUDY prints the front and writes front.svg and params.svg.");
+  sub->add_option("--config", o->config, "the study file (TOML: [data], [space], [objectives], [search], [budget])");
+  sub->add_option("--out", o->out, "study folder (e.g. studies/NAME)");
+  sub->add_flag("--resume", o->resume, "continue the study in --out");
+  sub->add_option("--parallel", o->parallel, "trials at once, each with cores / N threads (latency is then noisier)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  sub->add_option("--threads", o->threads, "LibTorch threads per trial (0: all cores / --parallel)")->capture_default_str();
+  sub->add_flag("--keep-all", o->keep_all, "keep every trial's run folder, not only the Pareto trials'");
+  sub->add_option("--report", o->report, "a study folder: print its front, write its figures");
+  sub->add_option("--figures", o->figures, "with --report: where the figures go (default: the study folder)");
+  return {sub, [o] {
+            if (!o->report.empty()) return run_report(o->report, o->figures);
+            if (o->config.empty() || o->out.empty())
+              throw Error("search: give --config SEARCH.toml and --out STUDY (or --report STUDY)");
+            const search::SearchConfig config = search::read_search_config(o->config);
+            const fs::path out(o->out);
+            const bool exists = fs::exists(out / "study.json") || fs::exists(out / "trials.jsonl");
+            if (exists && !o->resume)
+              throw Error(o->out, "", "already holds a study; continue it with --resume or choose another --out");
+            if (!exists && o->resume) throw Error(o->out, "", "--resume: no study here (no study.json)");
+            if (o->resume) check_same_study(o->out, config);
+            install_interrupt_handler();
+
+            const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+            const int threads = o->threads > 0 ? o->threads : o->parallel > 1 ? std::max(1, static_cast<int>(cores) / o->parallel) : 0;
+            train::TrainHooks hooks;
+            hooks.message = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
+            hooks.prepare = cache_progress();
+            // One trial at a time on a terminal: its steps as a bar. Otherwise
+            // (several at once, or a log) each trial's start and end only.
+            std::shared_ptr<ProgressBar> bar;
+            if (o->parallel == 1 && isatty(2)) {
+              hooks.epoch_begin = [&bar](int64_t epoch, int64_t epochs, int64_t steps) {
+                bar = std::make_shared<ProgressBar>("  checkpoint " + std::to_string(epoch + 1) + "/" + std::to_string(epochs),
+                                                    static_cast<size_t>(steps), "steps");
+              };
+              hooks.step = [&bar](const train::StepInfo& s) {
+                if (bar) bar->update(static_cast<size_t>(s.step + 1));
+              };
+              hooks.epoch_end = [&bar](const nlohmann::json&) {
+                if (bar) bar->finish();
+                bar.reset();
+              };
+            }
+            search::TrainTrialRunner runner(config, threads, o->parallel == 1, hooks);
+            runner.check_space();
+            auto sampler = search::make_sampler(config.sampler, config.space, config.objectives);
+            auto pruner = search::make_pruner(config.pruner);
+            fs::create_directories(out);
+            write_file_atomically((out / "study.json").string(), config.to_json().dump(1) + "\n");
+            write_file_atomically((out / "search.toml").string(), read_text(o->config));
+
+            search::StudySettings st;
+            st.out = o->out;
+            st.objectives = config.objectives;
+            st.trials = config.trials;
+            st.keep_all = o->keep_all;
+            st.parallel = o->parallel;
+            st.reference = config.reference;
+            search::StudyHooks sh;
+            sh.stop = [] { return interrupted(); };
+            sh.trial_start = [](int64_t n, const nlohmann::json& params, bool resumed) {
+              std::fprintf(stderr, "trial %lld%s: %s\n", static_cast<long long>(n), resumed ? " (resumed)" : "",
+                           params.dump().c_str());
+            };
+            sh.trial_end = [](const search::Trial& t, int64_t done, int64_t total) {
+              std::fprintf(stderr, "trial %lld %s (%lld/%lld, %.0f s): %s\n", static_cast<long long>(t.number),
+                           trial_line(t).c_str(), static_cast<long long>(done), static_cast<long long>(total),
+                           t.seconds, t.message.c_str());
+            };
+            const search::StudyResult r = search::run_study(st, *sampler, pruner.get(), runner, sh);
+            for (size_t i : r.front) std::printf("%s\n", search::trial_json(r.study.trials[i], r.study.objectives).dump().c_str());
+            if (r.interrupted) {
+              std::fprintf(stderr, "\ninterrupted: continue with: fastslow search --config %s --out %s --resume\n",
+                           o->config.c_str(), o->out.c_str());
+              return 130;
+            }
+            if (r.exhausted) std::fprintf(stderr, "the grid is exhausted: every point was tried\n");
+            std::printf("%s/pareto.json\n", o->out.c_str());
+            return 0;
+          }};
+}
+
+}  // namespace fastslow::cli
