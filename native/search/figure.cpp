@@ -169,7 +169,8 @@ std::string tick_label(const Axis& axis, size_t i) {
   const char* suffix = unit == 1e6 ? "M" : unit == 1e3 ? "k" : "";
   const double step = axis.ticks.size() > 1 ? (axis.ticks[1] - axis.ticks[0]) / unit : 1;
   const int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(step) - 1e-9)));
-  return printf_text("%.*f", decimals, v / unit) + suffix;
+  const std::string number = printf_text("%.*f", decimals, v / unit);
+  return number.find_first_not_of("0.") == std::string::npos ? "0" : number + suffix;
 }
 
 std::string with_thousands(int64_t v) {
