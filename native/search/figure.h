@@ -1,0 +1,121 @@
+// What the study report's tables and figures share: axes with nice ticks,
+// the number formats, XML escaping and a few SVG elements. The figures are
+// written by hand so that the report needs no plotting library.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fastslow/search/trials.h"
+
+namespace fastslow::search::figure {
+
+// Ticks 1, 2 or 5 x 10^k apart, about `target` of them, the first <= lo and
+// the last >= hi, so the ticks bound the axis. lo == hi gets a range
+// around the value.
+std::vector<double> nice_ticks(double lo, double hi, int target);
+// For a log axis (0 < lo <= hi): 1, 2 and 5 x 10^k when at most `most` of
+// those cover the range, else powers of ten (every second, third... decade
+// when even those are too many); the first <= lo, the last >= hi.
+std::vector<double> log_ticks(double lo, double hi, int most);
+
+// Categorical: slot i (0-based) holds the i-th value, at i on a linear
+// scale from -0.5 to slots - 0.5.
+// 10^e0, 10^(e0 + stride)... up to the first at or past 10^e1.
+std::vector<double> decades(int e0, int e1, int stride);
+
+enum class Scale { Linear, Log, Categorical };
+const char* scale_name(Scale s);  // "linear", "log", "categorical"
+
+// Maps values onto pixels: lo onto `from`, hi onto `to` (to < from for a
+// y axis, whose pixels grow downwards).
+struct Axis {
+  Scale scale = Scale::Linear;
+  double lo = 0, hi = 1;
+  std::vector<double> ticks;        // ascending, within [lo, hi]
+  std::vector<std::string> labels;  // the ticks' labels when not numbers (categorical slots)
+  double from = 0, to = 1;
+  double map(double v) const;
+};
+
+// An axis over `values` between the pixels `from` and `to`: log when
+// `log_span` > 0 and every value is positive with max / min > log_span,
+// else linear. About one tick per 60 pixels; no values: 0 to 1. A linear
+// axis runs from its first tick to its last, which bound the values; a
+// log one from a little beyond the values, with the ticks inside.
+// `whole`: the values are counts (trial numbers), so no step below 1.
+Axis make_axis(const std::vector<double>& values, double from, double to, double log_span, bool whole = false);
+// Evenly spaced slots, one per label.
+Axis categorical_axis(std::vector<std::string> labels, double from, double to);
+
+// Tick i's label: a slot's label, or the number with as many decimals as
+// the step needs, thousands as k and millions as M when the axis reaches
+// 10,000.
+std::string tick_label(const Axis& axis, size_t i);
+
+// "1,234,567".
+std::string with_thousands(int64_t v);
+// An objective's value as the table and tooltips show it: score with 4
+// decimals, latency with 3 significant digits, params and onnx_bytes as
+// integers with thousands separators, others with 4 significant digits.
+std::string objective_text(const std::string& name, double v);
+// "latency (ms / 1,000 configs, minimize)", "score (maximize)".
+std::string objective_label(const Objective& o);
+// A parameter's value: integers as such, floats with 4 significant
+// digits, strings as they are, true / false.
+std::string param_text(const nlohmann::json& v);
+// "12.5 s", "8.3 min", "2.1 h".
+std::string duration_text(double seconds);
+
+std::string xml_escape(std::string_view s);
+// Characters (UTF-8 code points), which is what lines up in a terminal.
+size_t char_count(std::string_view s);
+// Rough width of sans-serif text: enough to keep labels apart.
+double text_width(std::string_view s, double font_size);
+// s cut to fit `width` pixels, an ellipsis marking the cut.
+std::string fit_text(const std::string& s, double width, double font_size);
+
+// SVG elements; text is escaped here, attributes in `extra` are written as
+// given (callers escape what they put there).
+std::string svg_open(double width, double height);
+std::string svg_close();
+std::string svg_text(double x, double y, std::string_view s, double size, std::string_view anchor = "start",
+                     std::string_view extra = "");
+std::string svg_line(double x1, double y1, double x2, double y2, std::string_view stroke, double width = 1);
+// Fill colours: every trial, and the ones a figure points out (the front,
+// the best).
+inline constexpr const char* kTrialFill = "#4c78a8";
+inline constexpr const char* kMarkFill = "#e45756";
+// A trial's circle with a tooltip (an SVG <title>, shown on hover by
+// browsers); `marked` trials are drawn larger in kMarkFill.
+std::string svg_circle(double cx, double cy, bool marked, std::string_view cls, int64_t trial,
+                       std::string_view tooltip);
+std::string svg_polyline(const std::vector<std::pair<double, double>>& points, std::string_view cls,
+                         std::string_view stroke, double width);
+
+// Pixel positions as written into the SVG (one decimal).
+std::string px(double v);
+
+// A rectangle in pixels, to keep labels off each other.
+struct Box {
+  double x0, y0, x1, y1;
+  bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+  bool inside(const Box& o) const { return x0 >= o.x0 && x1 <= o.x1 && y0 >= o.y0 && y1 <= o.y1; }
+};
+
+// A plot's area in pixels. Its axes span it less `pad` at each end, so
+// that points at the ends of the range stay off the frame.
+struct Frame {
+  double left, top, right, bottom;
+  double pad = 10;
+};
+// Draws the frame, grid, ticks and axis labels (none when empty).
+std::string draw_axes(const Frame& f, const Axis& x, const Axis& y, const std::string& x_label,
+                      const std::string& y_label, double font_size);
+// The width of the widest of the axis's tick labels.
+double widest_tick(const Axis& a, double font_size);
+
+}  // namespace fastslow::search::figure
