@@ -11,6 +11,8 @@
 #include "fastslow/error.h"
 #include "fastslow/io/write_file.h"
 #include "progress.h"
+#include "search/figure.h"
+#include "search/report.h"
 #include "search/search_config.h"
 #include "search/study.h"
 #include "search/train_trials.h"
@@ -44,12 +46,19 @@ void check_same_study(const std::string& out, const search::SearchConfig& config
                                 " now); only [search] trials may change");
 }
 
-// REPORT-TODO: the report module.
-int run_report(const std::string&, const std::string&) { return 0; }
+int run_report(const std::string& dir, const std::string& figures) {
+  const std::string file = (fs::path(dir) / "trials.jsonl").string();
+  if (!fs::exists(file)) throw Error(dir, "", "no trials.jsonl: not a study folder (or no trial has finished)");
+  const search::StudyFile study = search::parse_trials_jsonl(read_text(file), file);
+  const search::Report r = search::write_report(study, figures.empty() ? dir : figures);
+  std::printf("%s", r.text.c_str());
+  for (const std::string& p : r.paths) std::printf("%s\n", p.c_str());
+  return 0;
+}
 
 std::string trial_line(const search::Trial& t) {
   std::string s = search::state_name(t.state);
-  for (const auto& [k, v] : t.objectives) s += " " + k + " " + std::to_string(v);
+  for (const auto& [k, v] : t.objectives) s += " " + k + " " + search::figure::objective_text(k, v);
   return s;
 }
 
@@ -136,12 +145,12 @@ Command add_search_command(CLI::App& app) {
                            params.dump().c_str());
             };
             sh.trial_end = [](const search::Trial& t, int64_t done, int64_t total) {
-              std::fprintf(stderr, "trial %lld %s (%lld/%lld, %.0f s): %s\n", static_cast<long long>(t.number),
+              std::fprintf(stderr, "trial %lld %s (%lld/%lld, %.0f s)%s%s\n", static_cast<long long>(t.number),
                            trial_line(t).c_str(), static_cast<long long>(done), static_cast<long long>(total),
-                           t.seconds, t.message.c_str());
+                           t.seconds, t.message.empty() ? "" : ": ", t.message.c_str());
             };
             const search::StudyResult r = search::run_study(st, *sampler, pruner.get(), runner, sh);
-            for (size_t i : r.front) std::printf("%s\n", search::trial_json(r.study.trials[i], r.study.objectives).dump().c_str());
+            std::printf("%s\n\n%s", search::study_summary(r.study).c_str(), search::best_trials_table(r.study).c_str());
             if (r.interrupted) {
               std::fprintf(stderr, "\ninterrupted: continue with: fastslow search --config %s --out %s --resume\n",
                            o->config.c_str(), o->out.c_str());
