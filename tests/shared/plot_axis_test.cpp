@@ -52,12 +52,14 @@ TEST(PlotAxis, LinearTicksAreRoundAndInsideTheRange) {
   EXPECT_EQ(labels(a.ticks(5)), (std::vector<std::string>{"0", "500k", "1M", "1.5M", "2M", "2.5M"}));
 }
 
-TEST(PlotAxis, LogTicksArePowersOfTenSubdividedWhenFew) {
+TEST(PlotAxis, LogTicksAreOneTwoFiveWhereTheyFitElsePowersOfTen) {
   PlotAxis a;
   a.scale = AxisScale::Log;
   a.lo = 0.9e-4, a.hi = 1.1e-1;
   EXPECT_EQ(labels(a.ticks(6)), (std::vector<std::string>{"0.0001", "0.001", "0.01", "0.1"}));
-  a.lo = 1.5, a.hi = 60;  // under two decades: 2 and 5 between
+  EXPECT_EQ(labels(a.ticks(10)), (std::vector<std::string>{"0.0001", "0.0002", "0.0005", "0.001", "0.002", "0.005",
+                                                            "0.01", "0.02", "0.05", "0.1"}));
+  a.lo = 1.5, a.hi = 60;
   EXPECT_EQ(labels(a.ticks(8)), (std::vector<std::string>{"2", "5", "10", "20", "50"}));
   a.lo = 1, a.hi = 1e12;  // too many decades: every other one
   EXPECT_LE(a.ticks(6).size(), 7u);

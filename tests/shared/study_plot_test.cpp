@@ -88,6 +88,17 @@ TEST(StudyPlot, StepsTurnAtTheCornerWorseThanBothNeighboursInAnyDirection) {
   EXPECT_EQ(front_steps({{1, 1}}, Direction::Minimize, Direction::Minimize).size(), 1u);
 }
 
+TEST(StudyPlot, StepsReachTheEdgesTheFrontDominatesTowards) {
+  // Latency across (minimised), score up (maximised): down to the bottom edge, right to the right one.
+  const std::vector<std::array<double, 2>> steps = {{1, 0.5}, {3, 0.5}, {3, 0.7}};
+  const std::vector<std::array<double, 2>> min_max = {{1, 0}, {1, 0.5}, {3, 0.5}, {3, 0.7}, {10, 0.7}};
+  EXPECT_EQ(steps_to_edges(steps, Direction::Minimize, 10, 0), min_max);
+  // Both maximised (x ascending, y falling): from the left edge, down to the bottom one.
+  const std::vector<std::array<double, 2>> max_max = {{0, 3}, {1, 3}, {1, 2}, {2, 2}, {2, 0}};
+  EXPECT_EQ(steps_to_edges({{1, 3}, {1, 2}, {2, 2}}, Direction::Maximize, 0, 0), max_max);
+  EXPECT_TRUE(steps_to_edges({}, Direction::Minimize, 1, 1).empty());
+}
+
 TEST(StudyPlot, NumericParametersKeepTheirValues) {
   const StudyFile s = parse_trials_jsonl(kStudy, "t.jsonl");
   EXPECT_EQ(param_names(s), (std::vector<std::string>{"lr", "model"}));

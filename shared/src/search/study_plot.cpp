@@ -50,6 +50,21 @@ std::vector<std::array<double, 2>> front_steps(std::vector<std::array<double, 2>
   return steps;
 }
 
+std::vector<std::array<double, 2>> steps_to_edges(std::vector<std::array<double, 2>> steps, Direction x,
+                                                  double x_edge, double y_edge) {
+  if (steps.empty()) return steps;
+  // Ordered by x: the first point is best on x when x is minimised, else the last.
+  const std::array<double, 2> first = steps.front(), last = steps.back();
+  if (x == Direction::Minimize) {
+    steps.insert(steps.begin(), {first[0], y_edge});
+    steps.push_back({x_edge, last[1]});
+  } else {
+    steps.insert(steps.begin(), {x_edge, first[1]});
+    steps.push_back({last[0], y_edge});
+  }
+  return steps;
+}
+
 StudyScatter study_scatter(const StudyFile& study, const StudyAxis& x, const StudyAxis& y) {
   StudyScatter s;
   std::vector<std::vector<double>> measured;  // complete trials' points, for the front

@@ -34,21 +34,23 @@ std::vector<AxisTick> linear_ticks(double lo, double hi, int max_ticks) {
 std::vector<AxisTick> log_ticks(double lo, double hi, int max_ticks) {
   std::vector<AxisTick> out;
   if (!(lo > 0) || !(hi > lo)) return out;
-  const double a = std::log10(lo), b = std::log10(hi);
-  const bool subdivide = b - a < 2;
-  const int first = static_cast<int>(std::floor(a)), last = static_cast<int>(std::ceil(b));
-  // Every `every`-th decade when there are more than max_ticks of them.
+  const int first = static_cast<int>(std::floor(std::log10(lo))), last = static_cast<int>(std::ceil(std::log10(hi)));
+  auto inside = [&](double v) { return v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9); };
+  // 1, 2 and 5 in every decade where they fit...
+  for (int k = first; k <= last; ++k)
+    for (double m : {1.0, 2.0, 5.0}) {
+      const double v = m * std::pow(10.0, k);
+      if (inside(v)) out.push_back({v, tick_label(v, v)});
+    }
+  if (out.size() >= 2 && static_cast<int>(out.size()) <= max_ticks) return out;
+  // ...else the powers of ten, every `every`-th one when there are more than max_ticks of them...
+  out.clear();
   const int every = std::max(1, (last - first + max_ticks) / std::max(1, max_ticks));
   for (int k = first; k <= last; ++k) {
-    const double p = std::pow(10.0, k);
-    for (double m : {1.0, 2.0, 5.0}) {
-      if (m != 1.0 && !subdivide) continue;
-      if (m == 1.0 && (k - first) % every != 0) continue;
-      const double v = m * p;
-      if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) out.push_back({v, tick_label(v, v)});
-    }
+    const double v = std::pow(10.0, k);
+    if ((k - first) % every == 0 && inside(v)) out.push_back({v, tick_label(v, v)});
   }
-  // Within one decade (3 to 9, say) round powers say little: round steps instead.
+  // ...and within one decade (3 to 9, say), round linear steps.
   if (out.size() < 2) return linear_ticks(lo, hi, max_ticks);
   return out;
 }

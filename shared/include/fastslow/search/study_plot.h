@@ -50,6 +50,14 @@ StudyScatter study_scatter(const StudyFile& study, const StudyAxis& x, const Stu
 // The staircase through 2-D front points (see StudyScatter::steps).
 std::vector<std::array<double, 2>> front_steps(std::vector<std::array<double, 2>> front, Direction x, Direction y);
 
+// The staircase carried on to the plot's edges, as far as the front
+// dominates: from the point best on x towards worse y up to `y_edge`, from
+// the point best on y towards worse x up to `x_edge` (the edges the axes'
+// directions are worse towards). Against the trial number, the best value
+// so far runs on to the last trial.
+std::vector<std::array<double, 2>> steps_to_edges(std::vector<std::array<double, 2>> steps, Direction x,
+                                                  double x_edge, double y_edge);
+
 // Parameter names over all trials, sorted.
 std::vector<std::string> param_names(const StudyFile& study);
 

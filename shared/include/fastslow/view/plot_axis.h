@@ -30,9 +30,8 @@ struct PlotAxis {
   // cannot place it (not positive on a log axis).
   double unit(double v) const;
   // At most about `max_ticks` ticks inside the range, at round values
-  // (1, 2, 5 x 10^k; on a log axis the powers of ten, with 2 and 5 between
-  // them when the range spans less than two decades), each slot on a
-  // categorical one.
+  // (1, 2, 5 x 10^k; on a log axis 1, 2 and 5 in each decade where they
+  // fit, else the powers of ten), each slot on a categorical one.
   std::vector<AxisTick> ticks(int max_ticks) const;
 };
 
