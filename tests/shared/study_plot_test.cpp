@@ -117,7 +117,7 @@ TEST(StudyPlot, OtherParametersTakeLabelledSlots) {
   EXPECT_EQ(p.labels, (std::vector<std::string>{"gcn", "mlp", "sage"}));
   EXPECT_EQ(p.x, (std::vector<double>{2, 0, 2, 1, 0}));
   EXPECT_EQ(p.x_axis().scale, AxisScale::Categorical);
-  // Numbers among words: numbers first, by value, written as in the file; booleans as words.
+  // Numbers among words: numbers first, by value; booleans as words.
   const StudyFile mixed = parse_trials_jsonl(
       R"({"number":0,"state":"complete","params":{"h":"auto"},"objectives":{"s":1},"directions":{"s":"maximize"}})"
       "\n"
@@ -133,6 +133,14 @@ TEST(StudyPlot, OtherParametersTakeLabelledSlots) {
   EXPECT_EQ(h.labels, (std::vector<std::string>{"8", "64", "auto", "true"}));
   EXPECT_EQ(h.x, (std::vector<double>{2, 1, 0, 3}));
   EXPECT_EQ(h.trials.size(), 4u);  // trial 4 has no h
+}
+
+TEST(StudyPlot, ParameterValuesAreWrittenShort) {
+  EXPECT_EQ(param_text("sage"), "sage");
+  EXPECT_EQ(param_text(64), "64");
+  EXPECT_EQ(param_text(0.0022917123345470615), "0.00229171");
+  EXPECT_EQ(param_text(1.4478607127134226e-05), "1.44786e-05");
+  EXPECT_EQ(param_text(true), "true");
 }
 
 TEST(StudyPlot, CountsPerState) {

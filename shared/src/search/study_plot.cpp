@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 #include <map>
 #include <set>
@@ -99,7 +100,15 @@ std::vector<std::string> param_names(const StudyFile& study) {
   return {names.begin(), names.end()};
 }
 
-std::string param_text(const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+std::string param_text(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_float()) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.6g", value.get<double>());
+    return b;
+  }
+  return value.dump();
+}
 
 ParamPlot param_plot(const StudyFile& study, const std::string& param, const StudyAxis& y) {
   ParamPlot p;
@@ -121,10 +130,10 @@ ParamPlot param_plot(const StudyFile& study, const std::string& param, const Stu
     return p;
   }
   // Slots: numbers by value, then the rest by their text.
-  std::map<double, std::string> numbers;  // labelled as written: 32, not 32.0
+  std::map<double, std::string> numbers;  // 32 labelled 32, not 32.0
   std::set<std::string> others;
   for (const nlohmann::json* v : values) {
-    if (v->is_number()) numbers.emplace(v->get<double>(), v->dump());
+    if (v->is_number()) numbers.emplace(v->get<double>(), param_text(*v));
     else others.insert(param_text(*v));
   }
   for (const nlohmann::json* v : values) {

@@ -76,7 +76,8 @@ struct ParamPlot {
 
 ParamPlot param_plot(const StudyFile& study, const std::string& param, const StudyAxis& y);
 
-// How the page writes a parameter's value: strings bare, others as JSON.
+// How the page writes a parameter's value: strings bare, fractions to 6
+// significant digits (a sampled learning rate carries 17), others as JSON.
 std::string param_text(const nlohmann::json& value);
 
 struct StateCounts {
