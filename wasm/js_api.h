@@ -78,6 +78,20 @@ void fastslow_rank_close(fastslow::wasm::RankSession* session);
 // message is shown.
 char* explorer_open(uint8_t* bytes, size_t size, const char* name, double started_ms);
 
+// Opens a study: the `size` bytes at `bytes` (the caller's) are the text of
+// a trials.jsonl (`fastslow search`), parsed by the core
+// (search/trials.h). {"ok": true, "trials"} or {"error"}: the core's message
+// (the file and the line), also shown; the previous study stays.
+char* explorer_open_study(const uint8_t* bytes, size_t size, const char* name);
+// Picks what the study's plots show, by name: {"x", "y" (the scatter's
+// axes: an objective or "trial"), "param", "param_objective"}, any of them.
+// {"ok": true} or {"error"} (no study, a name it does not have).
+char* explorer_study_view(const char* view_json);
+// Where the last frame drew trial `number` in the study's scatter, in the
+// page's CSS pixels: {"x", "y"}, or {"error"} when it was not drawn (no
+// study, window closed, another tab, no values on both axes).
+char* explorer_study_point(int number);
+
 // The status line and the error box.
 void explorer_set_status(const char* text);
 void explorer_set_error(const char* text);
@@ -120,7 +134,15 @@ void explorer_rank_failed(int ticket, const char* message, int cancelled);
 // "rank": {"status": "idle"|"running"|"done"|"failed"|"cancelled", "done",
 //   "total", "message", "model", "shift_warning", "scores" (groups scored),
 //   "configs" (configs ranked), "seconds", "collection" (of the submission
-//   row, "" until known), and the metrics_json keys}}.
+//   row, "" until known), and the metrics_json keys},
+// "study": {"name", "trials", "complete", "pruned", "failed", "objectives":
+//   [{"name", "direction"}], "params": [name], "pareto": [trial numbers on
+//   the front over every objective], "x", "y" (the scatter's axes),
+//   "x_scale", "y_scale" ("linear"|"log"), "points" (trials in the scatter),
+//   "front": [trial numbers on the front over x and y], "param",
+//   "param_objective", "param_scale" ("linear"|"log"|"categorical"),
+//   "param_labels" (the slots of a categorical one), "param_points",
+//   "hovered" (the trial under the mouse, or -1)} or null.
 char* explorer_state();
 // The last ranking: {"ranking": [config, best first], "scores": [per config]}.
 char* explorer_ranking();
@@ -147,7 +169,8 @@ void explorer_fit();
 // Asks the page to rank the open file with model `model_index` under
 // `ticket` (ONNX Runtime Web; it reports back through explorer_rank_*).
 void js_request_rank(int model_index, int ticket);
-// Opens the page's file chooser: 0 = a graph (.npz), 1 = a model (model.onnx + model.json).
+// Opens the page's file chooser: 0 = a graph (.npz), 1 = a model (model.onnx
+// + model.json), 2 = a study (trials.jsonl).
 void js_open_dialog(int what);
 // Offers `text` as a download named `name`.
 void js_download(const char* name, const char* text);

@@ -34,6 +34,13 @@ void App::open(std::string name, MallocBytes bytes, size_t size, double started_
   first_frame_after_open_ms = -1;
 }
 
+void App::open_study(std::string name, const std::string& text) {
+  study = explorer::open_study(std::move(name), text);
+  error.clear();
+  show_study = place_study = true;
+  dirty = true;
+}
+
 void App::rebuild_display() {
   Display d;
   const int64_t n = doc->graph.num_nodes;
@@ -89,6 +96,8 @@ void App::frame(float width, float height) {
     if (ImGui::BeginMenu("File")) {
       if (ImGui::MenuItem("Open graph (.npz)...")) js_open_dialog(0);
       if (ImGui::MenuItem("Open model (model.onnx + model.json)...")) js_open_dialog(1);
+      if (ImGui::MenuItem("Open study (trials.jsonl)...")) js_open_dialog(2);
+      if (study) ImGui::MenuItem("Show the study window", nullptr, &show_study);
       ImGui::EndMenu();
     }
     if (doc) ImGui::TextDisabled("  %s  |  %s  |  %lld nodes  |  %lld configs", doc->name.c_str(), graph_kind_name(doc->kind),
@@ -103,6 +112,8 @@ void App::frame(float width, float height) {
   side_panel();
   ImGui::End();
   inspector();
+  const float gap = 8 * dpr;
+  study_window(gap, menu_h + gap, width - side - 2 * gap, height - menu_h - 2 * gap);
   if (!error.empty()) {
     ImGui::SetNextWindowPos({0.5f * width, 0.3f * height}, ImGuiCond_Always, {0.5f, 0.5f});
     ImGui::SetNextWindowSize({std::min(560.0f * dpr, 0.9f * width), 0});
@@ -169,6 +180,7 @@ std::string App::state_json() const {
                {"seconds", rank.seconds},
                {"collection", doc ? submission_collection() : ""}};
   j["rank"].update(metrics_json(rank.metrics));
+  j["study"] = study ? study->state_json() : nlohmann::json(nullptr);
   return j.dump();
 }
 

@@ -11,6 +11,7 @@
 #include "document.h"
 #include "fastslow/rank/metrics.h"
 #include "graph_renderer.h"
+#include "study_state.h"
 
 namespace fastslow::wasm {
 struct RankSession;
@@ -81,6 +82,10 @@ struct App {
   // a new one, and what JS reports under an older ticket is dropped.
   int rank_ticket = 0;
   bool show_rank_tab = false;  // select the Rank tab on the next frame
+  // The open study (trials.jsonl), independent of the graph; its window.
+  std::unique_ptr<StudyState> study;
+  bool show_study = false;
+  bool place_study = false;  // put the window over the graph view on the next frame
   // Frame statistics: CPU time on the main thread from the start of a frame to
   // the last GL call (the GPU's time is not in it).
   int64_t frames = 0;
@@ -93,6 +98,8 @@ struct App {
   // Opens `size` bytes at `bytes` (taken over); a failure throws Error and
   // keeps the previous graph.
   void open(std::string name, MallocBytes bytes, size_t size, double started_ms);
+  // Opens a study from its text; a failure throws Error and keeps the previous study.
+  void open_study(std::string name, const std::string& text);
   void frame(float width, float height);  // the whole UI for one frame
   void frame_done(double ms);              // CPU time of the whole frame, UI to GL calls
   std::string state_json() const;
@@ -124,6 +131,7 @@ struct App {
   void rank_tab();
   void submission_row_section();
   void inspector();
+  void study_window(float x, float y, float w, float h);  // study_view.cpp
   void rebuild_display();
   void set_collapsed(int64_t computation, bool c);
   void fit();

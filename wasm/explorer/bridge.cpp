@@ -44,6 +44,40 @@ EMSCRIPTEN_KEEPALIVE char* explorer_open(uint8_t* bytes, size_t size, const char
   }
 }
 
+EMSCRIPTEN_KEEPALIVE char* explorer_open_study(const uint8_t* bytes, size_t size, const char* name) {
+  auto& a = app();
+  a.dirty = true;
+  a.status.clear();
+  try {
+    a.open_study(name, std::string(reinterpret_cast<const char*>(bytes), size));
+    return to_c(nlohmann::json{{"ok", true}, {"trials", a.study->file.trials.size()}}.dump());
+  } catch (const std::exception& e) {
+    return shown_error(e);  // the previous study stays
+  }
+}
+
+EMSCRIPTEN_KEEPALIVE char* explorer_study_view(const char* view_json) {
+  return guarded([&] {
+    auto& a = app();
+    if (!a.study) throw fastslow::Error("no study open");
+    a.study->set_view(nlohmann::json::parse(view_json));
+    a.dirty = true;
+    return kOk;
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE char* explorer_study_point(int number) {
+  return guarded([&] {
+    const auto& a = app();
+    if (a.study) {
+      const auto it = a.study->drawn.find(number);
+      if (it != a.study->drawn.end())
+        return nlohmann::json{{"x", it->second[0] / a.dpr}, {"y", it->second[1] / a.dpr}}.dump();
+    }
+    throw fastslow::Error("trial " + std::to_string(number) + " is not drawn in the study's scatter");
+  });
+}
+
 EMSCRIPTEN_KEEPALIVE void explorer_set_status(const char* text) {
   app().dirty = true;
   app().status = text;

@@ -13,6 +13,7 @@
 #include "fastslow/data/collection.h"
 #include "fastslow/rank/ranking_csv.h"
 #include "js_api.h"
+#include "plot.h"
 
 namespace fastslow::explorer {
 
@@ -300,22 +301,15 @@ void App::rank_tab() {
   // Predicted vs measured.
   if (!doc->runtime.empty()) {
     section("Predicted score vs measured runtime");
-    const float W = ImGui::GetContentRegionAvail().x, H = 180 * dpr;
-    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const PlotFrame f = plot_frame(fit_axis(rank.group_scores, ScaleChoice::Linear), fit_axis(doc->runtime, ScaleChoice::Log),
+                                   "score (lower = predicted faster)", "measured runtime (log scale)",
+                                   {ImGui::GetContentRegionAvail().x, 230 * dpr}, dpr);
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    dl->AddRectFilled(p, {p.x + W, p.y + H}, IM_COL32(20, 20, 26, 255));
-    double s_lo = INFINITY, s_hi = -INFINITY, r_lo = INFINITY, r_hi = -INFINITY;
-    for (double s : rank.group_scores) s_lo = std::min(s_lo, s), s_hi = std::max(s_hi, s);
-    for (double r : doc->runtime) r_lo = std::min(r_lo, std::log(r)), r_hi = std::max(r_hi, std::log(r));
     const size_t n = doc->runtime.size(), step = std::max<size_t>(1, n / 4000);
     for (size_t c = 0; c < n; c += step) {
-      const double s = rank.group_scores[doc->groups.group_of[c]];
-      const float x = p.x + 4 + (W - 8) * static_cast<float>(s_hi > s_lo ? (s - s_lo) / (s_hi - s_lo) : 0.5);
-      const float y = p.y + H - 4 - (H - 8) * static_cast<float>(r_hi > r_lo ? (std::log(doc->runtime[c]) - r_lo) / (r_hi - r_lo) : 0.5);
-      dl->AddRectFilled({x - 1, y - 1}, {x + 1, y + 1}, IM_COL32(90, 170, 250, 160));
+      const ImVec2 q = f.at(rank.group_scores[doc->groups.group_of[c]], doc->runtime[c]);
+      if (!std::isnan(q.x) && !std::isnan(q.y)) dl->AddRectFilled({q.x - 1, q.y - 1}, {q.x + 1, q.y + 1}, kPlotPoint);
     }
-    ImGui::Dummy({W, H});
-    ImGui::TextDisabled("x: score (lower = predicted faster), y: log runtime");
   }
   section("Ranking");
   if (ImGui::BeginTable("ranking", 4, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg, {0, ImGui::GetContentRegionAvail().y})) {

@@ -1,7 +1,8 @@
 // The page's JS: boots the explorer (wasm + Dear ImGui), feeds it files
-// (drag and drop, file choosers), keeps the models (model.onnx + model.json)
-// and runs rankings with ONNX Runtime Web through ranker.mjs, reporting
-// progress and results back to the app. window.fastslow exposes the app's
+// (drag and drop, file choosers: graphs, models, studies' trials.jsonl),
+// keeps the models (model.onnx + model.json) and runs rankings with ONNX
+// Runtime Web through ranker.mjs, reporting progress and results back to
+// the app. window.fastslow exposes the app's
 // state to tests and to the curious. Every call into the wasm goes through
 // core.mjs (the contract is wasm/js_api.h).
 import * as ort from './ort/ort.wasm.min.mjs';
@@ -82,6 +83,18 @@ async function openFile(file) {
   return openInHeap(p, file.size, file.name, started);
 }
 
+// Opens a study (trials.jsonl) held as bytes: the app parses a copy; a bad
+// file shows the core's message and the previous study stays.
+function openStudy(bytes, name) {
+  if (tooLarge(bytes.byteLength, name)) return { error: 'too large' };
+  return orError(() => withCopy(M, bytes, (p) => callJson(M, '_explorer_open_study', p, bytes.byteLength, name)));
+}
+
+async function openStudyFile(file) {
+  if (tooLarge(file.size, file.name)) return { error: 'too large' };
+  return openStudy(new Uint8Array(await file.arrayBuffer()), file.name);
+}
+
 function addModel(name, onnx, cardText) {
   const r = orError(() => callJson(M, '_explorer_add_model', name, cardText));
   if (r.error) return r;
@@ -155,7 +168,7 @@ const hooks = {
     state.rankings.add(r);
     r.finally(() => state.rankings.delete(r));
   },
-  openDialog: (what) => document.getElementById(what === 0 ? 'npz-input' : 'model-input').click(),
+  openDialog: (what) => document.getElementById(['npz-input', 'model-input', 'study-input'][what]).click(),
   download: (name, text) => {
     const a = document.createElement('a');
     a.href = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
@@ -184,6 +197,10 @@ async function boot() {
     openModelFiles([...e.target.files]);
     e.target.value = '';
   });
+  document.getElementById('study-input').addEventListener('change', (e) => {
+    if (e.target.files[0]) openStudyFile(e.target.files[0]);
+    e.target.value = '';
+  });
   window.addEventListener('dragover', (e) => { e.preventDefault(); document.body.classList.add('dragging'); });
   window.addEventListener('dragleave', () => document.body.classList.remove('dragging'));
   window.addEventListener('drop', (e) => {
@@ -191,7 +208,9 @@ async function boot() {
     document.body.classList.remove('dragging');
     const files = [...e.dataTransfer.files];
     const npz = files.find((f) => f.name.endsWith('.npz'));
+    const study = files.find((f) => f.name.endsWith('.jsonl'));
     if (npz) openFile(npz);
+    else if (study) openStudyFile(study);
     else if (files.length) openModelFiles(files);
   });
   // The demo: a generated layout graph and a model trained on its collection.
@@ -228,5 +247,11 @@ window.fastslow = {
   pickCollection: (id) => orError(() => callJson(M, '_explorer_pick_collection', id)),
   // Config `config`'s row as the views show it (the document's row cache).
   configRow: (config) => callJson(M, '_explorer_config_row', config).row,
+  // A study from its text, as a dropped trials.jsonl: {ok, trials} or {error}.
+  openStudy: (text, name = 'trials.jsonl') => openStudy(new TextEncoder().encode(text), name),
+  // What the study's plots show: {x, y, param, param_objective}, any of them, by name.
+  studyView: (view) => orError(() => callJson(M, '_explorer_study_view', JSON.stringify(view))),
+  // Where the study's scatter drew trial `number` (page pixels): {x, y} or {error}.
+  studyPoint: (number) => orError(() => callJson(M, '_explorer_study_point', number)),
 };
 window.fastslow.ready = boot();

@@ -366,3 +366,111 @@ test('an exported ensemble opens as one model, says how many members it has, and
   assert.equal(s.rank.kendall.toFixed(4), /kendall (\S+)/.exec(printed)[1]);
   assert.deepEqual(pageErrors, []);
 });
+
+// A study as `fastslow search` writes it (trials.jsonl): 12 trials, score
+// (maximised) against latency (minimised, spanning more than 10x), every
+// state; one failed trial carries values that would beat every other, and
+// must not count.
+function makeStudy() {
+  let seed = 12345;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const directions = { score: 'maximize', latency: 'minimize' };
+  const trials = [];
+  for (let n = 0; n < 12; n++) {
+    const state = [3, 8].includes(n) ? 'pruned' : [6, 10].includes(n) ? 'failed' : 'complete';
+    const hidden = [16, 32, 64][n % 3];
+    const latency = +(0.05 * hidden * hidden * (1 + rnd())).toFixed(3);
+    const score = +(0.3 + 0.08 * Math.log2(hidden) + 0.2 * rnd()).toFixed(4);
+    const objectives = state === 'complete' ? { score, latency } : n === 10 ? { score: 0.99, latency: 0.1 } : {};
+    trials.push({ number: n, state, params: { hidden, lr: +(10 ** (-1 - (n % 4))).toPrecision(2), model: ['sage', 'gcn', 'mlp'][n % 3] },
+      objectives, directions, intermediate: [[1, score - 0.1]], seconds: 10 + n, hypervolume: null, run: `trials/${n}`,
+      message: state === 'failed' ? 'diverged' : '' });
+  }
+  return { trials, text: trials.map((t) => JSON.stringify(t)).join('\n') + '\n' };
+}
+
+// The definition: complete trials no other complete trial dominates.
+function bruteFront(trials, key = (t) => [t.objectives.score, -t.objectives.latency]) {
+  const done = trials.filter((t) => t.state === 'complete');
+  const dominates = (a, b) => a.every((v, i) => v >= b[i]) && a.some((v, i) => v > b[i]);
+  return done.filter((t) => !done.some((u) => dominates(key(u), key(t)))).map((t) => t.number).sort((a, b) => a - b);
+}
+
+test('a study (trials.jsonl) opens with its counts, its Pareto front and scales; hovering names a trial; bad files show the core\'s message and a graph still ranks', async () => {
+  const { trials, text } = makeStudy();
+  const file = path.join(work, 'trials.jsonl');
+  writeFileSync(file, text);
+  await page.setInputFiles('#study-input', file);
+  let s = await waitState((x) => x.study && x.study.name === 'trials.jsonl', 'the study');
+  assert.equal(s.error, '');
+  assert.deepEqual([s.study.trials, s.study.complete, s.study.pruned, s.study.failed], [12, 8, 2, 2]);
+  assert.deepEqual(s.study.objectives, [{ name: 'score', direction: 'maximize' }, { name: 'latency', direction: 'minimize' }]);
+  assert.deepEqual(s.study.params, ['hidden', 'lr', 'model']);
+  // Score up, latency across (log: it spans more than 10x), as the page opens a study.
+  assert.deepEqual([s.study.x, s.study.y, s.study.x_scale, s.study.y_scale], ['latency', 'score', 'log', 'linear']);
+  const front = bruteFront(trials);
+  assert.ok(front.length >= 2, `a front of ${front}`);
+  assert.ok(!front.includes(10));
+  assert.deepEqual(s.study.front, front);
+  assert.deepEqual(s.study.pareto, front);
+  assert.equal(s.study.points, 9, 'the complete trials and the failed one with values');
+  // Against the trial number, the front is the best score so far.
+  assert.deepEqual(await page.evaluate(() => window.fastslow.studyView({ x: 'trial', y: 'score' })), { ok: true });
+  s = await state();
+  assert.deepEqual(s.study.front, bruteFront(trials, (t) => [t.objectives.score, -t.number]));
+  assert.equal(s.study.x_scale, 'linear');
+  assert.match((await page.evaluate(() => window.fastslow.studyView({ x: 'speed' }))).error, /trials\.jsonl: no axis "speed"/);
+  await page.evaluate(() => window.fastslow.studyView({ x: 'latency', y: 'score' }));
+  // Score against each parameter: numbers on a linear or (beyond 10x) log axis, words on slots.
+  const param = async (name) => {
+    await page.evaluate((p) => window.fastslow.studyView({ param: p }), name);
+    return (await state()).study;
+  };
+  assert.equal((await param('hidden')).param_scale, 'linear');
+  assert.equal((await param('lr')).param_scale, 'log');
+  const model = await param('model');
+  assert.deepEqual([model.param_scale, model.param_labels, model.param_points], ['categorical', ['gcn', 'mlp', 'sage'], 9]);
+  // The mouse on a front trial's point names it.
+  const target = front[0];
+  // Drawn by the next frame after the axes changed.
+  await page.waitForFunction((n) => typeof window.fastslow.studyPoint(n).x === 'number', target, { timeout: 10000 });
+  const at = await page.evaluate((n) => window.fastslow.studyPoint(n), target);
+  await page.mouse.move(at.x, at.y);
+  await waitState((x) => x.study.hovered === target, `trial ${target} under the mouse`, 10000);
+
+  // Bad files: the core's message, naming the file and the line; the study stays.
+  const lines = text.trim().split('\n');
+  await page.evaluate((t) => {  // dropped on the page, as a user would
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], 'cut.jsonl'));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, `${lines[0]}\n${lines[1]}\n${lines[2].slice(0, 40)}\n`);
+  s = await waitState((x) => /cut\.jsonl/.test(x.error), 'the cut line\'s error');
+  assert.match(s.error, /^cut\.jsonl:3: not a JSON object/);
+  const wrong = `${lines[0]}\n${lines[1].replace('"number":1', '"number":"one"')}\n`;
+  await page.setInputFiles('#study-input', { name: 'wrong.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(wrong) });
+  s = await waitState((x) => /wrong\.jsonl/.test(x.error), 'the wrong field\'s error');
+  assert.match(s.error, /^wrong\.jsonl:2: malformed trial/);
+  const other = JSON.stringify({ ...trials[0], number: 12, directions: { score: 'maximize', params: 'minimize' } });
+  const two = `${text}${other}\n`;
+  await page.setInputFiles('#study-input', { name: 'two.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(two) });
+  s = await waitState((x) => /two\.jsonl/.test(x.error), 'two studies\' error');
+  assert.match(s.error, /^two\.jsonl:13: .*two studies in one file/);
+  assert.equal((await page.evaluate(() => window.fastslow.openStudy('', 'empty.jsonl'))).error,
+    'empty.jsonl: no trials in this file (a trials.jsonl has one JSON object per line)');
+  s = await state();
+  assert.equal(s.study.name, 'trials.jsonl');
+  assert.deepEqual(s.study.front, front);
+  assert.deepEqual(pageErrors, []);
+
+  // The graph side still opens and ranks.
+  await page.setInputFiles('#npz-input', layoutFile);
+  const opened = await waitState((x) => x.graph && x.graph.name === path.basename(layoutFile) && x.rank.status === 'idle',
+    'the layout file after the study');
+  assert.equal(opened.error, '');
+  assert.equal(await page.evaluate(() => window.fastslow.rank(0)), 1);
+  const ranked = await waitState((x) => x.rank.status === 'done', 'the ranking after the study', 120000);
+  assert.equal(ranked.rank.configs, opened.graph.configs);
+  assert.equal(ranked.study.name, 'trials.jsonl');
+  assert.deepEqual(pageErrors, []);
+});
