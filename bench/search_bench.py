@@ -30,10 +30,10 @@ import time
 
 SPACE = """[space]
 model = ["sage", "attn", "focus"]
-hidden = { low = 8, high = 128, log = true }
-layers = { low = 0, high = 4 }
+hidden = { low = 8, high = 64, log = true }
+layers = { low = 0, high = 3 }
 lr = { low = 1e-4, high = 1e-2, log = true }
-configs_per_graph = [16, 32, 64]
+configs_per_graph = [8, 16, 32]
 weight_decay = { low = 1e-6, high = 1e-2, log = true }
 loss = ["hinge:1", "hinge:1,listmle:1", "listmle:1"]
 """
@@ -179,7 +179,7 @@ def main():
     ap.add_argument("work")
     ap.add_argument("--parts", default="1,4")
     ap.add_argument("--trials", type=int, default=30)
-    ap.add_argument("--steps", type=int, default=400)
+    ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--seeds", default="0,1,2")
     args = ap.parse_args()
     args.seeds = [int(s) for s in args.seeds.split(",")]
