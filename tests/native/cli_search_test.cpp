@@ -81,4 +81,17 @@ TEST(CliSearch, RunsResumesReportsAndRefuses) {
   EXPECT_EQ(none.code, 2);
 }
 
+TEST(CliSearch, ParallelTrialsKeepingEveryRun) {
+  TempDir dir;
+  const std::string data = dir.file("data");
+  ASSERT_EQ(run_cli("synth --scale tiny --seed 5 --out " + data).code, 0);
+  write(dir.file("s.toml"), study(data, 4));
+  const std::string out = dir.file("p");
+  const auto r = run_cli("search --config " + dir.file("s.toml") + " --out " + out + " --parallel 2 --keep-all");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(lines(out + "/trials.jsonl"), 4u);
+  for (int n = 0; n < 4; ++n) EXPECT_TRUE(std::filesystem::exists(out + "/trials/" + std::to_string(n) + "/best.pt")) << n;
+  EXPECT_EQ(nlohmann::json::parse(text(out + "/running.json")), nlohmann::json::object());
+}
+
 }  // namespace
