@@ -12,8 +12,8 @@
 //    to [range / min(100, 1 + components), range] ("magic clip").
 //    Integers live on [low - 0.5, high + 0.5] and are rounded.
 //  - Categorical: each observation a distribution with mass 1 on its
-//    choice plus prior_weight / choices on every choice, normalised; the
-//    prior a uniform one.
+//    choice plus prior_weight / (observations + 1) on every choice,
+//    normalised; the prior a uniform one.
 //  - Observation weights: 1 below 25 observations, else a ramp from 1/n to
 //    1 over the oldest n - 25 (Optuna's default_weights); the prior weighs
 //    prior_weight.
@@ -111,14 +111,16 @@ struct Numeric {  // a truncated-normal mixture on [lo, hi]
 
 std::vector<double> categorical_probs(const std::vector<int>& obs, const std::vector<double>& obs_w, size_t choices,
                                       double prior_w) {
+  // Optuna's kernels: prior_w / kernels on every choice, plus 1 on the
+  // observed one, each row normalised; the prior's row is uniform.
+  const double kernels = static_cast<double>(obs.size()) + 1.0;
+  const double spread = prior_w / kernels;
+  const double row = 1.0 + spread * static_cast<double>(choices);
   std::vector<double> p(choices, 0.0);
   double total = prior_w;
   for (double w : obs_w) total += w;
-  const double spread = prior_w / static_cast<double>(choices);
-  for (size_t i = 0; i < obs.size(); ++i) {
-    const double row = 1.0 + prior_w;  // the row's mass before normalising
+  for (size_t i = 0; i < obs.size(); ++i)
     for (size_t c = 0; c < choices; ++c) p[c] += obs_w[i] / total * (spread + (static_cast<int>(c) == obs[i])) / row;
-  }
   for (size_t c = 0; c < choices; ++c) p[c] += prior_w / total / static_cast<double>(choices);
   return p;
 }
