@@ -54,6 +54,11 @@ train::TrainOptions TrainTrialRunner::trial_options(const nlohmann::json& params
     j["steps_per_epoch"] = (*b.steps + b.checkpoints - 1) / b.checkpoints;
   }
   j["threads"] = threads_;
+  // Absent, from_json reads these as a run written before they existed
+  // (off, or validating on the held-out share); null is "left out": the
+  // defaults a fresh `train` gets.
+  for (const char* key : {"tile_features", "wide", "valid_share"})
+    if (!j.contains(key)) j[key] = nullptr;
   train::TrainOptions o = train::TrainOptions::from_json(j, "trial parameters " + params.dump());
   o.out = dir;
   // Every trial's graphs are cached once, beside the trials.

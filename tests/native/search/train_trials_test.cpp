@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "fastslow/data/collection.h"
 #include "fastslow/error.h"
 #include "search/model_costs.h"
 #include "tiny_data.h"
@@ -39,6 +40,14 @@ TEST(TrainTrials, OptionsCarryTheParametersAndTheBudget) {
   EXPECT_EQ(*o.epochs, 2);
   EXPECT_EQ(*o.steps_per_epoch, 2);
   EXPECT_EQ(o.cache, dir.file(".cache"));
+  // Options the study leaves out take train's defaults. Per-program: a valid
+  // share of its own (trials never validate on the held-out configs) and the
+  // wide table.
+  SearchConfig program = tiny_study();
+  program.train = {{"graph", find_collection(train::tiny_data(), "layout:xla:random").split("train").front()}};
+  const auto p = TrainTrialRunner(program, 1, true).trial_options({{"hidden", 8}, {"lr", 0.004}}, dir.file("trials/1"));
+  EXPECT_DOUBLE_EQ(*p.valid_share, 0.1);
+  EXPECT_EQ(*p.wide, 1);
   runner.check_space();
   // A value the trainer refuses fails before any trial, naming it.
   SearchConfig bad = tiny_study();
