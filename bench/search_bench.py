@@ -13,11 +13,16 @@
    within 0.02 of the default's, both exported and timed ranking one valid graph in
    the page's engine (ONNX Runtime Web under node, bench/search_page_bench.mjs).
 
+real. the same on real graphs, per program (`graph` with holdout 0.2; trials
+   validate on their own valid share): random against tpe on AlexNet and unet3d,
+   20 trials of 200 steps, seeds 0, 1, 2; the best trial's score on the held-out
+   configs (never seen by any trial) beside the default model's.
+
 Studies run through `fastslow search`; a study folder left by an earlier run is
 resumed (delete WORK_DIR to measure again). Trial latencies are LibTorch, 1 thread,
 ms per 1,000 configs of the first valid graph.
 
-Usage: bench/search_bench.py BUILD_DIR WORK_DIR [--parts 1,4] [--trials 30]
+Usage: bench/search_bench.py BUILD_DIR WORK_DIR [--parts 1,4,real] [--trials 30]
        [--steps 400] [--seeds 0,1,2]
 Prints tables and writes WORK_DIR/search.json.
 """
@@ -173,11 +178,67 @@ def part4(fs, work, data, args, out):
     out["part4"] = res
 
 
+REAL = ["../shared/data/cleaned_alexnet.npz", "../shared/data/real/layout_xla_default_train_unet3d.npz"]
+REAL_SPACE = """[space]
+model = ["sage", "attn", "focus"]
+hidden = { low = 8, high = 64, log = true }
+layers = { low = 0, high = 3 }
+lr = { low = 1e-4, high = 1e-2, log = true }
+weight_decay = { low = 1e-6, high = 1e-2, log = true }
+loss = ["hinge:1", "hinge:1,listmle:1"]
+"""
+
+
+def program_toml(graph, sampler, seed, trials, space=REAL_SPACE):
+    return (f'[data]\ngraph = "{os.path.abspath(graph)}"\nholdout = 0.2\n{space}'
+            f'[objectives]\nscore = "maximize"\n'
+            f'[search]\nsampler = "{sampler}"\ntrials = {trials}\nseed = {seed}\npruner = "none"\n'
+            f"[budget]\nsteps = 200\ncheckpoints = 4\n")
+
+
+def holdout_score(fs, run_dir):
+    out = subprocess.run([fs, "eval", "--run", run_dir, "--split", "holdout", "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)["score"]
+
+
+def part_real(fs, work, args, out):
+    res = {}
+    print("\nReal graphs, per program: best valid score after 10 / 20 trials, and the best trial's held-out Kendall")
+    for graph in REAL:
+        if not os.path.exists(graph):
+            print(f"  {graph}: not found, skipped")
+            continue
+        g = os.path.basename(graph).replace(".npz", "")
+        path, _ = run_study(fs, work, f"real-{g}-default", program_toml(graph, "grid", 0, 1, '[space]\nmodel = ["focus"]\n'))
+        d = trials_of(path)[0]
+        row = {"default": {"valid": d["objectives"]["score"], "holdout": holdout_score(fs, os.path.join(path, d["run"]))}}
+        for sampler in ("random", "tpe"):
+            for seed in args.seeds:
+                path, secs = run_study(fs, work, f"real-{g}-{sampler}-{seed}", program_toml(graph, sampler, seed, 20))
+                ts = trials_of(path)
+                best = max((t for t in ts if t["state"] == "complete"), key=lambda t: t["objectives"]["score"])
+                row[f"{sampler}-{seed}"] = {"best": [best_after(ts, 10), best_after(ts, 20)], "number": best["number"],
+                                            "holdout": holdout_score(fs, os.path.join(path, best["run"])),
+                                            "seconds": round(secs, 1)}
+        res[g] = row
+        print(f"  {g}: default valid {row['default']['valid']:.4f}, held-out {row['default']['holdout']:.4f}")
+        for sampler in ("random", "tpe"):
+            cells = [row[f"{sampler}-{s}"] for s in args.seeds]
+            mean_b = [sum(c["best"][i] for c in cells) / len(cells) for i in range(2)]
+            mean_h = sum(c["holdout"] for c in cells) / len(cells)
+            print(f"    {sampler:6s} valid " + "  ".join(f"{c['best'][0]:.4f}/{c['best'][1]:.4f}" for c in cells) +
+                  f"  mean {mean_b[0]:.4f}/{mean_b[1]:.4f}; held-out of the best " +
+                  " ".join(f"{c['holdout']:.4f}" for c in cells) + f" mean {mean_h:.4f}")
+            row[f"{sampler}-mean"] = {"best": mean_b, "holdout": mean_h}
+    out["real"] = res
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("work")
-    ap.add_argument("--parts", default="1,4")
+    ap.add_argument("--parts", default="1,4,real")
     ap.add_argument("--trials", type=int, default=30)
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--seeds", default="0,1,2")
@@ -196,6 +257,8 @@ def main():
         part1(fs, work, data, args, out)
     if "4" in parts:
         part4(fs, work, data, args, out)
+    if "real" in parts:
+        part_real(fs, work, args, out)
     with open(result_file, "w") as f:
         json.dump(out, f, indent=1)
     print(result_file)

@@ -12,7 +12,8 @@
 #               extra args: --parts 1,2,3,4,5, --epochs, --seeds, --folds)
 #   search      samplers on one study (best score after 10/20/30 trials, nsga2 vs random hypervolume),
 #               the default model against the Pareto fronts in the page (bench/search_bench.py;
-#               extra args: --parts 1,4, --trials, --steps, --seeds)
+#               extra args: --parts 1,4,real, --trials, --steps, --seeds); real: per-program
+#               studies on the real AlexNet and unet3d, held-out score of the best trial
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
 #   ensemble-page  exported 5-member ensemble vs one member, ONNX Runtime Web (bench/ensemble_bench.mjs)
 #   explorer    the page in headless Chromium: open, frame, rank   (bench/explorer_bench.mjs)
