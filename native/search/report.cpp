@@ -227,12 +227,14 @@ std::string title_and_caption(const std::string& title, const std::string& capti
 }
 
 // Trial numbers beside their points, each where it covers neither a point
-// nor a label placed before it, inside the frame when it can be.
+// (these or the `others` drawn) nor a label placed before it, inside the
+// frame when it can be.
 std::string number_labels(const std::vector<std::pair<double, double>>& at, const std::vector<int64_t>& numbers,
-                          const Frame& f) {
+                          const Frame& f, const std::vector<std::pair<double, double>>& others) {
   constexpr double size = 11;
   std::vector<Box> taken;
-  for (const auto& [x, y] : at) taken.push_back({x - 6, y - 6, x + 6, y + 6});
+  for (const auto* points : {&at, &others})
+    for (const auto& [x, y] : *points) taken.push_back({x - 6, y - 6, x + 6, y + 6});
   const Box area{f.left + 1, f.top + 1, f.right - 1, f.bottom - 1};
   std::string out = "<g class=\"numbers\">\n";
   for (size_t i = 0; i < at.size(); ++i) {
@@ -328,7 +330,9 @@ std::string front_svg(const StudyFile& s, const std::string& x, const std::strin
   for (size_t k : front)
     out += svg_circle(at(k).first, at(k).second, true, "trial front", pts[k].trial->number,
                       tooltip(*pts[k].trial, s.objectives));
-  out += "</g>\n" + number_labels(front_at, numbers, p.f);
+  std::vector<std::pair<double, double>> all_at;
+  for (size_t k = 0; k < pts.size(); ++k) all_at.push_back(at(k));
+  out += "</g>\n" + number_labels(front_at, numbers, p.f, all_at);
   return out + svg_close();
 }
 
@@ -373,7 +377,9 @@ std::string history_svg(const StudyFile& s, const std::string& objective) {
   out += "</g>\n";
   if (best >= 0) {
     const auto b = static_cast<size_t>(best);
-    out += number_labels({{p.x.map(xs[b]), p.y.map(ys[b])}}, {pts[b].trial->number}, p.f);
+    std::vector<std::pair<double, double>> all_at;
+    for (size_t k = 0; k < pts.size(); ++k) all_at.push_back({p.x.map(xs[k]), p.y.map(ys[k])});
+    out += number_labels({{p.x.map(xs[b]), p.y.map(ys[b])}}, {pts[b].trial->number}, p.f, all_at);
   }
   return out + svg_close();
 }
