@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <optional>
 
 namespace fastslow::search::figure {
@@ -18,159 +17,20 @@ std::string printf_text(const char* format, int decimals, double v) {
   return s;
 }
 
-// m x 10^e, divided rather than multiplied for negative e so that 0.3 is
-// 3 / 10 (exactly the double nearest 0.3), not 3 x 0.1.
-double scaled(double m, int e) { return e >= 0 ? m * std::pow(10.0, e) : m / std::pow(10.0, -e); }
-
-// Out to the ticks, a log axis can waste much of its length (values up to
-// 25 on an axis to 50); 4 % of the span beyond the values is margin enough,
-// and the ticks inside still show the scale. Where fewer than two of them
-// are inside, every decade is a tick, or else 1, 2 and 5 (the axis drops
-// labels that would collide).
-Axis tighten_log(Axis a, double mn, double mx) {
-  const double margin = std::pow(mx / mn, 0.04);
-  const double lo = std::max(a.ticks.front(), mn / margin), hi = std::min(a.ticks.back(), mx * margin);
-  auto inside = [&](const std::vector<double>& ticks) {
-    std::vector<double> in;
-    for (double t : ticks)
-      if (t >= lo * (1 - 1e-12) && t <= hi * (1 + 1e-12)) in.push_back(t);
-    return in;
-  };
-  auto in = inside(a.ticks);
-  const int e0 = static_cast<int>(std::floor(std::log10(mn))), e1 = static_cast<int>(std::ceil(std::log10(mx)));
-  if (in.size() < 2) in = inside(decades(e0, e1, 1));
-  if (in.size() < 2) in = inside(log_ticks(mn, mx, std::numeric_limits<int>::max()));
-  if (in.size() >= 2) {
-    a.ticks = std::move(in);
-    a.lo = lo;
-    a.hi = hi;
-  } else {
-    a.lo = a.ticks.front();
-    a.hi = a.ticks.back();
-  }
-  return a;
-}
-
 }  // namespace
 
-std::vector<double> decades(int e0, int e1, int stride) {
-  std::vector<double> ticks;
-  for (int e = e0;; e += stride) {
-    ticks.push_back(scaled(1, e));
-    if (e >= e1) break;
-  }
-  return ticks;
-}
+double Axis::map(double v) const { return from + plot.unit(v) * (to - from); }
 
-std::vector<double> nice_ticks(double lo, double hi, int target) {
-  if (!(hi > lo)) {
-    const double d = lo == 0 ? 1 : std::abs(lo) * 0.1;
-    lo -= d;
-    hi += d;
-  }
-  const double raw = (hi - lo) / std::max(target, 1);
-  int e = static_cast<int>(std::floor(std::log10(raw)));
-  const double r = raw / std::pow(10.0, e);
-  int m = r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10;
-  if (m == 10) m = 1, ++e;
-  const double step = scaled(m, e);
-  // The tolerance keeps a bound that is a multiple of the step (up to
-  // rounding) from growing an extra tick.
-  const auto first = static_cast<int64_t>(std::floor(lo / step + 1e-9));
-  auto last = static_cast<int64_t>(std::ceil(hi / step - 1e-9));
-  if (last == first) ++last;
-  std::vector<double> ticks;
-  for (int64_t k = first; k <= last; ++k) ticks.push_back(scaled(static_cast<double>(k * m), e));
-  return ticks;
-}
-
-std::vector<double> log_ticks(double lo, double hi, int most) {
-  const int e0 = static_cast<int>(std::floor(std::log10(lo)));
-  int e1 = static_cast<int>(std::ceil(std::log10(hi)));
-  if (e1 == e0) ++e1;
-  std::vector<double> all;
-  for (int e = e0; e <= e1; ++e)
-    for (int m : {1, 2, 5}) all.push_back(scaled(m, e));
-  // The largest candidate <= lo and the smallest >= hi bound the rest.
-  auto begin = std::upper_bound(all.begin(), all.end(), lo * (1 + 1e-12)) - 1;
-  auto end = std::lower_bound(all.begin(), all.end(), hi * (1 - 1e-12)) + 1;
-  if (end - begin < 2) end = begin + 2;
-  if (end - begin <= most) return {begin, end};
-  return decades(e0, e1, std::max(1, static_cast<int>(std::ceil((e1 - e0) / std::max(most - 1.0, 1.0)))));
-}
-
-const char* scale_name(Scale s) {
-  switch (s) {
-    case Scale::Log:
-      return "log";
-    case Scale::Categorical:
-      return "categorical";
-    case Scale::Linear:
-      break;
-  }
-  return "linear";
-}
-
-double Axis::map(double v) const {
-  const double t =
-      scale == Scale::Log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo);
-  return from + t * (to - from);
-}
-
-Axis make_axis(const std::vector<double>& values, double from, double to, double log_span, bool whole) {
+Axis place(PlotAxis plot, double from, double to) {
   Axis a;
+  const int most = plot.scale == AxisScale::Categorical
+                       ? static_cast<int>(plot.categories.size())
+                       : std::max(2, static_cast<int>(std::lround(std::abs(to - from) / 40)));
+  a.ticks = plot.ticks(most);
+  a.plot = std::move(plot);
   a.from = from;
   a.to = to;
-  std::vector<double> v;
-  std::copy_if(values.begin(), values.end(), std::back_inserter(v), [](double x) { return std::isfinite(x); });
-  const double length = std::abs(to - from);
-  const int target = std::max(2, static_cast<int>(std::lround(length / 60)));
-  const double mn = v.empty() ? 0 : *std::min_element(v.begin(), v.end());
-  const double mx = v.empty() ? 1 : *std::max_element(v.begin(), v.end());
-  if (log_span > 0 && mn > 0 && mx / mn > log_span) {
-    a.scale = Scale::Log;
-    a.ticks = log_ticks(mn, mx, std::max(3, static_cast<int>(length / 40)));
-    return tighten_log(std::move(a), mn, mx);
-  }
-  if (!whole) a.ticks = nice_ticks(mn, mx, target);
-  // A target of at most the span keeps the step at 1 or more.
-  else if (mx - mn < 1)
-    a.ticks = nice_ticks(mn - 1, mx + 1, 2);
-  else
-    a.ticks = nice_ticks(mn, mx, std::min(target, static_cast<int>(mx - mn)));
-  a.lo = a.ticks.front();
-  a.hi = a.ticks.back();
   return a;
-}
-
-Axis categorical_axis(std::vector<std::string> labels, double from, double to) {
-  Axis a;
-  a.scale = Scale::Categorical;
-  a.from = from;
-  a.to = to;
-  a.lo = -0.5;
-  a.hi = static_cast<double>(labels.size()) - 0.5;
-  for (size_t i = 0; i < labels.size(); ++i) a.ticks.push_back(static_cast<double>(i));
-  a.labels = std::move(labels);
-  return a;
-}
-
-std::string tick_label(const Axis& axis, size_t i) {
-  if (i < axis.labels.size()) return axis.labels[i];
-  const double v = axis.ticks[i];
-  if (axis.scale == Scale::Log) {
-    const double a = std::abs(v);
-    if (a >= 1e6) return printf_text("%.*g", 6, v / 1e6) + "M";
-    if (a >= 1e3) return printf_text("%.*g", 6, v / 1e3) + "k";
-    return printf_text("%.*g", 6, v);
-  }
-  const double big = std::max(std::abs(axis.lo), std::abs(axis.hi));
-  const double unit = big >= 1e6 ? 1e6 : big >= 1e4 ? 1e3 : 1;
-  const char* suffix = unit == 1e6 ? "M" : unit == 1e3 ? "k" : "";
-  const double step = axis.ticks.size() > 1 ? (axis.ticks[1] - axis.ticks[0]) / unit : 1;
-  const int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(step) - 1e-9)));
-  const std::string number = printf_text("%.*f", decimals, v / unit);
-  return number.find_first_not_of("0.") == std::string::npos ? "0" : number + suffix;
 }
 
 std::string with_thousands(int64_t v) {
@@ -299,7 +159,7 @@ std::string svg_polyline(const std::vector<std::pair<double, double>>& points, s
 
 double widest_tick(const Axis& a, double font_size) {
   double w = 0;
-  for (size_t i = 0; i < a.ticks.size(); ++i) w = std::max(w, text_width(tick_label(a, i), font_size));
+  for (const AxisTick& t : a.ticks) w = std::max(w, text_width(t.label, font_size));
   return w;
 }
 
@@ -321,10 +181,10 @@ std::vector<bool> shown_labels(const Axis& a, const std::vector<double>& at, con
   };
   std::vector<bool> show(n, true);
   if (fits(show)) return show;
-  if (a.scale == Scale::Log) {
+  if (a.plot.scale == AxisScale::Log) {
     size_t decades = 0;
     for (size_t i = 0; i < n; ++i) {
-      const double e = std::log10(a.ticks[i]);
+      const double e = std::log10(a.ticks[i].value);
       show[i] = std::abs(e - std::round(e)) < 1e-9;
       decades += show[i];
     }
@@ -347,12 +207,13 @@ XTicks x_ticks(const Frame& f, const Axis& x, double size) {
   XTicks out;
   std::vector<double> at, widths;
   std::vector<std::string> labels;
-  for (size_t i = 0; i < x.ticks.size(); ++i) {
-    at.push_back(x.map(x.ticks[i]));
-    labels.push_back(tick_label(x, i));
+  for (const AxisTick& t : x.ticks) {
+    at.push_back(x.map(t.value));
+    labels.push_back(t.label);
   }
-  if (x.scale == Scale::Categorical && !labels.empty()) {
-    const double slot = std::abs(x.to - x.from) / (x.hi - x.lo);
+  const bool categorical = x.plot.scale == AxisScale::Categorical;
+  if (categorical && !labels.empty()) {
+    const double slot = std::abs(x.to - x.from) / (x.plot.hi - x.plot.lo);
     out.staggered = labels.size() > 1 && std::any_of(labels.begin(), labels.end(), [&](const std::string& l) {
                       return text_width(l, size) > slot - 6;
                     });
@@ -365,7 +226,7 @@ XTicks x_ticks(const Frame& f, const Axis& x, double size) {
     out.svg += svg_line(at[i], f.bottom, at[i], f.bottom + 5, "#666");
     if (!show[i]) continue;
     const double y = f.bottom + 7 + size + (out.staggered && i % 2 ? size + 2 : 0);
-    out.svg += svg_text(at[i], y, labels[i], size, "middle", x.scale == Scale::Categorical ? "class=\"slot\"" : "");
+    out.svg += svg_text(at[i], y, labels[i], size, "middle", categorical ? "class=\"slot\"" : "");
   }
   return out;
 }
@@ -373,12 +234,12 @@ XTicks x_ticks(const Frame& f, const Axis& x, double size) {
 std::string y_ticks(const Frame& f, const Axis& y, double size) {
   std::string out;
   std::vector<double> at;
-  for (double t : y.ticks) at.push_back(y.map(t));
+  for (const AxisTick& t : y.ticks) at.push_back(y.map(t.value));
   const auto show = shown_labels(y, at, std::vector<double>(at.size(), size));
   for (size_t i = 0; i < at.size(); ++i) {
     out += svg_line(f.left, at[i], f.right, at[i], "#e8e8e8");
     out += svg_line(f.left - 5, at[i], f.left, at[i], "#666");
-    if (show[i]) out += svg_text(f.left - 8, at[i] + size * 0.35, tick_label(y, i), size, "end");
+    if (show[i]) out += svg_text(f.left - 8, at[i] + size * 0.35, y.ticks[i].label, size, "end");
   }
   return out;
 }
@@ -387,14 +248,14 @@ std::string y_ticks(const Frame& f, const Axis& y, double size) {
 
 std::string draw_axes(const Frame& f, const Axis& x, const Axis& y, const std::string& x_label,
                       const std::string& y_label, double font_size) {
-  std::string out = "<g class=\"x-axis\" data-scale=\"" + std::string(scale_name(x.scale)) + "\">\n";
+  std::string out = "<g class=\"x-axis\" data-scale=\"" + std::string(axis_scale_name(x.plot.scale)) + "\">\n";
   const XTicks ticks = x_ticks(f, x, font_size);
   out += ticks.svg;
   if (!x_label.empty())
     out +=
         svg_text((f.left + f.right) / 2, f.bottom + 14 + (ticks.staggered ? 3 : 2) * font_size + 2,
                  fit_text(x_label, f.right - f.left + 30, font_size + 1), font_size + 1, "middle", "class=\"label\"");
-  out += "</g>\n<g class=\"y-axis\" data-scale=\"" + std::string(scale_name(y.scale)) + "\">\n";
+  out += "</g>\n<g class=\"y-axis\" data-scale=\"" + std::string(axis_scale_name(y.plot.scale)) + "\">\n";
   out += y_ticks(f, y, font_size);
   if (!y_label.empty()) {
     const double lx = f.left - 14 - widest_tick(y, font_size), ly = (f.top + f.bottom) / 2;

@@ -1,6 +1,7 @@
-// What the study report's tables and figures share: axes with nice ticks,
-// the number formats, XML escaping and a few SVG elements. The figures are
-// written by hand so that the report needs no plotting library.
+// What the study report's tables and figures share: the core's plot axes
+// placed onto pixels, the number formats, XML escaping and a few SVG
+// elements. The figures are written by hand so that the report needs no
+// plotting library.
 #pragma once
 
 #include <cstdint>
@@ -10,51 +11,22 @@
 #include <vector>
 
 #include "fastslow/search/trials.h"
+#include "fastslow/view/plot_axis.h"
 
 namespace fastslow::search::figure {
 
-// Ticks 1, 2 or 5 x 10^k apart, about `target` of them, the first <= lo and
-// the last >= hi, so the ticks bound the axis. lo == hi gets a range
-// around the value.
-std::vector<double> nice_ticks(double lo, double hi, int target);
-// For a log axis (0 < lo <= hi): 1, 2 and 5 x 10^k when at most `most` of
-// those cover the range, else powers of ten (every second, third... decade
-// when even those are too many); the first <= lo, the last >= hi.
-std::vector<double> log_ticks(double lo, double hi, int most);
-
-// Categorical: slot i (0-based) holds the i-th value, at i on a linear
-// scale from -0.5 to slots - 0.5.
-// 10^e0, 10^(e0 + stride)... up to the first at or past 10^e1.
-std::vector<double> decades(int e0, int e1, int stride);
-
-enum class Scale { Linear, Log, Categorical };
-const char* scale_name(Scale s);  // "linear", "log", "categorical"
-
-// Maps values onto pixels: lo onto `from`, hi onto `to` (to < from for a
-// y axis, whose pixels grow downwards).
+// A core PlotAxis (its scale, range and ticks: what the page shows for
+// the same values) placed onto pixels: lo onto `from`, hi onto `to`
+// (to < from for a y axis, whose pixels grow downwards).
 struct Axis {
-  Scale scale = Scale::Linear;
-  double lo = 0, hi = 1;
-  std::vector<double> ticks;        // ascending, within [lo, hi]
-  std::vector<std::string> labels;  // the ticks' labels when not numbers (categorical slots)
+  PlotAxis plot;
+  std::vector<AxisTick> ticks;  // ascending, inside the range, labelled
   double from = 0, to = 1;
   double map(double v) const;
 };
-
-// An axis over `values` between the pixels `from` and `to`: log when
-// `log_span` > 0 and every value is positive with max / min > log_span,
-// else linear. About one tick per 60 pixels; no values: 0 to 1. A linear
-// axis runs from its first tick to its last, which bound the values; a
-// log one from a little beyond the values, with the ticks inside.
-// `whole`: the values are counts (trial numbers), so no step below 1.
-Axis make_axis(const std::vector<double>& values, double from, double to, double log_span, bool whole = false);
-// Evenly spaced slots, one per label.
-Axis categorical_axis(std::vector<std::string> labels, double from, double to);
-
-// Tick i's label: a slot's label, or the number with as many decimals as
-// the step needs, thousands as k and millions as M when the axis reaches
-// 10,000.
-std::string tick_label(const Axis& axis, size_t i);
+// `plot` between the pixels `from` and `to`, with about one tick per 40
+// pixels; on a categorical axis every slot (draw_axes fits the labels).
+Axis place(PlotAxis plot, double from, double to);
 
 // "1,234,567".
 std::string with_thousands(int64_t v);
@@ -106,11 +78,10 @@ struct Box {
   bool inside(const Box& o) const { return x0 >= o.x0 && x1 <= o.x1 && y0 >= o.y0 && y1 <= o.y1; }
 };
 
-// A plot's area in pixels. Its axes span it less `pad` at each end, so
-// that points at the ends of the range stay off the frame.
+// A plot's area in pixels; its axes span it (their ranges hold a margin
+// that keeps points off the frame).
 struct Frame {
   double left, top, right, bottom;
-  double pad = 10;
 };
 // Draws the frame, grid, ticks and axis labels (none when empty).
 std::string draw_axes(const Frame& f, const Axis& x, const Axis& y, const std::string& x_label,

@@ -203,14 +203,14 @@ struct Plot {
   Axis x, y;
 };
 
-// A 640 x 480 figure's plot area and axes; the left margin fits the y
-// axis's tick labels and its rotated label.
-Plot scatter_plot(const std::vector<double>& xs, const std::vector<double>& ys, double x_log_span, bool x_whole) {
+// A 640 x 480 figure's plot area and axes, y fitted to `ys`; the left
+// margin fits the y axis's tick labels and its rotated label.
+Plot scatter_plot(PlotAxis x, const std::vector<double>& ys) {
   Plot p;
   p.f = {0, 48, kWidth - 24, kHeight - 88};
-  p.y = make_axis(ys, p.f.bottom - p.f.pad, p.f.top + p.f.pad, 20);
+  p.y = place(fit_axis(ys), p.f.bottom, p.f.top);
   p.f.left = 18 + (kFont + 1) + 14 + widest_tick(p.y, kFont);
-  p.x = make_axis(xs, p.f.left + p.f.pad, p.f.right - p.f.pad, x_log_span, x_whole);
+  p.x = place(std::move(x), p.f.left, p.f.right);
   return p;
 }
 
@@ -227,12 +227,14 @@ std::string title_and_caption(const std::string& title, const std::string& capti
 }
 
 // Trial numbers beside their points, each where it covers neither a point
-// nor a label placed before it, inside the frame when it can be.
+// (these or the `others` drawn) nor a label placed before it, inside the
+// frame when it can be.
 std::string number_labels(const std::vector<std::pair<double, double>>& at, const std::vector<int64_t>& numbers,
-                          const Frame& f) {
+                          const Frame& f, const std::vector<std::pair<double, double>>& others) {
   constexpr double size = 11;
   std::vector<Box> taken;
-  for (const auto& [x, y] : at) taken.push_back({x - 6, y - 6, x + 6, y + 6});
+  for (const auto* points : {&at, &others})
+    for (const auto& [x, y] : *points) taken.push_back({x - 6, y - 6, x + 6, y + 6});
   const Box area{f.left + 1, f.top + 1, f.right - 1, f.bottom - 1};
   std::string out = "<g class=\"numbers\">\n";
   for (size_t i = 0; i < at.size(); ++i) {
@@ -304,7 +306,7 @@ std::string front_svg(const StudyFile& s, const std::string& x, const std::strin
   }
   std::vector<size_t> front = pareto_front(xy, {ox.direction, oy.direction});
   std::sort(front.begin(), front.end(), [&](size_t a, size_t b) { return xy[a] < xy[b]; });
-  const Plot p = scatter_plot(xs, ys, 20, false);
+  const Plot p = scatter_plot(fit_axis(xs), ys);
   auto at = [&](size_t k) { return std::pair{p.x.map(xs[k]), p.y.map(ys[k])}; };
 
   std::string out = svg_open(kWidth, kHeight);
@@ -328,7 +330,9 @@ std::string front_svg(const StudyFile& s, const std::string& x, const std::strin
   for (size_t k : front)
     out += svg_circle(at(k).first, at(k).second, true, "trial front", pts[k].trial->number,
                       tooltip(*pts[k].trial, s.objectives));
-  out += "</g>\n" + number_labels(front_at, numbers, p.f);
+  std::vector<std::pair<double, double>> all_at;
+  for (size_t k = 0; k < pts.size(); ++k) all_at.push_back(at(k));
+  out += "</g>\n" + number_labels(front_at, numbers, p.f, all_at);
   return out + svg_close();
 }
 
@@ -342,7 +346,7 @@ std::string history_svg(const StudyFile& s, const std::string& objective) {
     xs.push_back(static_cast<double>(pt.trial->number));
     ys.push_back(pt.v[io]);
   }
-  const Plot p = scatter_plot(xs, ys, 0, true);
+  const Plot p = scatter_plot(count_axis(xs), ys);
   const int best = best_point(pts, io, o.direction);
 
   std::string main = count_text(pts.size(), "complete trial", "complete trials");
@@ -373,7 +377,9 @@ std::string history_svg(const StudyFile& s, const std::string& objective) {
   out += "</g>\n";
   if (best >= 0) {
     const auto b = static_cast<size_t>(best);
-    out += number_labels({{p.x.map(xs[b]), p.y.map(ys[b])}}, {pts[b].trial->number}, p.f);
+    std::vector<std::pair<double, double>> all_at;
+    for (size_t k = 0; k < pts.size(); ++k) all_at.push_back({p.x.map(xs[k]), p.y.map(ys[k])});
+    out += number_labels({{p.x.map(xs[b]), p.y.map(ys[b])}}, {pts[b].trial->number}, p.f, all_at);
   }
   return out + svg_close();
 }
@@ -383,14 +389,14 @@ namespace {
 constexpr double kPanelWidth = 250, kPanelHeight = 216, kPanelTop = 44;
 
 // A parameter's x axis: slots for its distinct values, in JSON order
-// (numbers before strings), when any is not a number; else numeric, on a
-// log scale when the values are positive and span more than 10x.
-Axis param_axis(const std::vector<const nlohmann::json*>& values, double from, double to) {
+// (numbers before strings), when any is not a number; else fitted to the
+// values (log when they are positive and span more than 10x).
+PlotAxis param_axis(const std::vector<const nlohmann::json*>& values) {
   const bool categorical = std::any_of(values.begin(), values.end(), [](auto* v) { return !v->is_number(); });
   if (!categorical) {
     std::vector<double> nums;
     for (auto* v : values) nums.push_back(v->get<double>());
-    return make_axis(nums, from, to, 10);
+    return fit_axis(nums);
   }
   std::vector<nlohmann::json> distinct;
   for (auto* v : values)
@@ -398,15 +404,14 @@ Axis param_axis(const std::vector<const nlohmann::json*>& values, double from, d
   std::sort(distinct.begin(), distinct.end());
   std::vector<std::string> labels;
   for (const auto& v : distinct) labels.push_back(param_text(v));
-  return categorical_axis(std::move(labels), from, to);
+  return categorical_axis(std::move(labels));
 }
 
 // Where a value sits on its parameter's axis.
 double param_position(const Axis& a, const nlohmann::json& v) {
-  if (a.scale != Scale::Categorical) return a.map(v.get<double>());
-  const std::string text = param_text(v);
-  const auto slot = std::find(a.labels.begin(), a.labels.end(), text) - a.labels.begin();
-  return a.map(static_cast<double>(slot));
+  if (a.plot.scale != AxisScale::Categorical) return a.map(v.get<double>());
+  const std::vector<std::string>& slots = a.plot.categories;
+  return a.map(static_cast<double>(std::find(slots.begin(), slots.end(), param_text(v)) - slots.begin()));
 }
 
 std::string param_panel(const StudyFile& s, const std::vector<Point>& pts, size_t io, const std::string& name,
@@ -421,9 +426,9 @@ std::string param_panel(const StudyFile& s, const std::vector<Point>& pts, size_
       ys.push_back(pts[k].v[io]);
     }
   Frame f{0, y0 + 10, x0 + kPanelWidth - 14, y0 + kPanelHeight - 54};
-  const Axis y = make_axis(ys, f.bottom - f.pad, f.top + f.pad, 20);
+  const Axis y = place(fit_axis(ys), f.bottom, f.top);
   f.left = x0 + 14 + widest_tick(y, kFont);
-  const Axis x = param_axis(values, f.left + f.pad, f.right - f.pad);
+  const Axis x = place(param_axis(values), f.left, f.right);
 
   std::string out = "<g class=\"panel\" data-param=\"" + xml_escape(name) + "\">\n";
   out += draw_axes(f, x, y, name, "", kFont);

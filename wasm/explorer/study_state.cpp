@@ -16,9 +16,10 @@ size_t index_of(const std::vector<std::string>& names, const std::string& name, 
   return static_cast<size_t>(it - names.begin());
 }
 
-// Trial numbers are counted, not measured: never a log axis.
+// Trial numbers are counted, not measured: never a log axis, no tick
+// between two numbers.
 PlotAxis axis_for(const std::vector<double>& values, const search::StudyAxis& axis) {
-  return fit_axis(values, axis.trial_number ? ScaleChoice::Linear : ScaleChoice::Auto);
+  return axis.trial_number ? count_axis(values) : fit_axis(values);
 }
 
 }  // namespace

@@ -19,12 +19,23 @@ double nice_step(double raw) {
   return 10 * mag;
 }
 
-std::vector<AxisTick> linear_ticks(double lo, double hi, int max_ticks) {
+// The step below `step` on the 1-2-5 ladder: 5 -> 2 -> 1 -> 0.5.
+double finer_step(double step) {
+  const double mag = std::pow(10.0, std::floor(std::log10(step) + 1e-9)), m = step / mag;
+  return m < 1.5 ? 0.5 * mag : m < 3 ? mag : 2 * mag;
+}
+
+std::vector<AxisTick> linear_ticks(double lo, double hi, int max_ticks, bool whole) {
   std::vector<AxisTick> out;
   if (!(hi > lo)) return out;
-  const double step = nice_step((hi - lo) / std::max(1, max_ticks));
+  double step = nice_step((hi - lo) / std::max(1, max_ticks));
+  if (whole) step = std::max(step, 1.0);
+  auto first = [&](double s) { return std::ceil(lo / s - 1e-9); };
+  auto count = [&](double s) { return std::floor(hi / s + 1e-9) - first(s) + 1; };
+  // A single tick shows no scale: a finer step while it gives two.
+  for (int i = 0; i < 60 && count(step) < 2 && !(whole && step <= 1); ++i) step = finer_step(step);
   // Multiples of the step, not a running sum: no drift into 0.30000000000000004.
-  for (double k = std::ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; ++k) {
+  for (double k = first(step); k * step <= hi + step * 1e-9; ++k) {
     const double v = std::fabs(k) < 0.5 ? 0.0 : k * step;
     out.push_back({v, tick_label(v, step)});
   }
@@ -43,15 +54,18 @@ std::vector<AxisTick> log_ticks(double lo, double hi, int max_ticks) {
       if (inside(v)) out.push_back({v, tick_label(v, v)});
     }
   if (out.size() >= 2 && static_cast<int>(out.size()) <= max_ticks) return out;
-  // ...else the powers of ten, every `every`-th one when there are more than max_ticks of them...
+  // ...else the powers of ten inside, every `every`-th one from the first
+  // when there are more than max_ticks of them...
   out.clear();
-  const int every = std::max(1, (last - first + max_ticks) / std::max(1, max_ticks));
-  for (int k = first; k <= last; ++k) {
+  const int k0 = static_cast<int>(std::ceil(std::log10(lo) - 1e-9));
+  const int k1 = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
+  const int every = std::max(1, (k1 - k0 + std::max(1, max_ticks)) / std::max(1, max_ticks));
+  for (int k = k0; k <= k1; k += every) {
     const double v = std::pow(10.0, k);
-    if ((k - first) % every == 0 && inside(v)) out.push_back({v, tick_label(v, v)});
+    out.push_back({v, tick_label(v, v)});
   }
   // ...and within one decade (3 to 9, say), round linear steps.
-  if (out.size() < 2) return linear_ticks(lo, hi, max_ticks);
+  if (out.size() < 2) return linear_ticks(lo, hi, max_ticks, false);
   return out;
 }
 
@@ -82,7 +96,7 @@ std::vector<AxisTick> PlotAxis::ticks(int max_ticks) const {
     for (size_t i = 0; i < n; i += every) out.push_back({static_cast<double>(i), categories[i]});
     return out;
   }
-  return scale == AxisScale::Log ? log_ticks(lo, hi, max_ticks) : linear_ticks(lo, hi, max_ticks);
+  return scale == AxisScale::Log ? log_ticks(lo, hi, max_ticks) : linear_ticks(lo, hi, max_ticks, whole);
 }
 
 PlotAxis fit_axis(const std::vector<double>& values, ScaleChoice choice) {
@@ -115,6 +129,12 @@ PlotAxis fit_axis(const std::vector<double>& values, ScaleChoice choice) {
     axis.lo = min_all - half;
     axis.hi = min_all + half;
   }
+  return axis;
+}
+
+PlotAxis count_axis(const std::vector<double>& values) {
+  PlotAxis axis = fit_axis(values, ScaleChoice::Linear);
+  axis.whole = true;
   return axis;
 }
 

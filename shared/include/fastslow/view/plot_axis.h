@@ -25,13 +25,16 @@ struct PlotAxis {
   AxisScale scale = AxisScale::Linear;
   double lo = 0, hi = 1;                // the range shown (Categorical: slot -0.5 to n - 0.5)
   std::vector<std::string> categories;  // Categorical: slot i's label
+  bool whole = false;                   // counts (trial numbers): no tick step below 1
 
   // Where v lies across the range, 0 at lo and 1 at hi; NaN where the scale
   // cannot place it (not positive on a log axis).
   double unit(double v) const;
   // At most about `max_ticks` ticks inside the range, at round values
   // (1, 2, 5 x 10^k; on a log axis 1, 2 and 5 in each decade where they
-  // fit, else the powers of ten), each slot on a categorical one.
+  // fit, else the powers of ten), each slot on a categorical one. A linear
+  // axis gets at least two where two round values fit (a finer step than
+  // max_ticks asks for, if need be; never below 1 when `whole`).
   std::vector<AxisTick> ticks(int max_ticks) const;
 };
 
@@ -39,6 +42,9 @@ struct PlotAxis {
 // axis; Log falls back to Linear when none is positive), with a margin so
 // that no point sits on the frame.
 PlotAxis fit_axis(const std::vector<double>& values, ScaleChoice choice = ScaleChoice::Auto);
+// Counts such as trial numbers: fitted like fit_axis(values,
+// ScaleChoice::Linear), never log, with ticks at whole numbers.
+PlotAxis count_axis(const std::vector<double>& values);
 // Evenly spaced slots, one per label, in the order given.
 PlotAxis categorical_axis(std::vector<std::string> labels);
 
