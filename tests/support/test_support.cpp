@@ -137,6 +137,38 @@ Bytes deflate_piece(const Bytes& in, size_t n, int flush) {
   return out;
 }
 
+// zlib's crc32_combine, here because under Emscripten's JS exceptions a
+// call passing zlib's 64-bit z_off_t from a function with cleanups goes
+// through an invoke_ wrapper that cannot take it.
+uint32_t gf2_times(const uint32_t* mat, uint32_t vec) {
+  uint32_t sum = 0;
+  for (int i = 0; vec; ++i, vec >>= 1)
+    if (vec & 1) sum ^= mat[i];
+  return sum;
+}
+void gf2_square(uint32_t* square, const uint32_t* mat) {
+  for (int n = 0; n < 32; ++n) square[n] = gf2_times(mat, mat[n]);
+}
+uint32_t crc32_append(uint32_t crc1, uint32_t crc2, uint64_t len2) {
+  if (len2 == 0) return crc1;
+  uint32_t even[32], odd[32];
+  odd[0] = 0xedb88320u;
+  for (uint32_t n = 1, row = 1; n < 32; ++n, row <<= 1) odd[n] = row;
+  gf2_square(even, odd);
+  gf2_square(odd, even);
+  while (true) {
+    gf2_square(even, odd);
+    if (len2 & 1) crc1 = gf2_times(even, crc1);
+    len2 >>= 1;
+    if (len2 == 0) break;
+    gf2_square(odd, even);
+    if (len2 & 1) crc1 = gf2_times(odd, crc1);
+    len2 >>= 1;
+    if (len2 == 0) break;
+  }
+  return crc1 ^ crc2;
+}
+
 struct BombEntry {
   std::string name;
   uint16_t method;
@@ -170,12 +202,12 @@ std::vector<uint8_t> npz_bomb(const std::vector<uint8_t>& base, const std::strin
       const uLong piece_crc = crc32(0, block.data(), static_cast<uInt>(kPiece));
       for (uint64_t k = 0; k < whole; ++k) {
         bomb.data.insert(bomb.data.end(), piece.begin(), piece.end());
-        crc = static_cast<uint32_t>(crc32_combine(crc, piece_crc, static_cast<z_off_t>(kPiece)));
+        crc = crc32_append(crc, static_cast<uint32_t>(piece_crc), kPiece);
       }
     }
     const Bytes last = deflate_piece(block, static_cast<size_t>(rest), Z_FINISH);
     bomb.data.insert(bomb.data.end(), last.begin(), last.end());
-    crc = static_cast<uint32_t>(crc32_combine(crc, crc32(0, block.data(), static_cast<uInt>(rest)), static_cast<z_off_t>(rest)));
+    crc = crc32_append(crc, static_cast<uint32_t>(crc32(0, block.data(), static_cast<uInt>(rest))), rest);
     bomb.crc = crc;
   }
   for (const ZipEntry& e : read_zip_directory(*src)) {
