@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "fastslow/error.h"
+#include "fastslow/io/read_file.h"
 #include "fastslow/io/write_file.h"
 #include "progress.h"
 #include "search/figure.h"
@@ -22,13 +23,7 @@ namespace fs = std::filesystem;
 namespace fastslow::cli {
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, "", "cannot be read");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_text(const std::string& path) { return read_whole_file(path, "cannot be read"); }
 
 // --resume continues the study the folder holds: the configuration may
 // differ in its number of trials alone.

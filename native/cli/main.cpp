@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "fastslow/error.h"
+#include "fastslow/io/memory_budget.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -12,6 +13,25 @@ int main(int argc, char** argv) {
       "(a bug: please report it with the command), 130 interrupted (Ctrl-C; `train --resume` continues)."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "fastslow " FASTSLOW_VERSION);
+  // Global options may also follow the subcommand (`fastslow info F --max-memory 1G`).
+  app.fallthrough();
+  uint64_t max_memory = 0;
+  app.add_option_function<std::string>(
+         "--max-memory",
+         [&](const std::string& text) { fastslow::parse_memory_size(text, &max_memory); },
+         "memory budget: reading refuses an array, graph or file that would take more, naming it (exit 2).\n"
+         "512M, 8G, 75% (of memory) or bytes; K/M/G/T are powers of 1024. Default: half of the memory\n"
+         "this process may use (" +
+             fastslow::format_bytes(fastslow::default_memory_budget()) + " here). Before or after the command.")
+      ->type_name("SIZE")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            uint64_t bytes = 0;
+            return fastslow::parse_memory_size(text, &bytes)
+                       ? std::string()
+                       : "'" + text + "' is not a memory size (e.g. 512M, 8G, 75%, or bytes)";
+          },
+          ""));
 
   const std::vector<fastslow::cli::Command> commands = {
       fastslow::cli::add_info_command(app),
@@ -35,6 +55,7 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 1;
   }
+  if (max_memory > 0) fastslow::set_memory_budget(max_memory, "--max-memory");
   try {
     for (const auto& c : commands)
       if (c.sub->parsed()) return c.run();

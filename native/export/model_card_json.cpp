@@ -13,6 +13,7 @@
 #include "fastslow/data/collection.h"
 #include "train/data_sources.h"
 #include "fastslow/error.h"
+#include "fastslow/io/read_file.h"
 #include "fastslow/data/graph_cache.h"
 #include "train/run_dir.h"
 #include "train/loaded_run.h"
@@ -170,12 +171,9 @@ models::ModelOptions model_options_from_card(const ModelCard& card) {
 
 ExportedModel load_exported(const std::string& dir, const std::string& device) {
   const std::string card_path = dir + "/model.json";
-  std::ifstream in(card_path);
-  if (!in) throw Error(card_path, "", "cannot open (is " + dir + " a folder from `fastslow export`?)");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_whole_file(card_path, "cannot open (is " + dir + " a folder from `fastslow export`?)");
   ExportedModel e;
-  e.card = ModelCard::from_json(text.str(), card_path);
+  e.card = ModelCard::from_json(text, card_path);
   const train::RunDir folder(dir);
   if (e.card.ensemble) {
     std::vector<models::EnsembleMember> members;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "fastslow/error.h"
+#include "fastslow/io/read_file.h"
 
 namespace fastslow::search {
 namespace {
@@ -261,11 +262,7 @@ SearchConfig parse_search_config(const std::string& toml_text, const std::string
 }
 
 SearchConfig read_search_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, "", "cannot be read");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_search_config(ss.str(), path);
+  return parse_search_config(read_whole_file(path, "cannot be read"), path);
 }
 
 nlohmann::json SearchConfig::to_json() const {

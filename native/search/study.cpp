@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "fastslow/error.h"
+#include "fastslow/io/read_file.h"
 #include "fastslow/io/write_file.h"
 #include "fastslow/search/pareto.h"
 #include "search/hypervolume.h"
@@ -19,13 +20,7 @@ namespace fs = std::filesystem;
 namespace fastslow::search {
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw Error(p.string(), "", "cannot be read");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_text(const fs::path& p) { return read_whole_file(p.string(), "cannot be read"); }
 
 std::vector<Direction> directions(const std::vector<Objective>& objectives) {
   std::vector<Direction> d;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "fastslow/error.h"
+#include "fastslow/io/read_file.h"
 #include "fastslow/io/write_file.h"
 
 namespace fastslow::train {
@@ -42,12 +43,9 @@ void RunDir::write_json(const std::string& name, const nlohmann::json& j) const 
 }
 
 nlohmann::json RunDir::read_json(const std::string& name) const {
-  std::ifstream f(file(name), std::ios::binary);
-  if (!f) throw Error(file(name), "", "missing: is " + path_ + " a training run folder?");
-  std::stringstream ss;
-  ss << f.rdbuf();
+  const std::string text = read_whole_file(file(name), "missing: is " + path_ + " a training run folder?");
   try {
-    return nlohmann::json::parse(ss.str());
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(file(name), "", std::string("malformed JSON: ") + e.what());
   }

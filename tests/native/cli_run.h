@@ -16,10 +16,11 @@ struct CliResult {
   std::string out, err;
 };
 
-inline CliResult run_cli(const std::string& args) {
+// `shell_prefix` runs first in the same shell, e.g. "ulimit -v 3000000; ".
+inline CliResult run_cli_after(const std::string& shell_prefix, const std::string& args) {
   TempDir dir;
   const std::string err_path = dir.file("stderr");
-  FILE* p = popen((std::string(FASTSLOW_CLI) + " " + args + " 2>" + err_path).c_str(), "r");
+  FILE* p = popen((shell_prefix + std::string(FASTSLOW_CLI) + " " + args + " 2>" + err_path).c_str(), "r");
   CliResult r{-1, "", ""};
   char buf[4096];
   size_t n;
@@ -30,5 +31,7 @@ inline CliResult run_cli(const std::string& args) {
   r.err.assign(e.begin(), e.end());
   return r;
 }
+
+inline CliResult run_cli(const std::string& args) { return run_cli_after("", args); }
 
 }  // namespace fastslow::test

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fastslow/io/memory_budget.h"
 #include "fastslow/io/npz_reader.h"
 #include "fastslow/io/npz_writer.h"
 #include "cli_run.h"
@@ -107,6 +108,96 @@ TEST(Cli, VersionAndExitCodesComeFromOnePlace) {
   r = run("--help");
   for (const char* code : {"0 ok", "1 usage error", "2 bad input", "3 internal error", "130 interrupted"})
     EXPECT_NE(r.out.find(code), std::string::npos) << code << " missing from:\n" << r.out;
+}
+
+namespace {
+// issue 20: a 4 MB npz whose node_feat claims 4 GB of deflated zeros.
+std::string write_bomb(const fastslow::test::TempDir& dir) {
+  const std::string bomb = dir.file("bomb.npz");
+  // AlexNet's 372 nodes x 2886218 float32 zeros = 4.0 GB.
+  fastslow::test::write_bytes(
+      bomb, fastslow::test::npz_bomb(fastslow::test::read_bytes(fastslow::test::shared_data("cleaned_alexnet.npz")),
+                                     "node_feat", {372, 2886218}));
+  return bomb;
+}
+}  // namespace
+
+TEST(CliMemory, ABombExitsTwoNamingTheFileTheArrayAndTheSize) {
+  fastslow::test::TempDir dir;
+  const std::string bomb = write_bomb(dir);
+  const std::string want = "fastslow: error: " + bomb +
+                           ": array 'node_feat': claims 4.0 GB of data; loading the graph takes 8.0 GB, over the "
+                           "memory budget of 1.0 GB (--max-memory)\n";
+  // --max-memory before the command, after it, with '=', and with --json.
+  for (const std::string& args : {"info " + bomb + " --max-memory 1G", "--max-memory 1G info " + bomb,
+                                  "info --max-memory=1024M " + bomb + " --json"}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_EQ(r.err, want) << args;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST(CliMemory, TheIssuesBombUnderAnAddressSpaceLimitGetsExitTwo) {
+  // As reported: under a 3 GB address-space limit `info` ended with
+  // "internal error: std::bad_alloc" (exit 3). The default budget is half of
+  // that limit, so the bomb is refused before anything is allocated.
+  fastslow::test::TempDir dir;
+  const std::string bomb = write_bomb(dir);
+  const Result r = fastslow::test::run_cli_after("ulimit -v 3000000; ", "info " + bomb);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err, "fastslow: error: " + bomb +
+                       ": array 'node_feat': claims 4.0 GB of data; loading the graph takes 8.0 GB, over the memory "
+                       "budget of 1.4 GB (half of the address-space limit set by ulimit -v; --max-memory changes it)\n");
+  // The real sample still reads under that limit.
+  EXPECT_EQ(fastslow::test::run_cli_after("ulimit -v 3000000; ",
+                                          "info " + fastslow::test::shared_data("cleaned_alexnet.npz"))
+                .code,
+            0);
+}
+
+TEST(CliMemory, StreamedArraysMayExceedTheBudgetAndWholeFilesMayNot) {
+  const std::string alexnet = fastslow::test::shared_data("cleaned_alexnet.npz");
+  // node_config_feat (47 MB) streams through a 16 MB budget: the same figures.
+  Result r = run("info " + alexnet + " --json --max-memory 16M");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("unique_configs"), 29905);
+  EXPECT_EQ(r.out, run("info " + alexnet + " --json").out);
+  // config_runtime (373 KB), loaded whole, does not fit in 100 KB.
+  r = run("info " + alexnet + " --max-memory 100K");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(alexnet + ": array 'config_runtime': claims 373 KB of data; loading the graph takes"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("over the memory budget of 100 KB (--max-memory)"), std::string::npos) << r.err;
+  // Whole-file reads (here submit's CSVs) check their length.
+  fastslow::test::TempDir dir;
+  std::string csv = "ID,TopConfigs\n";
+  for (int i = 0; i < 200; ++i) csv += "tile:xla:kernel_" + std::to_string(i) + ",0;1;2;3;4\n";
+  fastslow::test::write_bytes(dir.file("tile.csv"), std::vector<uint8_t>(csv.begin(), csv.end()));
+  r = run("--max-memory 1K submit " + dir.file("tile.csv") + " -o " + dir.file("sub.csv"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(dir.file("tile.csv") + ": is " + fastslow::format_bytes(csv.size()) +
+                       ", over the memory budget of 1.0 KB (--max-memory)"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(CliMemory, BadValuesAreUsageErrorsNamingTheOption) {
+  const std::string alexnet = fastslow::test::shared_data("cleaned_alexnet.npz");
+  for (const std::string bad : {"12Q", "0", "lots", "101%", "1.2.3"}) {
+    const Result r = run("info " + alexnet + " --max-memory " + bad);
+    EXPECT_EQ(r.code, 1) << bad;
+    EXPECT_NE(r.err.find("--max-memory"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("'" + bad + "' is not a memory size"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  const Result missing = run("info " + alexnet + " --max-memory");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("--max-memory"), std::string::npos) << missing.err;
+  const Result help = run("--help");
+  EXPECT_NE(help.out.find("--max-memory SIZE"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("memory budget"), std::string::npos) << help.out;
 }
 
 TEST(CliSynth, WritesATinyDatasetThatInfoReads) {

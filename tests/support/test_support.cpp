@@ -10,6 +10,11 @@
 #ifndef __EMSCRIPTEN__
 #include <sys/wait.h>
 #endif
+#include <zlib.h>
+
+#include "fastslow/io/byte_source.h"
+#include "fastslow/io/npy.h"
+#include "fastslow/io/zip.h"
 
 namespace fs = std::filesystem;
 
@@ -92,6 +97,195 @@ std::vector<std::string> temp_files_beside(const std::string& path) {
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::directory_iterator(p.parent_path()))
     if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path().string());
+  return out;
+}
+
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+void put16(Bytes& b, uint64_t v) {
+  b.push_back(static_cast<uint8_t>(v & 0xff));
+  b.push_back(static_cast<uint8_t>((v >> 8) & 0xff));
+}
+void put32(Bytes& b, uint64_t v) {
+  put16(b, v & 0xffff);
+  put16(b, (v >> 16) & 0xffff);
+}
+void put64(Bytes& b, uint64_t v) {
+  put32(b, v & 0xffffffffu);
+  put32(b, v >> 32);
+}
+
+// Raw deflate of `in` by a fresh stream, ended with `flush`: Z_FULL_FLUSH
+// leaves it byte-aligned and referring to nothing before it, so such pieces
+// can be concatenated (and repeated); Z_FINISH writes the final block.
+Bytes deflate_piece(const Bytes& in, size_t n, int flush) {
+  z_stream z{};
+  if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::runtime_error("deflateInit2 failed");
+  Bytes out(deflateBound(&z, static_cast<uLong>(n)) + 64);
+  z.next_in = const_cast<Bytef*>(in.data());
+  z.avail_in = static_cast<uInt>(n);
+  z.next_out = out.data();
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&z, flush);
+  const bool ok = flush == Z_FINISH ? rc == Z_STREAM_END : rc == Z_OK && z.avail_in == 0;
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  if (!ok) throw std::runtime_error("deflate failed");
+  return out;
+}
+
+// zlib's crc32_combine, here because under Emscripten's JS exceptions a
+// call passing zlib's 64-bit z_off_t from a function with cleanups goes
+// through an invoke_ wrapper that cannot take it.
+uint32_t gf2_times(const uint32_t* mat, uint32_t vec) {
+  uint32_t sum = 0;
+  for (int i = 0; vec; ++i, vec >>= 1)
+    if (vec & 1) sum ^= mat[i];
+  return sum;
+}
+void gf2_square(uint32_t* square, const uint32_t* mat) {
+  for (int n = 0; n < 32; ++n) square[n] = gf2_times(mat, mat[n]);
+}
+uint32_t crc32_append(uint32_t crc1, uint32_t crc2, uint64_t len2) {
+  if (len2 == 0) return crc1;
+  uint32_t even[32], odd[32];
+  odd[0] = 0xedb88320u;
+  for (uint32_t n = 1, row = 1; n < 32; ++n, row <<= 1) odd[n] = row;
+  gf2_square(even, odd);
+  gf2_square(odd, even);
+  while (true) {
+    gf2_square(even, odd);
+    if (len2 & 1) crc1 = gf2_times(even, crc1);
+    len2 >>= 1;
+    if (len2 == 0) break;
+    gf2_square(odd, even);
+    if (len2 & 1) crc1 = gf2_times(odd, crc1);
+    len2 >>= 1;
+    if (len2 == 0) break;
+  }
+  return crc1 ^ crc2;
+}
+
+struct BombEntry {
+  std::string name;
+  uint16_t method;
+  uint32_t crc;
+  uint64_t size;
+  Bytes data;  // as stored
+};
+
+}  // namespace
+
+std::vector<uint8_t> npz_bomb(const std::vector<uint8_t>& base, const std::string& array,
+                              const std::vector<int64_t>& shape) {
+  const auto src = memory_view_source("base.npz", base.data(), base.size());
+  std::vector<BombEntry> entries;
+  const std::string bomb_name = array + ".npy";
+  bool replaced = false;
+  BombEntry bomb{bomb_name, 8, 0, 0, {}};
+  {
+    const std::string header = make_npy_header(DType::F32, shape);
+    uint64_t zeros = 4;
+    for (int64_t d : shape) zeros *= static_cast<uint64_t>(d);
+    bomb.size = header.size() + zeros;
+    const Bytes head(header.begin(), header.end());
+    bomb.data = deflate_piece(head, head.size(), Z_FULL_FLUSH);
+    uint32_t crc = static_cast<uint32_t>(crc32(0, head.data(), static_cast<uInt>(head.size())));
+    constexpr size_t kPiece = size_t(16) << 20;
+    const Bytes block(kPiece, 0);
+    const uint64_t whole = zeros / kPiece, rest = zeros % kPiece;
+    if (whole > 0) {
+      const Bytes piece = deflate_piece(block, kPiece, Z_FULL_FLUSH);
+      const uLong piece_crc = crc32(0, block.data(), static_cast<uInt>(kPiece));
+      for (uint64_t k = 0; k < whole; ++k) {
+        bomb.data.insert(bomb.data.end(), piece.begin(), piece.end());
+        crc = crc32_append(crc, static_cast<uint32_t>(piece_crc), kPiece);
+      }
+    }
+    const Bytes last = deflate_piece(block, static_cast<size_t>(rest), Z_FINISH);
+    bomb.data.insert(bomb.data.end(), last.begin(), last.end());
+    crc = crc32_append(crc, static_cast<uint32_t>(crc32(0, block.data(), static_cast<uInt>(rest))), rest);
+    bomb.crc = crc;
+  }
+  for (const ZipEntry& e : read_zip_directory(*src)) {
+    if (e.name == bomb_name) {
+      entries.push_back(bomb);
+      replaced = true;
+      continue;
+    }
+    BombEntry copy{e.name, static_cast<uint16_t>(e.method), e.crc32, e.size, Bytes(e.compressed_size)};
+    src->read(e.data_offset, copy.data.size(), copy.data.data());
+    entries.push_back(std::move(copy));
+  }
+  if (!replaced) entries.push_back(bomb);
+
+  Bytes out;
+  std::vector<uint64_t> offsets;
+  auto zip64 = [](const BombEntry& e) { return e.size >= 0xffffffffu || e.data.size() >= 0xffffffffu; };
+  auto extra_of = [&](const BombEntry& e) {
+    Bytes x;
+    if (zip64(e)) {
+      put16(x, 0x0001);
+      put16(x, 16);
+      put64(x, e.size);
+      put64(x, e.data.size());
+    }
+    return x;
+  };
+  for (const BombEntry& e : entries) {
+    offsets.push_back(out.size());
+    const Bytes extra = extra_of(e);
+    put32(out, 0x04034b50);
+    put16(out, zip64(e) ? 45 : 20);
+    put16(out, 0);
+    put16(out, e.method);
+    put16(out, 0);
+    put16(out, 0x21);
+    put32(out, e.crc);
+    put32(out, zip64(e) ? 0xffffffffu : e.data.size());
+    put32(out, zip64(e) ? 0xffffffffu : e.size);
+    put16(out, e.name.size());
+    put16(out, extra.size());
+    out.insert(out.end(), e.name.begin(), e.name.end());
+    out.insert(out.end(), extra.begin(), extra.end());
+    out.insert(out.end(), e.data.begin(), e.data.end());
+  }
+  const uint64_t cd_offset = out.size();
+  for (size_t k = 0; k < entries.size(); ++k) {
+    const BombEntry& e = entries[k];
+    const Bytes extra = extra_of(e);
+    put32(out, 0x02014b50);
+    put16(out, 45);
+    put16(out, zip64(e) ? 45 : 20);
+    put16(out, 0);
+    put16(out, e.method);
+    put16(out, 0);
+    put16(out, 0x21);
+    put32(out, e.crc);
+    put32(out, zip64(e) ? 0xffffffffu : e.data.size());
+    put32(out, zip64(e) ? 0xffffffffu : e.size);
+    put16(out, e.name.size());
+    put16(out, extra.size());
+    put16(out, 0);
+    put16(out, 0);
+    put16(out, 0);
+    put32(out, 0);
+    put32(out, offsets[k]);
+    out.insert(out.end(), e.name.begin(), e.name.end());
+    out.insert(out.end(), extra.begin(), extra.end());
+  }
+  const uint64_t cd_size = out.size() - cd_offset;
+  put32(out, 0x06054b50);
+  put16(out, 0);
+  put16(out, 0);
+  put16(out, entries.size());
+  put16(out, entries.size());
+  put32(out, cd_size);
+  put32(out, cd_offset);
+  put16(out, 0);
   return out;
 }
 

@@ -44,6 +44,15 @@ std::string error_of(F f) {
   return "";
 }
 
+// A zip bomb: the npz `base` with its entry `array` + ".npy" replaced (or, if
+// it has none, joined) by a deflated float32 array of `shape` holding zeros.
+// Deflate shrinks zeros about 1000:1, so a 4 GB claim takes about 4 MB; the
+// stream and its CRC-32 are valid (built from flushed pieces repeated, in well
+// under a second) and sizes over 4 GB get zip64 fields, so only the size
+// claimed is a problem for the reader.
+std::vector<uint8_t> npz_bomb(const std::vector<uint8_t>& base, const std::string& array,
+                              const std::vector<int64_t>& shape);
+
 std::vector<uint8_t> read_bytes(const std::string& path);
 // Files beside `path` whose names start with its name + ".tmp" (what an
 // atomic writer leaves when it fails to clean up).

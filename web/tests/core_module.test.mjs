@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { callJson, withCopy } from '../src/core.mjs';
+import { layoutBomb, smallBomb } from './npz_bomb.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -47,4 +48,22 @@ test('a corrupt file comes back as an error message, not a crash', () => {
   // The same module instance keeps working after an error.
   const again = infoOf(readFileSync(sample), 'cleaned_alexnet.npz');
   assert.equal(again.nodes, 372);
+});
+
+test('a zip bomb (4 MB claiming 4 GB) comes back as the memory budget\'s message, before anything is read', () => {
+  const bomb = layoutBomb();
+  assert.ok(bomb.length < 5 * 1024 * 1024);
+  const started = performance.now();
+  const info = infoOf(bomb, 'bomb.npz');
+  // The page's budget is half of the module's -sMAXIMUM_MEMORY (4 GB).
+  assert.equal(info.error, "bomb.npz: array 'node_feat': claims 4.0 GB of data; loading the graph takes 8.0 GB, " +
+    "over the memory budget of 2.0 GB (half of the page's wasm memory limit of 4.0 GB)");
+  assert.ok(performance.now() - started < 2000, 'refused without inflating 4 GB');
+  // The same construction, small enough to read: a valid graph.
+  const small = infoOf(smallBomb(), 'small_bomb.npz');
+  assert.equal(small.nodes, 2);
+  assert.equal(small.node_feat_width, 8 * 1024 * 1024);
+  assert.equal(small.valid, true);
+  // And the module keeps working.
+  assert.equal(infoOf(readFileSync(sample), 'cleaned_alexnet.npz').nodes, 372);
 });

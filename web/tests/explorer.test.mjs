@@ -1,6 +1,6 @@
 // The explorer in headless Chromium (SwiftShader WebGL), driven as a user
 // would: the demo on load, files through the file chooser, ranking with the
-// demo model, a corrupt file. App state comes from the page's getters
+// demo model, a corrupt file, a zip bomb. App state comes from the page's getters
 // (window.fastslow), not from pixels, except the one screenshot check.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +12,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from '../serve.mjs';
 import { decodePng } from './png.mjs';
+import { layoutBomb } from './npz_bomb.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -196,6 +197,17 @@ test('a corrupt npz shows an error and the page still opens a good file afterwar
   await page.setInputFiles('#npz-input', alexnet);
   const t = await waitState((x) => x.graph && x.graph.name === 'cleaned_alexnet.npz', 'AlexNet after the error');
   assert.equal(t.graph.nodes, 372);
+  assert.equal(t.error, '');
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a zip bomb (4 MB whose node_feat claims 4 GB) shows the memory budget\'s message, not an abort', async () => {
+  await page.setInputFiles('#npz-input', { name: 'bomb.npz', mimeType: 'application/octet-stream', buffer: layoutBomb() });
+  const s = await waitState((x) => /bomb\.npz/.test(x.error), 'the bomb\'s error');
+  assert.match(s.error, /^bomb\.npz: array 'node_feat': claims 4\.0 GB of data; loading the graph takes 8\.0 GB, over the memory budget of 2\.0 GB \(half of the page's wasm memory limit of 4\.0 GB\)/);
+  assert.equal(s.graph.name, 'cleaned_alexnet.npz');  // the previous graph stays
+  await page.setInputFiles('#npz-input', layoutFile);
+  const t = await waitState((x) => x.graph && x.graph.name === path.basename(layoutFile), 'a graph after the bomb');
   assert.equal(t.error, '');
   assert.deepEqual(pageErrors, []);
 });

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fastslow/error.h"
+#include "fastslow/io/memory_budget.h"
 #include "fastslow/io/npz_writer.h"
 #include "fastslow/graph/validate.h"
 
@@ -109,8 +110,14 @@ bool any_measured(const std::vector<double>& runtime) {
   return false;
 }
 
+// What building keeps per config beside the graph: the groups, the target and
+// the pruned copy's answer arrays.
+constexpr uint64_t kBuildBytesPerConfig = ConfigDeduplicator::kBytesPerConfig + 3 * sizeof(int64_t);
+
 void build_tile(const NpzReader& npz, NpzWriter& w, nlohmann::json& meta) {
-  const TileGraph g = load_tile_graph(npz);
+  LoadOptions opt;
+  opt.bytes_per_config = kBuildBytesPerConfig;
+  const TileGraph g = load_tile_graph(npz, opt);
   require_valid(Graph{g});
   const std::vector<double> runtime = g.target();
   const bool measured = any_measured(runtime);
@@ -133,6 +140,9 @@ void build_tile(const NpzReader& npz, NpzWriter& w, nlohmann::json& meta) {
 // float32 carries exactly.
 template <class T>
 std::vector<T> representative_rows(const NpzReader& npz, const ConfigGroups& groups, int64_t row) {
+  const uint64_t bytes = saturating_mul(saturating_mul(static_cast<uint64_t>(groups.num_groups()), static_cast<uint64_t>(row)), sizeof(T));
+  check_memory_budget(bytes, npz.file(), "node_config_feat",
+                      "its " + std::to_string(groups.num_groups()) + " distinct configs take " + format_bytes(bytes));
   std::vector<int64_t> group_of_representative(static_cast<size_t>(groups.num_configs()), -1);
   for (int64_t k = 0; k < groups.num_groups(); ++k) group_of_representative[groups.representative[k]] = k;
   std::vector<T> out(static_cast<size_t>(groups.num_groups() * row));
@@ -149,7 +159,10 @@ std::vector<T> representative_rows(const NpzReader& npz, const ConfigGroups& gro
 }
 
 void build_layout(const NpzReader& npz, int khop, NpzWriter& w, nlohmann::json& meta) {
-  const LayoutGraph g = load_layout_graph(npz, LoadOptions{false});
+  LoadOptions opt;
+  opt.config_features = false;  // streamed below
+  opt.bytes_per_config = kBuildBytesPerConfig;
+  const LayoutGraph g = load_layout_graph(npz, opt);
   require_valid(Graph{g});
   const std::vector<double> runtime = g.target();
   const bool measured = any_measured(runtime);

@@ -11,6 +11,7 @@
 
 #include "fastslow/data/collection.h"
 #include "fastslow/error.h"
+#include "fastslow/io/read_file.h"
 #include "fastslow/io/write_file.h"
 
 namespace fastslow {
@@ -221,12 +222,7 @@ std::vector<SubmissionRow> parse_submission_csv(const std::string& text,
 }
 
 std::vector<SubmissionRow> read_submission_csv(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(path, "", "cannot open for reading");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) throw Error(path, "", "read failed");
-  return parse_submission_csv(ss.str(), path);
+  return parse_submission_csv(read_whole_file(path, "cannot open for reading"), path);
 }
 
 std::vector<SubmissionRow> merge_submissions(const std::vector<std::string>& paths) {

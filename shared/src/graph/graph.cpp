@@ -1,6 +1,9 @@
 #include "fastslow/graph/graph.h"
 
+#include <algorithm>
+
 #include "fastslow/error.h"
+#include "fastslow/io/memory_budget.h"
 
 namespace fastslow {
 
@@ -62,7 +65,8 @@ class Loader {
     return a.to_float();
   }
 
-  void nodes(GraphNodes* g, const char* kind) const {
+  // Checks the node arrays' shapes; sets the counts.
+  void node_shapes(GraphNodes* g, const char* kind) const {
     g->file = npz_.file();
     const NpyHeader& feat = shaped("node_feat", kind, {-1, -1});
     g->num_nodes = feat.shape[0];
@@ -72,6 +76,9 @@ class Loader {
     const NpyHeader& edges = require("edge_index", kind);
     const bool empty_1d = edges.shape.size() == 1 && edges.shape[0] == 0;
     if (!empty_1d) shaped("edge_index", kind, {-1, 2});
+  }
+
+  void read_nodes(GraphNodes* g) const {
     g->node_feat = floats("node_feat");
     const std::vector<int64_t> op = ints("node_opcode");
     g->node_opcode.resize(op.size());
@@ -80,6 +87,43 @@ class Loader {
       g->node_opcode[i] = static_cast<int32_t>(op[i]);
     }
     g->edge_index = ints("edge_index");
+  }
+
+  // An array loading keeps: its elements' size once converted, and whether
+  // it passes through int64 on the way (node_opcode, kept as int32).
+  struct Kept {
+    const char* name;
+    uint64_t elem_bytes;
+    bool via_int64 = false;
+  };
+
+  // Checks, before anything is read, that what loading holds at its peak fits
+  // the memory budget: every kept array converted, plus the largest one in its
+  // file form (and int64 form) while it converts, plus `per_config` bytes for
+  // each of `configs` (what the caller keeps per config). Throws Error naming
+  // the array that weighs most.
+  void check_budget(const std::vector<Kept>& kept, int64_t configs, uint64_t per_config) const {
+    uint64_t held = 0, peak_transient = 0, worst = 0;
+    const char* culprit = "";
+    for (const Kept& k : kept) {
+      if (!npz_.contains(k.name)) continue;
+      const uint64_t count = static_cast<uint64_t>(npz_.header(k.name).count());
+      const uint64_t mine = saturating_mul(count, k.elem_bytes);
+      uint64_t transient = npz_.read_cost(k.name);
+      if (k.via_int64) transient = saturating_add(transient, saturating_mul(count, 8));
+      held = saturating_add(held, mine);
+      peak_transient = std::max(peak_transient, transient);
+      if (saturating_add(mine, transient) >= worst) {
+        worst = saturating_add(mine, transient);
+        culprit = k.name;
+      }
+    }
+    const uint64_t need = saturating_add(saturating_add(held, peak_transient),
+                                         saturating_mul(static_cast<uint64_t>(std::max<int64_t>(configs, 0)), per_config));
+    if (need <= memory_budget() || !*culprit) return;
+    const uint64_t data = npz_.header(culprit).data_bytes();
+    check_memory_budget(need, npz_.file(), culprit,
+                        "claims " + format_bytes(data) + " of data; loading the graph takes " + format_bytes(need));
   }
 
  private:
@@ -110,12 +154,18 @@ std::vector<double> LayoutGraph::target() const {
 TileGraph load_tile_graph(const NpzReader& npz, const LoadOptions& options) {
   const Loader L(npz);
   TileGraph g;
-  L.nodes(&g, "tile");
+  L.node_shapes(&g, "tile");
   const NpyHeader& cf = L.shaped("config_feat", "tile", {-1, -1});
   g.num_configs = cf.shape[0];
   g.config_feat_width = cf.shape[1];
   L.shaped("config_runtime", "tile", {g.num_configs});
   L.shaped("config_runtime_normalizers", "tile", {g.num_configs});
+  std::vector<Loader::Kept> kept = {{"node_feat", 4},      {"node_opcode", 4, true},
+                                    {"edge_index", 8},     {"config_runtime", 8},
+                                    {"config_runtime_normalizers", 8}};
+  if (options.config_features) kept.push_back({"config_feat", 4});
+  L.check_budget(kept, g.num_configs, options.bytes_per_config);
+  L.read_nodes(&g);
   if (options.config_features) g.config_feat = L.floats("config_feat");
   g.config_runtime = L.ints("config_runtime");
   g.config_runtime_normalizers = L.ints("config_runtime_normalizers");
@@ -125,12 +175,18 @@ TileGraph load_tile_graph(const NpzReader& npz, const LoadOptions& options) {
 LayoutGraph load_layout_graph(const NpzReader& npz, const LoadOptions& options) {
   const Loader L(npz);
   LayoutGraph g;
-  L.nodes(&g, "layout");
+  L.node_shapes(&g, "layout");
   const NpyHeader& ids = L.shaped("node_config_ids", "layout", {-1});
   const NpyHeader& cf = L.shaped("node_config_feat", "layout", {-1, ids.shape[0], -1});
   g.num_configs = cf.shape[0];
   g.config_feat_width = cf.shape[2];
   L.shaped("config_runtime", "layout", {g.num_configs});
+  std::vector<Loader::Kept> kept = {{"node_feat", 4},       {"node_opcode", 4, true}, {"edge_index", 8},
+                                    {"node_config_ids", 8}, {"config_runtime", 8},    {"node_splits", 8}};
+  // Not loaded, it is streamed by whoever needs it (graph_info), outside this count.
+  if (options.config_features) kept.push_back({"node_config_feat", 4});
+  L.check_budget(kept, g.num_configs, options.bytes_per_config);
+  L.read_nodes(&g);
   g.node_config_ids = L.ints("node_config_ids");
   if (options.config_features) g.node_config_feat = L.floats("node_config_feat");
   g.config_runtime = L.ints("config_runtime");

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "fastslow/data/dedup.h"
+#include "fastslow/error.h"
 
 namespace fastslow {
 
@@ -36,12 +38,42 @@ int64_t count_computations(const std::vector<int64_t>& node_splits, int64_t num_
   return std::unique(starts.begin(), starts.end()) - starts.begin();
 }
 
+namespace {
+
+// Streams a config array in ~16 MB chunks as float32, whatever its dtype.
+void stream_configs(const NpzReader& npz, const char* array, int64_t row_elems,
+                    const std::function<void(const float*, int64_t rows, int64_t values)>& fn) {
+  const int64_t chunk = std::max<int64_t>(1, (int64_t(16) << 20) / std::max<int64_t>(1, row_elems * 4));
+  npz.for_each_chunk(array, chunk, [&](int64_t, const NpyArray& c) {
+    if (c.dtype() == DType::F32) {
+      fn(c.as<float>(), c.dim(0), c.count());
+    } else {
+      const std::vector<float> converted = c.to_float();
+      fn(converted.data(), c.dim(0), c.count());
+    }
+  });
+}
+
+// What graph_info keeps per config beside the graph: the groups and the target.
+constexpr uint64_t kInfoBytesPerConfig = ConfigDeduplicator::kBytesPerConfig + sizeof(double);
+
+}  // namespace
+
 GraphInfo graph_info(const NpzReader& npz, GraphContents* contents) {
   GraphInfo info;
   info.file = npz.file();
   info.kind = detect_graph_kind(npz);
+  // Config features, the largest arrays of both kinds, are streamed rather
+  // than loaded: only a chunk of them is ever in memory.
+  LoadOptions opt;
+  opt.config_features = false;
+  opt.bytes_per_config = kInfoBytesPerConfig;
   if (info.kind == GraphKind::Tile) {
-    TileGraph g = load_tile_graph(npz);
+    // The loader would refuse integer features; so does the stream.
+    const DType cf = npz.header("config_feat").dtype;
+    TileGraph g = load_tile_graph(npz, opt);
+    if (!dtype_is_float(cf))
+      throw Error(npz.file(), "config_feat", std::string("holds ") + dtype_name(cf) + ", expected a float type");
     info.nodes = g.num_nodes;
     info.edges = g.num_edges();
     info.configs = g.num_configs;
@@ -49,16 +81,26 @@ GraphInfo graph_info(const NpzReader& npz, GraphContents* contents) {
     info.config_feat_width = g.config_feat_width;
     info.runtime = runtime_stats(g.config_runtime);
     info.problems = validate(g);
+    ConfigDeduplicator dedup(g.config_feat_width);
+    FiniteCheck finite("config_feat", g.config_feat_width);
+    stream_configs(npz, "config_feat", g.config_feat_width, [&](const float* v, int64_t rows, int64_t values) {
+      dedup.add_rows(v, rows);
+      finite.add(v, values);
+    });
+    // Where validate() puts it: after the node arrays' and config_feat's own problems.
+    std::vector<Problem> found;
+    finite.report(&found);
+    const auto at = std::find_if(info.problems.begin(), info.problems.end(), [](const Problem& p) {
+      return p.array != "node_feat" && p.array != "node_opcode" && p.array != "edge_index" && p.array != "config_feat";
+    });
+    info.problems.insert(at, found.begin(), found.end());
     // Normalisers must be positive for the target; skip dedup's runtimes otherwise.
     const bool sound = !has_errors(info.problems);
-    ConfigGroups groups = dedup_configs(g.config_feat, g.config_feat_width,
-                                        sound ? g.target() : std::vector<double>(g.num_configs, 0.0));
+    ConfigGroups groups = dedup.finish(sound ? g.target() : std::vector<double>(g.num_configs, 0.0));
     info.unique_configs = groups.num_groups();
     if (contents) *contents = {std::move(g), std::move(groups)};
     return info;
   }
-  LoadOptions opt;
-  opt.config_features = false;
   LayoutGraph g = load_layout_graph(npz, opt);
   info.nodes = g.num_nodes;
   info.edges = g.num_edges();
@@ -73,18 +115,9 @@ GraphInfo graph_info(const NpzReader& npz, GraphContents* contents) {
   const int64_t row = g.num_configurable() * g.config_feat_width;
   ConfigDeduplicator dedup(row);
   LayoutConfigCheck check(row);
-  const int64_t chunk = std::max<int64_t>(1, (int64_t(16) << 20) / std::max<int64_t>(1, row * 4));
-  npz.for_each_chunk("node_config_feat", chunk, [&](int64_t, const NpyArray& c) {
-    std::vector<float> converted;
-    const float* v;
-    if (c.dtype() == DType::F32) {
-      v = c.as<float>();
-    } else {
-      converted = c.to_float();
-      v = converted.data();
-    }
-    dedup.add_rows(v, c.dim(0));
-    check.add(v, c.count());
+  stream_configs(npz, "node_config_feat", row, [&](const float* v, int64_t rows, int64_t values) {
+    dedup.add_rows(v, rows);
+    check.add(v, values);
   });
   check.report(&info.problems);
   ConfigGroups groups = dedup.finish(g.target());

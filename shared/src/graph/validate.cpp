@@ -32,13 +32,9 @@ class Checker {
   }
 
   void finite(const std::string& array, const std::vector<float>& v, int64_t row_len) {
-    count(Severity::Error, array, v.size(), [&](size_t i) { return !std::isfinite(v[i]); },
-          "non-finite values", [&](size_t i) { return index2(i, row_len); });
-  }
-
-  static std::string index2(size_t i, int64_t row_len) {
-    if (row_len <= 0) return "element " + std::to_string(i);
-    return "[" + std::to_string(i / row_len) + ", " + std::to_string(i % row_len) + "]";
+    FiniteCheck check(array, row_len);
+    check.add(v.data(), static_cast<int64_t>(v.size()));
+    check.report(&out);
   }
 
   void nodes(const GraphNodes& g) {
@@ -76,6 +72,20 @@ class Checker {
 };
 
 }  // namespace
+
+void FiniteCheck::add(const float* v, int64_t count) {
+  for (int64_t i = 0; i < count; ++i)
+    if (!std::isfinite(v[i]) && bad_++ == 0) first_ = seen_ + i;
+  seen_ += count;
+}
+
+void FiniteCheck::report(std::vector<Problem>* out) const {
+  if (bad_ == 0) return;
+  const std::string where = row_elems_ <= 0 ? "element " + std::to_string(first_)
+                                            : "[" + std::to_string(first_ / row_elems_) + ", " +
+                                                  std::to_string(first_ % row_elems_) + "]";
+  out->push_back({Severity::Error, array_, std::to_string(bad_) + " non-finite values (first at " + where + ")"});
+}
 
 void LayoutConfigCheck::add(const float* v, int64_t count) {
   for (int64_t i = 0; i < count; ++i) {

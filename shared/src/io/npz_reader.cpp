@@ -5,10 +5,35 @@
 #include <numeric>
 
 #include "fastslow/error.h"
+#include "fastslow/io/memory_budget.h"
 
 namespace fastslow {
 
 namespace {
+
+// for_each_chunk's chunks stay this small (one row where a row is larger),
+// whatever the caller asks: streaming must not hold a large part of the array.
+// A small budget makes them smaller still.
+constexpr uint64_t kMaxChunkBytes = uint64_t(64) << 20;
+// What read_rows keeps per row beside the rows themselves: the row list, the
+// order it is visited in and the runs.
+constexpr uint64_t kGatherBytesPerRow = 48;
+
+// Elements in a row (axes 1..k): the position table a Fortran-ordered read
+// builds has this many 8-byte entries.
+uint64_t row_elems(const NpyHeader& h) {
+  uint64_t n = 1;
+  for (size_t i = 1; i < h.shape.size(); ++i) n = saturating_mul(n, static_cast<uint64_t>(h.shape[i]));
+  return n;
+}
+
+// Bytes a whole read() allocates: the array, and for Fortran order a second
+// copy to reorder from and the position table.
+uint64_t whole_read_bytes(const NpyHeader& h) {
+  const uint64_t data = h.data_bytes();
+  if (!h.fortran_order || data == 0) return data;
+  return saturating_add(2 * data, saturating_mul(8, row_elems(h)));
+}
 
 void byteswap_inplace(uint8_t* p, size_t count, size_t width) {
   for (size_t i = 0; i < count; ++i, p += width) std::reverse(p, p + width);
@@ -103,8 +128,28 @@ std::vector<uint64_t> fortran_to_c_positions(const std::vector<int64_t>& shape) 
 
 }  // namespace
 
+uint64_t NpzReader::read_cost(std::string_view name) const { return whole_read_bytes(find(name).header); }
+
+void NpzReader::check_whole(const Array& a, uint64_t extra) const {
+  const uint64_t data = a.header.data_bytes();
+  const uint64_t need = saturating_add(whole_read_bytes(a.header), extra);
+  std::string claim = "claims " + format_bytes(data) + " of data";
+  if (need != data) claim += " (reading it takes " + format_bytes(need) + ")";
+  check_memory_budget(need, file(), a.name, claim);
+}
+
+void NpzReader::check_rows(const Array& a, uint64_t count) const {
+  const uint64_t rb = a.header.row_bytes();
+  const uint64_t need = saturating_add(saturating_mul(count, saturating_add(rb, kGatherBytesPerRow)),
+                                       a.header.fortran_order && count > 0 ? saturating_mul(8, row_elems(a.header)) : 0);
+  check_memory_budget(need, file(), a.name,
+                      "reading " + std::to_string(count) + (count == 1 ? " row" : " rows") + " of " +
+                          format_bytes(rb) + " takes " + format_bytes(need));
+}
+
 NpyArray NpzReader::read(std::string_view name) const {
   const Array& a = find(name);
+  check_whole(a);
   ZipEntryStream s(*src_, a.entry, a.name);
   s.track_crc();
   s.skip(a.header.header_bytes);
@@ -142,6 +187,7 @@ NpyArray NpzReader::read_rows(std::string_view name, int64_t begin, int64_t end)
   if (begin < 0 || end < begin || end > a.header.rows())
     throw Error(file(), a.name, "rows [" + std::to_string(begin) + ", " + std::to_string(end) +
                                     ") out of range for " + std::to_string(a.header.rows()) + " rows");
+  check_rows(a, static_cast<uint64_t>(end - begin));
   std::vector<int64_t> rows(static_cast<size_t>(end - begin));
   std::iota(rows.begin(), rows.end(), begin);
   return gather(a, rows);
@@ -155,6 +201,7 @@ NpyArray NpzReader::read_rows(std::string_view name, const std::vector<int64_t>&
     if (r < 0 || r >= n)
       throw Error(file(), a.name, "row " + std::to_string(r) + " out of range for " +
                                       std::to_string(n) + " rows");
+  check_rows(a, rows.size());
   return gather(a, rows);
 }
 
@@ -164,7 +211,15 @@ void NpzReader::for_each_chunk(std::string_view name, int64_t chunk_rows,
   if (a.header.shape.empty()) throw Error(file(), a.name, "a 0-d array has no rows");
   if (chunk_rows < 1) chunk_rows = 1;
   const int64_t n = a.header.rows();
+  const uint64_t rb = a.header.row_bytes();
+  // A chunk stays within 64 MB and a quarter of the budget (the caller may
+  // convert it, to float32 say): at least one row, which must fit the budget.
+  const uint64_t cap = std::min(kMaxChunkBytes, memory_budget() / 4);
+  if (rb > 0) chunk_rows = std::min<int64_t>(chunk_rows, static_cast<int64_t>(std::max<uint64_t>(1, cap / rb)));
+  const uint64_t chunk_bytes = saturating_mul(
+      std::min<uint64_t>(static_cast<uint64_t>(std::max<int64_t>(n, 0)), static_cast<uint64_t>(chunk_rows)), rb);
   if (a.header.fortran_order) {
+    check_whole(a, chunk_bytes);  // its rows are strided: read whole, then cut
     const NpyArray all = read(name);
     for (int64_t b = 0; b < n; b += chunk_rows) {
       const int64_t e = std::min(n, b + chunk_rows);
@@ -176,6 +231,10 @@ void NpzReader::for_each_chunk(std::string_view name, int64_t chunk_rows,
     }
     return;
   }
+  check_memory_budget(chunk_bytes, file(), a.name,
+                      chunk_rows == 1 ? "one row claims " + format_bytes(rb) + " of data"
+                                      : "a chunk of " + std::to_string(chunk_rows) + " rows takes " +
+                                            format_bytes(chunk_bytes));
   ZipEntryStream s(*src_, a.entry, a.name);
   s.track_crc();
   s.skip(a.header.header_bytes);

@@ -9,6 +9,7 @@
 #endif
 
 #include "fastslow/error.h"
+#include "fastslow/io/memory_budget.h"
 
 namespace fastslow {
 
@@ -155,6 +156,11 @@ uint32_t crc32_update(uint32_t crc, const void* data, size_t n) {
 std::vector<ZipEntry> read_zip_directory(const ByteSource& src) {
   const std::string& file = src.name();
   const EndRecord end = find_end(src);
+  // The directory lies inside the file (find_end checked), but a file can be
+  // large too: it and the entries it lists count against the budget.
+  const uint64_t need = saturating_add(end.cd_size, saturating_mul(end.entries, sizeof(ZipEntry)));
+  check_memory_budget(need, file, "", "its zip directory of " + std::to_string(end.entries) + " entries takes " +
+                                          format_bytes(need));
   std::vector<uint8_t> cd(end.cd_size);
   src.read(end.cd_offset, cd.size(), cd.data());
 

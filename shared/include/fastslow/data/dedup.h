@@ -30,6 +30,11 @@ struct ConfigGroups {
 // rows; a false merge needs a 128-bit collision.
 class ConfigDeduplicator {
  public:
+  // What grouping keeps per config, at most (the group index, a hash table
+  // entry per distinct row, and finish()'s arrays): callers count it
+  // against the memory budget before streaming.
+  static constexpr uint64_t kBytesPerConfig = 128;
+
   explicit ConfigDeduplicator(int64_t row_elems) : row_elems_(row_elems) {}
   void add_rows(const float* rows, int64_t count);
   // runtime[i] belongs to the i-th added row.

@@ -52,8 +52,16 @@ struct LayoutGraph : GraphNodes {
 
 struct LoadOptions {
   bool config_features = true;
+  // Bytes the caller will keep per config beside the graph (de-duplication's
+  // bookkeeping), counted with the arrays against the memory budget.
+  uint64_t bytes_per_config = 0;
 };
 
+// Before reading any array, loading checks that what it will hold (every
+// array it keeps, converted, plus the largest in its file form while it
+// converts, plus options.bytes_per_config per config) fits the memory budget
+// (io/memory_budget.h); otherwise it throws Error naming the file, the array
+// that weighs most and the sizes, without reading anything.
 // Tile if the archive has config_feat, layout if node_config_feat; else throws.
 GraphKind detect_graph_kind(const NpzReader& npz);
 TileGraph load_tile_graph(const NpzReader& npz, const LoadOptions& options = {});

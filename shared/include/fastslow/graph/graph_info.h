@@ -27,15 +27,19 @@ struct GraphInfo {
   std::vector<Problem> problems;
 };
 
-// What graph_info loads and groups on its way (layout graphs without their
-// config features), for callers that need them too: the file is read once.
+// What graph_info loads and groups on its way (graphs without their config
+// features: config_feat / node_config_feat stay empty), for callers that need
+// them too: the file is read once.
 struct GraphContents {
   Graph graph;
   ConfigGroups groups;
 };
 
-// Loads, validates and de-duplicates. Layout config features are streamed
-// rather than held, so memory stays small for 100k-config files.
+// Loads, validates and de-duplicates. Config features (tile and layout) are
+// streamed in ~16 MB chunks rather than held, so memory stays small for
+// 100k-config files; the rest of the graph is loaded whole after a check
+// against the memory budget (graph.h), which a file claiming more fails
+// before anything is read.
 GraphInfo graph_info(const NpzReader& npz, GraphContents* contents = nullptr);
 
 int64_t count_computations(const std::vector<int64_t>& node_splits, int64_t num_nodes);

@@ -35,8 +35,21 @@ class LayoutConfigCheck {
   int64_t out_of_range_ = 0, first_out_of_range_ = -1;
 };
 
-// Layout graphs loaded without config features skip the value checks;
-// run LayoutConfigCheck on the stream instead.
+// Counts non-finite values chunk by chunk (graph info streams a tile file's
+// config_feat through it); reports what validate() would for the whole array.
+class FiniteCheck {
+ public:
+  FiniteCheck(std::string array, int64_t row_elems) : array_(std::move(array)), row_elems_(row_elems) {}
+  void add(const float* values, int64_t count);
+  void report(std::vector<Problem>* out) const;
+
+ private:
+  std::string array_;
+  int64_t row_elems_, seen_ = 0, bad_ = 0, first_ = -1;
+};
+
+// Graphs loaded without config features skip the checks of their values;
+// run LayoutConfigCheck (layout) or FiniteCheck (tile) on the stream instead.
 std::vector<Problem> validate(const TileGraph& g);
 std::vector<Problem> validate(const LayoutGraph& g);
 std::vector<Problem> validate(const Graph& g);

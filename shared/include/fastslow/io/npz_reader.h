@@ -34,6 +34,12 @@ class NpzReader {
   // directory: a content fingerprint that costs no read of the data.
   uint32_t crc32(std::string_view name) const;
 
+  // Every read checks what it would allocate against the memory budget
+  // (memory_budget.h) before reading, and throws Error naming the file, the
+  // array and the size when it is over.
+  // What read(name) allocates: the array, and for a Fortran-ordered one the
+  // copy it is reordered from and a table of a row's positions.
+  uint64_t read_cost(std::string_view name) const;
   // Whole array; the CRC-32 of the entry is checked.
   NpyArray read(std::string_view name) const;
   // Rows [begin, end) of the leading axis. Stored entries are read at their
@@ -41,9 +47,12 @@ class NpzReader {
   NpyArray read_rows(std::string_view name, int64_t begin, int64_t end) const;
   // Chosen rows in the given order (repeats allowed), with one pass over the entry.
   NpyArray read_rows(std::string_view name, const std::vector<int64_t>& rows) const;
-  // Streams the whole array in chunks of at most `chunk_rows` rows, one pass
-  // over the entry, so a large deflated array is never held whole.
-  // Fortran-ordered arrays are read whole first (their rows are strided).
+  // Streams the whole array in chunks of at most `chunk_rows` rows (and at
+  // most 64 MB and a quarter of the memory budget, or one row where a row is
+  // larger), one pass over the entry,
+  // so a large deflated array is never held whole: only a chunk counts
+  // against the memory budget. Fortran-ordered arrays are read whole first
+  // (their rows are strided).
   void for_each_chunk(std::string_view name, int64_t chunk_rows,
                       const std::function<void(int64_t first_row, const NpyArray& chunk)>& fn) const;
 
@@ -54,6 +63,10 @@ class NpzReader {
     NpyHeader header;
   };
   const Array& find(std::string_view name) const;
+  // Throw Error naming the file, the array and the size when what a read
+  // would allocate is over the memory budget (memory_budget.h).
+  void check_whole(const Array& a, uint64_t extra = 0) const;
+  void check_rows(const Array& a, uint64_t count) const;
   NpyArray gather(const Array& a, const std::vector<int64_t>& rows) const;
   void finish(const Array& a, NpyArray* out) const;
 
