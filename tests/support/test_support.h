@@ -45,6 +45,8 @@ std::string error_of(F f) {
 }
 
 std::vector<uint8_t> read_bytes(const std::string& path);
+// A fuzz regression input: fuzz/corpus/TARGET/NAME, also a seed of that fuzzer.
+std::vector<uint8_t> fuzz_input(const std::string& target, const std::string& name);
 // Files beside `path` whose names start with its name + ".tmp" (what an
 // atomic writer leaves when it fails to clean up).
 std::vector<std::string> temp_files_beside(const std::string& path);
