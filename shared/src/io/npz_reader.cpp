@@ -142,6 +142,13 @@ NpyArray NpzReader::read_rows(std::string_view name, int64_t begin, int64_t end)
   if (begin < 0 || end < begin || end > a.header.rows())
     throw Error(file(), a.name, "rows [" + std::to_string(begin) + ", " + std::to_string(end) +
                                     ") out of range for " + std::to_string(a.header.rows()) + " rows");
+  if (a.header.row_bytes() == 0) {
+    // Rows of no bytes: nothing to read, and the header may claim 2^60 of
+    // them, too many to list one by one.
+    std::vector<int64_t> shape = a.header.shape;
+    shape[0] = end - begin;
+    return NpyArray(a.header.dtype, std::move(shape));
+  }
   std::vector<int64_t> rows(static_cast<size_t>(end - begin));
   std::iota(rows.begin(), rows.end(), begin);
   return gather(a, rows);
@@ -164,6 +171,9 @@ void NpzReader::for_each_chunk(std::string_view name, int64_t chunk_rows,
   if (a.header.shape.empty()) throw Error(file(), a.name, "a 0-d array has no rows");
   if (chunk_rows < 1) chunk_rows = 1;
   const int64_t n = a.header.rows();
+  // Rows of no bytes hold nothing, so all of them make one chunk: the header
+  // may claim 2^60 of them, and a chunk of a few each would never finish.
+  if (n > 0 && a.header.row_bytes() == 0) chunk_rows = n;
   if (a.header.fortran_order) {
     const NpyArray all = read(name);
     for (int64_t b = 0; b < n; b += chunk_rows) {
