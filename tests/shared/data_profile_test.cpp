@@ -4,7 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fastslow/error.h"
 #include "fastslow/data/graph_cache.h"
@@ -248,6 +251,38 @@ TEST(DistributionShift, RealUnet3dAgainstGeneratedTrainingGraphs) {
   self.add(real, unet);
   EXPECT_EQ(self.finish().origin, "real");
   EXPECT_FALSE(distribution_shift(self.finish(), real).shifted());
+}
+
+TEST(DataProfile, NumbersOutsideTheirTypeAreErrors) {
+  // nlohmann's get<T> casts: a double beyond an integer type is undefined
+  // behaviour (the model_card fuzzer found 2.4e21 among the opcodes), an
+  // integer beyond it wraps (4294967297 read as opcode 1).
+  const DataProfile p = profile_of({layout_sample(30)}, "real");
+  const nlohmann::json good = nlohmann::json::parse(p.to_json());
+  auto error = [&](const char* key, const nlohmann::json& value) {
+    nlohmann::json j = good;
+    j[key] = value;
+    return test::error_of([&] { DataProfile::from_json(j.dump(), "m/model.json"); });
+  };
+  for (const auto& [key, value] : std::vector<std::pair<const char*, nlohmann::json>>{
+           {"version", 1e300},
+           {"graphs", 1e30},
+           {"graphs", 18446744073709551615ull},
+           {"nodes", {1.5, 2}},
+           {"opcodes", {2.4e21}},
+           {"opcodes", {4294967297}},
+           {"node_min", nlohmann::json::array({1e300})},
+           {"config_nodes", {"1", 2}},
+           {"layout_values", {{-1, 1e10}}},
+           {"layout_values", {7}}}) {
+    const std::string e = error(key, value);
+    EXPECT_NE(e.find(std::string("\"") + key + "\""), std::string::npos) << key << " = " << value.dump() << ": " << e;
+    EXPECT_NE(e.find("m/model.json"), std::string::npos) << e;
+  }
+  // Integers written as floats still read.
+  nlohmann::json j = good;
+  j["graphs"] = 3.0;
+  EXPECT_EQ(DataProfile::from_json(j.dump(), "m/model.json").graphs, 3);
 }
 
 }  // namespace

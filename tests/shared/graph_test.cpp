@@ -336,5 +336,18 @@ TEST(GraphSample, RealAlexNetMatchesNumpy) {
     ASSERT_EQ(g.node_feat[i], ref[i]) << "node_feat[" << i / 70 << ", " << i % 70 << "]";
 }
 
+// A fuzz regression (fuzz/corpus/graph_validate/regress-config-row-overflow.npz):
+// node_config_feat of shape (0, 2, 2^62) holds no bytes, so the archive opens,
+// but a config row of 2 x 2^62 values overflowed int64 in validate (UBSan).
+TEST(GraphShapes, ConfigRowTooLargeToAddressIsAnError) {
+  const NpzReader npz = NpzReader::from_memory(
+      "big.npz", test::fuzz_input("graph_validate", "regress-config-row-overflow.npz"));
+  const std::string e = expect_error([&] { load_graph(npz); }, "big.npz", "node_config_feat");
+  EXPECT_NE(e.find("too large"), std::string::npos) << e;
+  LoadOptions no_features;
+  no_features.config_features = false;
+  expect_error([&] { load_graph(npz, no_features); }, "big.npz", "node_config_feat");
+}
+
 }  // namespace
 }  // namespace fastslow

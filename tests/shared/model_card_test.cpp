@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "fastslow/error.h"
@@ -253,6 +255,40 @@ TEST(ModelCard, RefusesAnEnsembleItCannotRankWith) {
   j = ensemble_card();
   j.erase("ensemble");
   EXPECT_NE(error(j).find("without an \"ensemble\" object"), std::string::npos) << error(j);
+}
+
+// Inputs the model_card fuzzer found (fuzz/corpus/model_card/regress-*):
+// each must be the core's Error, never undefined behaviour or nlohmann's own
+// exception escaping.
+std::string fuzz_card_error(const std::string& name) {
+  const std::vector<uint8_t> bytes = test::fuzz_input("model_card", name);
+  return test::error_of([&] { ModelCard::from_json(std::string(bytes.begin(), bytes.end()), "fuzz/model.json"); });
+}
+
+TEST(ModelCardFuzz, ProfileOpcodeBeyondIntIsAnError) {
+  // Was a double -> int32 conversion out of range (UBSan: float-cast-overflow).
+  const std::string e = fuzz_card_error("regress-profile-opcode-beyond-int.json");
+  EXPECT_NE(e.find("\"opcodes\" holds"), std::string::npos) << e;
+}
+
+TEST(ModelCardFuzz, FormatOfAnotherTypeIsAnError) {
+  // Was nlohmann::json::type_error from json::value("format", "").
+  const std::string e = fuzz_card_error("regress-format-not-a-string.json");
+  EXPECT_NE(e.find("not a fastslow model card"), std::string::npos) << e;
+}
+
+TEST(ModelCardFuzz, JoinOfAnotherTypeIsAnError) {
+  // Was nlohmann::json::type_error from json::value("join", "early"); the
+  // ensemble members' join was read the same way.
+  std::string e = fuzz_card_error("regress-join-not-a-string.json");
+  EXPECT_NE(e.find("\"join\" must be a string"), std::string::npos) << e;
+  nlohmann::json j = card("layout");
+  j["model"]["name"] = "ensemble";
+  j["ensemble"] = {{"combine", "mean"},
+                   {"members", {{{"run", "a"}, {"model", "sage"}, {"join", {1, 2}}, {"hidden", 8}, {"layers", 1},
+                                 {"weight", 1.0}, {"scale", 1.0}, {"weights_file", "member-0.pt"}}}}};
+  e = test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); });
+  EXPECT_NE(e.find("\"join\" must be a string"), std::string::npos) << e;
 }
 
 }  // namespace

@@ -225,3 +225,24 @@ TEST(NpzReader, ReadsFromABorrowedBuffer) {
     EXPECT_EQ(e.file(), "cut.npz");
   }
 }
+
+// A fuzz regression (fuzz/corpus/npz_partial/regress-zero-width-rows.npz):
+// 'a' claims 2^60 rows of shape (0,), so it holds no bytes and opens; streaming
+// it in chunks of a few rows never finished, and a range of its rows was
+// listed row by row first.
+TEST(NpzReader, ZeroWidthRowsStreamAsOneChunk) {
+  const NpzReader r = NpzReader::from_memory("z.npz", test::fuzz_input("npz_partial", "regress-zero-width-rows.npz"));
+  const int64_t n = int64_t(1) << 60;
+  ASSERT_EQ(r.header("a").shape, (std::vector<int64_t>{n, 0}));
+  int calls = 0;
+  r.for_each_chunk("a", 3, [&](int64_t first, const NpyArray& chunk) {
+    EXPECT_EQ(first, 0);
+    EXPECT_EQ(chunk.shape(), (std::vector<int64_t>{n, 0}));
+    ++calls;
+  });
+  EXPECT_EQ(calls, 1);
+  const NpyArray all = r.read_rows("a", 0, n);
+  EXPECT_EQ(all.shape(), (std::vector<int64_t>{n, 0}));
+  EXPECT_EQ(all.nbytes(), 0u);
+  EXPECT_EQ(r.read_rows("a", std::vector<int64_t>{n - 1, 0}).shape(), (std::vector<int64_t>{2, 0}));
+}

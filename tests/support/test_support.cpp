@@ -26,6 +26,12 @@ std::string shared_data(const std::string& name) {
   return p;
 }
 
+std::vector<uint8_t> fuzz_input(const std::string& target, const std::string& name) {
+  const std::string p = std::string(FASTSLOW_FUZZ_CORPUS) + "/" + target + "/" + name;
+  if (!fs::exists(p)) throw std::runtime_error("fuzz regression input missing: " + p);
+  return read_bytes(p);
+}
+
 TempDir::TempDir() {
   // ctest runs test processes in parallel: retry until the name is ours.
   static std::atomic<int> counter{0};

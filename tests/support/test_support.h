@@ -54,6 +54,8 @@ std::vector<uint8_t> npz_bomb(const std::vector<uint8_t>& base, const std::strin
                               const std::vector<int64_t>& shape);
 
 std::vector<uint8_t> read_bytes(const std::string& path);
+// A fuzz regression input: fuzz/corpus/TARGET/NAME, also a seed of that fuzzer.
+std::vector<uint8_t> fuzz_input(const std::string& target, const std::string& name);
 // Files beside `path` whose names start with its name + ".tmp" (what an
 // atomic writer leaves when it fails to clean up).
 std::vector<std::string> temp_files_beside(const std::string& path);

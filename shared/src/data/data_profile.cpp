@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 
 #include "fastslow/error.h"
@@ -67,13 +68,63 @@ const nlohmann::json& need(const nlohmann::json& j, const char* key, const std::
   return j.at(key);
 }
 
+[[noreturn]] void wrong_type(const char* key, const std::string& what) {
+  throw Error(what, "", std::string("training-data profile: \"") + key + "\" has the wrong type");
+}
+
+std::string string_of(const nlohmann::json& j, const char* key, const std::string& what) {
+  const nlohmann::json& v = need(j, key, what);
+  if (!v.is_string()) wrong_type(key, what);
+  return v.get<std::string>();
+}
+
+// One number as T. nlohmann's get<T> converts any number with a plain cast:
+// a double outside an integer type's range is undefined behaviour, an
+// integer outside it wraps, so the range is checked here first. Integer
+// types take integers (written either way, 3 or 3.0); float takes finite
+// numbers within float's range.
+template <class T>
+T number_of(const nlohmann::json& v, const char* key, const std::string& what) {
+  if constexpr (std::is_integral_v<T>) {
+    constexpr T lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    if (v.is_number_unsigned()) {
+      if (v.get<uint64_t>() <= static_cast<uint64_t>(hi)) return static_cast<T>(v.get<uint64_t>());
+    } else if (v.is_number_integer()) {
+      const int64_t x = v.get<int64_t>();
+      if (x >= lo && x <= hi) return static_cast<T>(x);
+    } else if (v.is_number_float()) {
+      // 2^63 is exactly representable; int64's max is not, so compare with < bound.
+      const double x = v.get<double>(), below = -std::ldexp(1.0, std::numeric_limits<T>::digits),
+                   above = std::ldexp(1.0, std::numeric_limits<T>::digits);
+      if (x == std::floor(x) && x >= below && x < above) return static_cast<T>(x);
+    }
+  } else {
+    if (v.is_number()) {
+      const double x = v.get<double>();
+      if (std::isfinite(x) && std::fabs(x) <= std::numeric_limits<T>::max()) return static_cast<T>(x);
+    }
+  }
+  throw Error(what, "", std::string("training-data profile: \"") + key + "\" holds " + v.dump() +
+                            (std::is_integral_v<T> ? ", not an integer in range" : ", not a finite number in range"));
+}
+
 template <class T>
 T get(const nlohmann::json& j, const char* key, const std::string& what) {
-  try {
-    return need(j, key, what).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw Error(what, "", std::string("training-data profile: \"") + key + "\" has the wrong type");
-  }
+  return number_of<T>(need(j, key, what), key, what);
+}
+
+template <class T>
+std::vector<T> numbers(const nlohmann::json& v, const char* key, const std::string& what) {
+  if (!v.is_array()) wrong_type(key, what);
+  std::vector<T> out;
+  out.reserve(v.size());
+  for (const nlohmann::json& x : v) out.push_back(number_of<T>(x, key, what));
+  return out;
+}
+
+template <class T>
+std::vector<T> get_numbers(const nlohmann::json& j, const char* key, const std::string& what) {
+  return numbers<T>(need(j, key, what), key, what);
 }
 
 }  // namespace
@@ -198,29 +249,31 @@ DataProfile DataProfile::from_json(const std::string& text, const std::string& w
   if (version != kVersion)
     throw Error(what, "", "training-data profile version " + std::to_string(version) + "; this build reads version " + std::to_string(kVersion));
   DataProfile p;
-  const std::string kind = get<std::string>(j, "kind", what);
+  const std::string kind = string_of(j, "kind", what);
   if (kind != "tile" && kind != "layout") throw Error(what, "", "training-data profile: unknown kind '" + kind + "'");
   p.kind = kind == "tile" ? GraphKind::Tile : GraphKind::Layout;
-  p.origin = get<std::string>(j, "origin", what);
-  p.source = get<std::string>(j, "source", what);
+  p.origin = string_of(j, "origin", what);
+  p.source = string_of(j, "source", what);
   p.graphs = get<int64_t>(j, "graphs", what);
-  const auto nodes = get<std::vector<int64_t>>(j, "nodes", what);
-  p.node_min = get<std::vector<float>>(j, "node_min", what);
-  p.node_max = get<std::vector<float>>(j, "node_max", what);
-  p.opcodes = get<std::vector<int32_t>>(j, "opcodes", what);
+  const auto nodes = get_numbers<int64_t>(j, "nodes", what);
+  p.node_min = get_numbers<float>(j, "node_min", what);
+  p.node_max = get_numbers<float>(j, "node_max", what);
+  p.opcodes = get_numbers<int32_t>(j, "opcodes", what);
   if (nodes.size() != 2 || p.graphs < 1 || p.node_min.size() != p.node_max.size())
     throw Error(what, "", "training-data profile: inconsistent graph count, node range or feature ranges");
   p.min_nodes = nodes[0];
   p.max_nodes = nodes[1];
   if (p.kind == GraphKind::Layout) {
-    const auto cn = get<std::vector<int64_t>>(j, "config_nodes", what);
+    const auto cn = get_numbers<int64_t>(j, "config_nodes", what);
     if (cn.size() != 2) throw Error(what, "", "training-data profile: config_nodes must be [min, max]");
     p.min_config_nodes = cn[0];
     p.max_config_nodes = cn[1];
-    p.layout_values = get<std::vector<std::vector<int32_t>>>(j, "layout_values", what);
+    const nlohmann::json& values = need(j, "layout_values", what);
+    if (!values.is_array()) wrong_type("layout_values", what);
+    for (const nlohmann::json& column : values) p.layout_values.push_back(numbers<int32_t>(column, "layout_values", what));
   } else {
-    p.config_min = get<std::vector<float>>(j, "config_min", what);
-    p.config_max = get<std::vector<float>>(j, "config_max", what);
+    p.config_min = get_numbers<float>(j, "config_min", what);
+    p.config_max = get_numbers<float>(j, "config_max", what);
     if (p.config_min.size() != p.config_max.size())
       throw Error(what, "", "training-data profile: config_min and config_max differ in length");
   }

@@ -180,6 +180,13 @@ LayoutGraph load_layout_graph(const NpzReader& npz, const LoadOptions& options) 
   const NpyHeader& cf = L.shaped("node_config_feat", "layout", {-1, ids.shape[0], -1});
   g.num_configs = cf.shape[0];
   g.config_feat_width = cf.shape[2];
+  // With no configs the array holds no bytes whatever its other dims, so the
+  // header alone bounds them only when there are configs; every reader sizes
+  // a config row (configurable nodes x width floats) by them.
+  int64_t row = 0;
+  if (__builtin_mul_overflow(ids.shape[0], g.config_feat_width, &row) || row > (int64_t(1) << 58))
+    L.fail("node_config_feat", "shape " + shape_str(cf.shape) + ": a config row of " + std::to_string(ids.shape[0]) +
+                                   " x " + std::to_string(g.config_feat_width) + " values is too large");
   L.shaped("config_runtime", "layout", {g.num_configs});
   std::vector<Loader::Kept> kept = {{"node_feat", 4},       {"node_opcode", 4, true}, {"edge_index", 8},
                                     {"node_config_ids", 8}, {"config_runtime", 8},    {"node_splits", 8}};

@@ -187,6 +187,13 @@ NpyArray NpzReader::read_rows(std::string_view name, int64_t begin, int64_t end)
   if (begin < 0 || end < begin || end > a.header.rows())
     throw Error(file(), a.name, "rows [" + std::to_string(begin) + ", " + std::to_string(end) +
                                     ") out of range for " + std::to_string(a.header.rows()) + " rows");
+  if (a.header.row_bytes() == 0) {
+    // Rows of no bytes: nothing to read, and the header may claim 2^60 of
+    // them, too many to list one by one.
+    std::vector<int64_t> shape = a.header.shape;
+    shape[0] = end - begin;
+    return NpyArray(a.header.dtype, std::move(shape));
+  }
   check_rows(a, static_cast<uint64_t>(end - begin));
   std::vector<int64_t> rows(static_cast<size_t>(end - begin));
   std::iota(rows.begin(), rows.end(), begin);
@@ -216,6 +223,9 @@ void NpzReader::for_each_chunk(std::string_view name, int64_t chunk_rows,
   // convert it, to float32 say): at least one row, which must fit the budget.
   const uint64_t cap = std::min(kMaxChunkBytes, memory_budget() / 4);
   if (rb > 0) chunk_rows = std::min<int64_t>(chunk_rows, static_cast<int64_t>(std::max<uint64_t>(1, cap / rb)));
+  // Rows of no bytes hold nothing, so all of them make one chunk: the header
+  // may claim 2^60 of them, and a chunk of a few each would never finish.
+  if (n > 0 && rb == 0) chunk_rows = n;
   const uint64_t chunk_bytes = saturating_mul(
       std::min<uint64_t>(static_cast<uint64_t>(std::max<int64_t>(n, 0)), static_cast<uint64_t>(chunk_rows)), rb);
   if (a.header.fortran_order) {

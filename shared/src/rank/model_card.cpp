@@ -32,6 +32,12 @@ std::string string_field(const nlohmann::json& j, const char* key, const std::st
   return v.get<std::string>();
 }
 
+// An optional string field. (json::value would throw nlohmann's type_error,
+// not Error, on a field of another type.)
+std::string string_field_or(const nlohmann::json& j, const char* key, const char* fallback, const std::string& what) {
+  return j.contains(key) ? string_field(j, key, what) : fallback;
+}
+
 double number_field(const nlohmann::json& j, const char* key, const std::string& what) {
   const nlohmann::json& v = field(j, key, what);
   if (!v.is_number() || !std::isfinite(v.get<double>()))
@@ -59,7 +65,7 @@ ModelCard::Ensemble parse_ensemble(const nlohmann::json& e, const std::string& w
     ModelCard::EnsembleMember x;
     x.run = string_field(m, "run", what);
     x.model = string_field(m, "model", what);
-    x.join = m.value("join", "early");
+    x.join = string_field_or(m, "join", "early", what);
     x.hidden = int_field(m, "hidden", what, 1);
     x.layers = int_field(m, "layers", what, 0);
     x.parameters = m.contains("parameters") ? int_field(m, "parameters", what, 0) : 0;
@@ -83,7 +89,8 @@ ModelCard::Ensemble parse_ensemble(const nlohmann::json& e, const std::string& w
 
 ModelCard ModelCard::from_json(const std::string& text, const std::string& what) {
   const nlohmann::json j = parse_json_text(text, what, "not a JSON model card");
-  if (!j.is_object() || j.value("format", "") != "fastslow-model")
+  const auto format = j.find("format");  // end() unless j is an object holding it
+  if (format == j.end() || !format->is_string() || format->get<std::string>() != "fastslow-model")
     throw Error(what, "", "not a fastslow model card (expected \"format\": \"fastslow-model\")");
   const int64_t version = int_field(j, "format_version", what, 1);
   if (version != kFormatVersion)
@@ -95,7 +102,7 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
   c.kind = kind == "tile" ? GraphKind::Tile : GraphKind::Layout;
   const nlohmann::json& m = field(j, "model", what);
   c.model = string_field(m, "name", what);
-  c.join = m.value("join", "early");
+  c.join = string_field_or(m, "join", "early", what);
   c.hidden = int_field(m, "hidden", what, 1);
   c.layers = int_field(m, "layers", what, 0);
   c.opcode_vocab = int_field(m, "opcode_vocab", what, 1);

@@ -1,0 +1,35 @@
+// Graph loading and validation as `fastslow info` and the page do them:
+// load_graph (tile or layout, with and without layout config features),
+// validate and require_valid, and graph_info (config features streamed,
+// de-duplication, runtime statistics) with its JSON and text.
+#include "fastslow/graph/graph.h"
+#include "fastslow/graph/graph_info.h"
+#include "fastslow/graph/validate.h"
+#include "fastslow/io/byte_source.h"
+#include "fuzz_support.h"
+
+using namespace fastslow;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  fuzz::accepts([&] {
+    const NpzReader npz(memory_view_source("fuzz.npz", data, size));
+    fuzz::accepts([&] {
+      const Graph g = load_graph(npz);
+      const std::vector<Problem> problems = validate(g);
+      const bool valid = fuzz::accepts([&] { require_valid(g); });
+      FUZZ_CHECK(valid == !has_errors(problems));
+    });
+    fuzz::accepts([&] {
+      LoadOptions options;
+      options.config_features = false;
+      (void)validate(load_graph(npz, options));
+    });
+    fuzz::accepts([&] {
+      GraphContents contents;
+      const GraphInfo info = graph_info(npz, &contents);
+      (void)graph_info_json(info);
+      (void)graph_info_text(info);
+    });
+  });
+  return 0;
+}
