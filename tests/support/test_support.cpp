@@ -241,20 +241,25 @@ std::vector<uint8_t> npz_bomb(const std::vector<uint8_t>& base, const std::strin
     }
     return x;
   };
+  // The fields the local and the central header share, from "version
+  // needed" to the extra field's length.
+  auto shared_fields = [&](Bytes& b, const BombEntry& e, const Bytes& extra) {
+    put16(b, zip64(e) ? 45 : 20);
+    put16(b, 0);
+    put16(b, e.method);
+    put16(b, 0);
+    put16(b, 0x21);
+    put32(b, e.crc);
+    put32(b, zip64(e) ? 0xffffffffu : e.data.size());
+    put32(b, zip64(e) ? 0xffffffffu : e.size);
+    put16(b, e.name.size());
+    put16(b, extra.size());
+  };
   for (const BombEntry& e : entries) {
     offsets.push_back(out.size());
     const Bytes extra = extra_of(e);
     put32(out, 0x04034b50);
-    put16(out, zip64(e) ? 45 : 20);
-    put16(out, 0);
-    put16(out, e.method);
-    put16(out, 0);
-    put16(out, 0x21);
-    put32(out, e.crc);
-    put32(out, zip64(e) ? 0xffffffffu : e.data.size());
-    put32(out, zip64(e) ? 0xffffffffu : e.size);
-    put16(out, e.name.size());
-    put16(out, extra.size());
+    shared_fields(out, e, extra);
     out.insert(out.end(), e.name.begin(), e.name.end());
     out.insert(out.end(), extra.begin(), extra.end());
     out.insert(out.end(), e.data.begin(), e.data.end());
@@ -265,16 +270,7 @@ std::vector<uint8_t> npz_bomb(const std::vector<uint8_t>& base, const std::strin
     const Bytes extra = extra_of(e);
     put32(out, 0x02014b50);
     put16(out, 45);
-    put16(out, zip64(e) ? 45 : 20);
-    put16(out, 0);
-    put16(out, e.method);
-    put16(out, 0);
-    put16(out, 0x21);
-    put32(out, e.crc);
-    put32(out, zip64(e) ? 0xffffffffu : e.data.size());
-    put32(out, zip64(e) ? 0xffffffffu : e.size);
-    put16(out, e.name.size());
-    put16(out, extra.size());
+    shared_fields(out, e, extra);
     put16(out, 0);
     put16(out, 0);
     put16(out, 0);
