@@ -4,8 +4,10 @@ run again only to change them). Small on purpose: a few valid inputs of each
 shape the readers meet (numpy's own archives, stored and deflated, zip64,
 big-endian, Fortran-ordered, f16, bool, 0-d and empty arrays; tile and
 layout graphs; model cards; submission CSVs) and a few broken ones.
-model_card/real_layout_focus_trimmed.json is not written here: it is the
-card `scripts/run.sh` exported for its demo model, cut to 6 node columns.
+Not written here: model_card/real_layout_focus_trimmed.json (the card
+`scripts/run.sh` exported for its demo model, cut to 6 node columns) and the
+regress-* files (inputs that crashed a fuzzer, kept as seeds and read by the
+GoogleTest regression tests through test::fuzz_input).
 
 Usage: /usr/bin/python3 fuzz/make_seeds.py   (Debian python3-numpy)
 """

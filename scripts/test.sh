@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The test command: sets up what is missing, builds both presets (native and
-# wasm) and runs every suite. Prints one summary line; exits non-zero on any
-# failure. Usage: scripts/test.sh [--no-setup]
+# The test command: sets up what is missing, builds the presets (native, wasm
+# and fuzz), runs every suite, then every fuzz target for a bounded time.
+# Prints one summary line; exits non-zero on any failure.
+# Usage: scripts/test.sh [--no-setup]
+#   FASTSLOW_FUZZ_SECONDS: seconds per fuzz target (default 20; 0 skips fuzzing)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs
@@ -20,7 +22,7 @@ if [ "${1:-}" != "--no-setup" ]; then
 fi
 mkdir -p "$LOG"
 
-for preset in native wasm; do
+for preset in native wasm fuzz; do
   step "build ($preset)"
   cmake --preset "$preset" >"$LOG/configure-$preset.log" 2>&1 \
     || { cat "$LOG/configure-$preset.log"; die "configure ($preset) failed"; }
@@ -65,6 +67,24 @@ j_pass=$(grep -oE '^# pass [0-9]+' "$LOG/web-tests.log" | grep -oE '[0-9]+')
 j_fail=$(grep -oE '^# fail [0-9]+' "$LOG/web-tests.log" | grep -oE '[0-9]+')
 passed=$((passed + ${j_pass:-0})); failed=$((failed + ${j_fail:-0}))
 if [ $rc != 0 ] && [ "${j_fail:-0}" = 0 ]; then problems+=("web: node --test exited $rc"); failed=$((failed + 1)); fi
+
+# Fuzzing: each target from its seeds (the regression inputs among them) for a
+# bounded time; a crash, sanitizer report, leak, slow input or allocation over
+# the budget fails that target (scripts/fuzz.sh names the input it kept).
+FUZZ_SECONDS=${FASTSLOW_FUZZ_SECONDS:-20}
+if [ "$FUZZ_SECONDS" != 0 ]; then
+  step "fuzz ($FUZZ_SECONDS s per target)"
+  FASTSLOW_JOBS=$JOBS bash scripts/fuzz.sh all "$FUZZ_SECONDS" >"$LOG/fuzz.log" 2>&1
+  rc=$?
+  grep '^fuzz: ' "$LOG/fuzz.log"
+  f_pass=$(grep -cE '^fuzz: [a-z_]+ +ok ' "$LOG/fuzz.log")
+  f_fail=$(grep -cE '^fuzz: [a-z_]+ +FAIL ' "$LOG/fuzz.log")
+  passed=$((passed + f_pass)); failed=$((failed + f_fail))
+  [ "$f_fail" = 0 ] || problems+=("fuzz: $f_fail targets with findings (inputs under build/fuzz/findings/)")
+  if [ $rc != 0 ] && [ "$f_fail" = 0 ]; then
+    tail -20 "$LOG/fuzz.log"; problems+=("fuzz: scripts/fuzz.sh exited $rc"); failed=$((failed + 1))
+  fi
+fi
 
 echo
 for p in "${problems[@]}"; do echo "problem: $p"; done
