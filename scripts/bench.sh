@@ -14,6 +14,8 @@
 #               the default model against the Pareto fronts in the page (bench/search_bench.py;
 #               extra args: --parts 1,4,real, --trials, --steps, --seeds); real: per-program
 #               studies on the real AlexNet and unet3d, held-out score of the best trial
+#   ddp         data-parallel training: configs/s of 1 and 2 processes (1 thread each) on generated small
+#               layout:xla:random, the all-reduce share (bench/ddp_bench.py; extra args: --steps, --epochs)
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
 #   ensemble-page  exported 5-member ensemble vs one member, ONNX Runtime Web (bench/ensemble_bench.mjs)
 #   explorer    the page in headless Chromium: open, frame, rank   (bench/explorer_bench.mjs)
@@ -37,6 +39,9 @@ case $what in
   ensemble)
     cmake --build --preset native --target fastslow
     /usr/bin/python3 bench/ensemble_bench.py build/native $work/ensemble "$@" ;;
+  ddp)
+    cmake --build --preset native --target fastslow
+    /usr/bin/python3 bench/ddp_bench.py build/native $work/ddp "$@" ;;
   search)
     # Part 4 times exported models in the page's engine: the wasm core too.
     export NODE_PATH=/usr/share/nodejs

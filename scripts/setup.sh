@@ -19,6 +19,7 @@ PKGS=(
   zlib1g-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev googletest               # native tests; googletest's sources for the wasm tests
   libtorch-dev libopenblas0-pthread     # the trainer (OpenBLAS: 47x faster matmul than reference BLAS)
+  libgloo-dev                           # data-parallel training: gloo's headers for LibTorch's ProcessGroupGloo
   libeigen3-dev                         # ridge baseline
   libonnx-dev                           # ONNX export and its checker
   libpagmo-dev libtomlplusplus-dev      # search: NSGA-II and hypervolume; the study file (TOML)

@@ -7,10 +7,13 @@
 #include <string>
 
 #include "commands.h"
+#include "launch.h"
 #include "progress.h"
 #include "fastslow/data/collection.h"
 #include "models/registry.h"
 #include "fastslow/error.h"
+#include "train/dist_env.h"
+#include "train/gloo_sync.h"
 #include "train/many_runs.h"
 #include "train/trainer.h"
 
@@ -34,6 +37,8 @@ Command add_train_command(CLI::App& app) {
     int folds = 0, seeds = 0;
     std::optional<int> fold;
     bool train_on_valid = false;
+    int nproc = 1;
+    int dist_timeout = 60;
   };
   auto many = std::make_shared<Many>();
   CLI::App* sub = app.add_subcommand(
@@ -108,8 +113,39 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--threads", o->threads, "CPU threads (0 = LibTorch's default)")->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of initialisation and sampling")->capture_default_str();
   sub->add_flag("--resume", *resume, "continue the run in --out (only --epochs may change)");
+  sub->add_option("--nproc", many->nproc,
+                  "data-parallel: N worker processes on this machine, each step N graphs (one per process), "
+                  "gradients averaged; several machines: start every process with torchrun's variables (RANK, "
+                  "WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT) instead")
+      ->check(CLI::Range(1, 1024))->capture_default_str();
+  sub->add_option("--graphs-per-step", o->graphs_per_step,
+                  "graphs whose gradients a step averages: the processes times the graphs each accumulates "
+                  "(default: the number of processes); a run resumes in any number of processes dividing it");
+  sub->add_option("--dist-timeout", many->dist_timeout,
+                  "data-parallel: seconds to wait for a silent process before stopping with an error")
+      ->check(CLI::Range(1, 86400))->capture_default_str();
 
   return {sub, [o, resume, many] {
+            const std::optional<train::DistEnv> dist = train::DistEnv::from_environment();
+            if (many->nproc > 1) {
+              if (dist)
+                throw Error("--nproc with WORLD_SIZE set: a launcher has started this process already; leave "
+                            "--nproc out");
+              if (many->folds > 0 || many->seeds > 0)
+                throw Error("--nproc with --folds or --seeds: train one run per command in several processes, "
+                            "or the members one after another in one");
+              return launch_local(many->nproc, command_without_nproc(), many->dist_timeout + 10);
+            }
+            std::shared_ptr<train::GradientSync> sync;
+            if (dist) {
+              if (many->folds > 0 || many->seeds > 0 || (*resume && train::is_many(o->out)))
+                throw Error("data-parallel runs (WORLD_SIZE " + std::to_string(dist->world_size) +
+                            ") train one run: leave --folds and --seeds out");
+              if (!*resume && !o->graphs_per_step) o->graphs_per_step = dist->world_size;
+              sync = train::connect_gloo(*dist, std::chrono::seconds(many->dist_timeout));
+            }
+            // Only rank 0 talks: the others' progress is the same steps.
+            const bool quiet = dist && dist->rank != 0;
             install_interrupt_handler();
             std::unique_ptr<ProgressBar> bar;
             double loss_avg = 0;
@@ -117,11 +153,15 @@ Command add_train_command(CLI::App& app) {
             hooks.stop = [] { return interrupted(); };
             hooks.message = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
             hooks.prepare = cache_progress();
+            if (quiet) {
+              hooks.message = nullptr;
+              hooks.prepare = nullptr;
+            }
             hooks.epoch_begin = [&](int64_t epoch, int64_t epochs, int64_t steps) {
               char label[48];
               std::snprintf(label, sizeof label, "epoch %lld/%lld", static_cast<long long>(epoch + 1),
                             static_cast<long long>(epochs));
-              bar = std::make_unique<ProgressBar>(label, static_cast<size_t>(steps), "steps");
+              if (!quiet) bar = std::make_unique<ProgressBar>(label, static_cast<size_t>(steps), "steps");
               loss_avg = 0;
             };
             hooks.step = [&](const train::StepInfo& s) {
@@ -131,15 +171,17 @@ Command add_train_command(CLI::App& app) {
               if (bar) bar->update(static_cast<size_t>(s.step + 1), note);
             };
             hooks.validate = [&](size_t done, size_t total, const std::string& graph) {
+              if (quiet) return;
               if (done == 0) {
                 if (bar) bar->finish();
                 bar = std::make_unique<ProgressBar>("validate", total, "graphs");
                 return;
               }
-              bar->update(done, graph);
+              if (bar) bar->update(done, graph);
             };
             hooks.epoch_end = [&](const nlohmann::json& l) {
               if (bar) bar->finish();
+              if (quiet) return;
               const auto& v = l["valid"];
               const bool before = l["epoch"].get<int64_t>() < 0;  // a per-program run's wide table alone
               std::fprintf(stderr,
@@ -206,7 +248,10 @@ Command add_train_command(CLI::App& app) {
                 }
               }
             } else {
-              r = *resume ? train::resume(o->out, o->epochs, hooks) : train::train(*o, hooks);
+              r = *resume ? train::resume(o->out, o->epochs, hooks, {}, sync) : train::train(*o, hooks, {}, sync);
+              if (sync && !quiet && sync->reduce_seconds() > 0)
+                std::fprintf(stderr, "data-parallel: %d processes, %.2f s in the gradient all-reduce\n",
+                             sync->world_size(), sync->reduce_seconds());
             }
             if (r.reason == train::StopReason::Diverged) {
               if (bar) bar->finish();
@@ -214,10 +259,12 @@ Command add_train_command(CLI::App& app) {
               return 2;
             }
             if (r.interrupted()) {
-              std::fprintf(stderr, "\ninterrupted: state saved; continue with: fastslow train --resume --out %s\n",
-                           o->out.c_str());
+              if (!quiet)
+                std::fprintf(stderr, "\ninterrupted: state saved; continue with: fastslow train --resume --out %s\n",
+                             o->out.c_str());
               return 130;
             }
+            if (quiet) return 0;
             if (!is_many)
               std::fprintf(stderr, "done (%s): best validation score %.4f at epoch %lld; model in %s/best.pt\n",
                            train::stop_reason_name(r.reason), r.best_score, static_cast<long long>(r.best_epoch + 1),

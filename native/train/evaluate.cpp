@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "fastslow/data/collection.h"
+#include "fastslow/error.h"
 #include "fastslow/rank/metrics_json.h"
 
 namespace fastslow::train {
@@ -50,6 +51,43 @@ std::optional<std::vector<GraphResult>> evaluate_entries(
     if (after_each && !after_each(results.size(), entries.size(), e.cache.source)) return std::nullopt;
   }
   return results;
+}
+
+namespace {
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+double number_or_nan(const nlohmann::json& j) { return j.is_null() ? std::nan("") : j.get<double>(); }
+
+}  // namespace
+
+nlohmann::json graph_result_json(const GraphResult& r, size_t index) {
+  const GraphMetrics& m = r.metrics;
+  return {{"index", index},
+          {"graph", r.graph},
+          {"ranking", r.ranking},
+          {"metrics",
+           {m.configs, number_or_null(m.kendall), number_or_null(m.opa), number_or_null(m.top1), number_or_null(m.top5),
+            number_or_null(m.top10), number_or_null(m.tile_score)}}};
+}
+
+GraphResult graph_result_from_json(const nlohmann::json& j, size_t& index) {
+  try {
+    GraphResult r;
+    index = j.at("index").get<size_t>();
+    r.graph = j.at("graph").get<std::string>();
+    r.ranking = j.at("ranking").get<std::vector<int64_t>>();
+    const nlohmann::json& m = j.at("metrics");
+    r.metrics.configs = m.at(0).get<int64_t>();
+    r.metrics.kendall = number_or_nan(m.at(1));
+    r.metrics.opa = number_or_nan(m.at(2));
+    r.metrics.top1 = number_or_nan(m.at(3));
+    r.metrics.top5 = number_or_nan(m.at(4));
+    r.metrics.top10 = number_or_nan(m.at(5));
+    r.metrics.tile_score = number_or_nan(m.at(6));
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("a validation result from another process is malformed: ") + e.what());
+  }
 }
 
 double collection_score(GraphKind kind, const std::vector<GraphResult>& results) {

@@ -44,6 +44,12 @@ std::optional<std::vector<GraphResult>> evaluate_entries(
     models::RankModelImpl& model, const std::vector<GraphEntry>& entries, const Normalizer& norm, int64_t chunk,
     const torch::Device& device, const std::function<bool(size_t, size_t, const std::string&)>& after_each = {});
 
+// One GraphResult and its index in the valid graphs as JSON, exactly (NaN
+// as null), and back: how the processes of a run exchange their shares of
+// a validation. from_json throws Error on a malformed object.
+nlohmann::json graph_result_json(const GraphResult& r, size_t index);
+GraphResult graph_result_from_json(const nlohmann::json& j, size_t& index);
+
 // {"split", "score", "mean": {...}, "graphs": [{graph, configs, kendall, opa,
 // top1_error, top5_error, top10_error, tile_score}]}, NaN as null: what
 // metrics.json and eval_<split>.json hold.

@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "train/callbacks.h"
@@ -28,6 +29,16 @@ class GradientSync {
   // The stop every process takes: any process's reason stops all of them
   // (the greatest, in StopReason's order, where they differ).
   virtual Verdict agree(Verdict local) { return local; }
+  // Makes `tensors` rank 0's everywhere (a run starts from one set of weights).
+  virtual void broadcast(const std::vector<torch::Tensor>& /*tensors*/) {}
+  // Every process's `local`, in rank order. Waits as long as the others are
+  // alive, however long they take (validation shares differ in length);
+  // throws Error when one stops answering for the timeout.
+  virtual std::vector<std::string> all_gather(const std::string& local) { return {local}; }
+  // The mean of `local` over the processes.
+  virtual double mean(double local) { return local; }
+  // Seconds spent in reduce() so far (the benchmark's all-reduce share).
+  virtual double reduce_seconds() const { return 0; }
 };
 
 // Whether to apply this step: its loss and gradient norm finite on every

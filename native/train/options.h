@@ -67,6 +67,11 @@ struct TrainOptions {
   // Left out: one visit per training graph, at least 200 (layout) or 50
   // (tile) steps; per-program: the training configs / configs_per_graph.
   std::optional<int64_t> steps_per_epoch;
+  // Graphs whose gradients one step averages: the processes of a
+  // data-parallel run times the graphs each accumulates. Default: the
+  // number of processes (1). A run resumes in any number of processes that
+  // divides it, the others accumulating the rest, so its steps do not change.
+  std::optional<int64_t> graphs_per_step;
   std::optional<double> lr;            // default: the model's (registry.h)
   std::optional<double> weight_decay;  // default 1e-4; 0 = none
   double warmup = 0.05;                // share of all steps

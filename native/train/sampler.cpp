@@ -106,13 +106,19 @@ Pick MixSampler::pick(int64_t epoch, int64_t step) {
 
 int64_t default_steps_per_epoch(const TrainOptions& o, const PreparedData& d) {
   if (o.steps_per_epoch) return *o.steps_per_epoch;
+  int64_t graphs = 0;
   if (d.per_program)
-    return std::max<int64_t>(10, static_cast<int64_t>(d.train.at(0).train_groups.size()) / *o.configs_per_graph);
-  return std::max<int64_t>(d.kind == GraphKind::Layout ? 200 : 50, static_cast<int64_t>(d.trainable().size()));
+    graphs = std::max<int64_t>(10, static_cast<int64_t>(d.train.at(0).train_groups.size()) / *o.configs_per_graph);
+  else
+    graphs = std::max<int64_t>(d.kind == GraphKind::Layout ? 200 : 50, static_cast<int64_t>(d.trainable().size()));
+  // A step of several graphs (processes, accumulation) covers that many visits.
+  const int64_t per_step = o.graphs_per_step.value_or(1);
+  return (graphs + per_step - 1) / per_step;
 }
 
 std::unique_ptr<Sampler> default_sampler(const TrainOptions& o, std::shared_ptr<const PreparedData> data) {
-  const int64_t steps = default_steps_per_epoch(o, *data);
+  // The sampler hands out picks; a step takes graphs_per_step of them.
+  const int64_t steps = default_steps_per_epoch(o, *data) * o.graphs_per_step.value_or(1);
   if (data->sources.size() > 1)
     return std::make_unique<MixSampler>(std::move(data), steps, *o.configs_per_graph, o.seed);
   return std::make_unique<EpochSampler>(std::move(data), steps, *o.configs_per_graph, o.seed);

@@ -72,12 +72,14 @@ class MixSampler : public Sampler {
 };
 
 // Steps per epoch when --steps-per-epoch is left out: per-program, one pass
-// over the training configs; collections, one visit per trainable graph,
+// over the training configs; collections, one visit per trainable graph
+// (divided by --graphs-per-step, rounded up, as a step visits that many),
 // and at least 200 steps for layout graphs (generated layout:xla:random
 // small: 500 steps 0.48, 6,000 steps 0.83 valid Kendall) or 50 for tile.
 int64_t default_steps_per_epoch(const TrainOptions& o, const PreparedData& data);
 // The sampler a run gets unless another is set: EpochSampler (MixSampler
-// for several sources) with the run's steps, configs per graph and seed.
+// for several sources) with the run's steps times its graphs per step
+// (one pick per graph), configs per graph and seed.
 std::unique_ptr<Sampler> default_sampler(const TrainOptions& o, std::shared_ptr<const PreparedData> data);
 
 // `count` distinct members of `pool` (all of it when count >= its size),

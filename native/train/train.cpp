@@ -49,16 +49,24 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
   program.scale.fill_(std::max(f.residual_sd, 1e-6));
 }
 
+// Every process of a data-parallel run prepares the data itself (the
+// cache's files are written under names of their own, then renamed) and
+// completes the options as rank 0 does; only rank 0 writes the header.
 TrainResult run_training(TrainOptions o, bool resuming, const TrainHooks& hooks,
-                         const std::vector<std::shared_ptr<Callback>>& extra) {
+                         const std::vector<std::shared_ptr<Callback>>& extra, std::shared_ptr<GradientSync> sync) {
   configure_process(o.threads);
-  const RunDir run(o.out);
+  const RunDir run(o.out, sync->rank() == 0);
   std::optional<Normalizer> norm;
   if (resuming) norm = Normalizer::from_json(run.read_json("stats.json"), run.file("stats.json"));
   auto data = std::make_shared<const PreparedData>(
       prepare(data_spec(o), pick_device(o.device), norm, hooks.prepare, hooks.message));
+  if (!resuming) complete_options(o, *data);
   write_run_header(run, o, *data);
-  return run_prepared(o, data, std::make_shared<GradientSync>(), hooks, extra);
+  return run_prepared(o, data, std::move(sync), hooks, extra);
+}
+
+std::shared_ptr<GradientSync> one_process(std::shared_ptr<GradientSync> sync) {
+  return sync ? std::move(sync) : std::make_shared<GradientSync>();
 }
 
 }  // namespace
@@ -132,13 +140,17 @@ DataSpec data_spec(const TrainOptions& o) {
   return s;
 }
 
+void complete_options(TrainOptions& o, const PreparedData& data) {
+  o.config_feat_width = data.config_width();
+  if (*o.wide == 1) o.wide_nodes = static_cast<int64_t>(data.train.front().cache.pruned.config_positions.size());
+  o.tile_features = data.norm.tile_features ? 1 : 0;
+}
+
 void write_run_header(const RunDir& run, TrainOptions& o, const PreparedData& data) {
   if (!run.has("config.json")) {
     run.write_json("stats.json", data.norm.to_json());
     // config.json is written once, complete with what the data decided.
-    o.config_feat_width = data.config_width();
-    if (*o.wide == 1) o.wide_nodes = static_cast<int64_t>(data.train.front().cache.pruned.config_positions.size());
-    o.tile_features = data.norm.tile_features ? 1 : 0;
+    complete_options(o, data);
     run.write_json("config.json", o.to_json());
   }
   if (!run.has("profile.json")) write_profile(run, o, data);
@@ -188,19 +200,24 @@ TrainOptions resolve_options(TrainOptions o) {
   return o;
 }
 
-TrainResult train(TrainOptions o, const TrainHooks& hooks, const std::vector<std::shared_ptr<Callback>>& extra) {
+TrainResult train(TrainOptions o, const TrainHooks& hooks, const std::vector<std::shared_ptr<Callback>>& extra,
+                  std::shared_ptr<GradientSync> sync) {
+  sync = one_process(std::move(sync));
   if (o.out.empty()) throw Error("--out: no run folder given");
-  const RunDir run(o.out);
+  const RunDir run(o.out, sync->rank() == 0);
   if (run.has("config.json"))
     throw Error(o.out, "", "already holds a run; continue it with --resume or choose another --out");
+  // Every process has looked before rank 0 writes anything.
+  sync->all_gather("");
   o = resolve_options(std::move(o));
   run.create();
-  return run_training(o, false, hooks, extra);
+  return run_training(o, false, hooks, extra, std::move(sync));
 }
 
 TrainResult resume(const std::string& path, std::optional<int64_t> epochs, const TrainHooks& hooks,
-                   const std::vector<std::shared_ptr<Callback>>& extra) {
-  const RunDir run(path);
+                   const std::vector<std::shared_ptr<Callback>>& extra, std::shared_ptr<GradientSync> sync) {
+  sync = one_process(std::move(sync));
+  const RunDir run(path, sync->rank() == 0);
   TrainOptions o = TrainOptions::from_json(run.read_json("config.json"), run.file("config.json"));
   o.out = path;
   o.require_resolved(run.file("config.json"));
@@ -209,7 +226,7 @@ TrainResult resume(const std::string& path, std::optional<int64_t> epochs, const
     o.apply_defaults();  // checks the new value as a fresh run's
     run.write_json("config.json", o.to_json());
   }
-  return run_training(o, true, hooks, extra);
+  return run_training(o, true, hooks, extra, std::move(sync));
 }
 
 }  // namespace fastslow::train

@@ -64,17 +64,46 @@ TrainResult Trainer::finish(StopReason reason, std::string message) {
   return r;
 }
 
+std::optional<std::vector<GraphResult>> Trainer::validate_shared(Verdict& stop) {
+  const size_t world = static_cast<size_t>(sync_->world_size()), rank = static_cast<size_t>(sync_->rank());
+  std::vector<size_t> mine;
+  for (size_t i = rank; i < data_->valid.size(); i += world) mine.push_back(i);
+  for (auto& c : callbacks_) c->on_validation_progress(0, mine.size(), "");
+  std::vector<GraphResult> local;
+  for (size_t i : mine) {
+    local.push_back(evaluate_entry(*model_, data_->valid[i], data_->norm, *o_.eval_chunk, device_));
+    Verdict v;
+    for (auto& c : callbacks_) {
+      const Verdict cv = c->on_validation_progress(local.size(), mine.size(), data_->valid[i].cache.source);
+      if (cv && !v) v = cv;
+    }
+    // One process may stop between graphs; several finish the validation
+    // (their shares differ in length) and agree on stopping after it.
+    if (world == 1 && v) {
+      stop = v;
+      return std::nullopt;
+    }
+  }
+  if (world == 1) return local;
+  nlohmann::json mine_json = nlohmann::json::array();
+  for (size_t k = 0; k < mine.size(); ++k)
+    mine_json.push_back(graph_result_json(local[k], mine[k]));
+  std::vector<GraphResult> all(data_->valid.size());
+  for (const std::string& part : sync_->all_gather(mine_json.dump())) {
+    for (const nlohmann::json& j : nlohmann::json::parse(part)) {
+      size_t index = 0;
+      GraphResult r = graph_result_from_json(j, index);
+      all.at(index) = std::move(r);
+    }
+  }
+  return all;
+}
+
 // Ranks the valid graphs, logs the epoch and keeps the best model; a
 // verdict when a callback stopped it between graphs.
 Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::steady_clock::time_point t0) {
   Verdict stop;
-  for (auto& c : callbacks_) c->on_validation_progress(0, data_->valid.size(), "");
-  const std::optional<std::vector<GraphResult>> results = evaluate_entries(
-      *model_, data_->valid, data_->norm, *o_.eval_chunk, device_,
-      [&](size_t done, size_t total, const std::string& graph) {
-        stop = ask([&](Callback& c) { return c.on_validation_progress(done, total, graph); });
-        return !stop;
-      });
+  const std::optional<std::vector<GraphResult>> results = validate_shared(stop);
   if (!results) {  // cut between graphs: a resume starts at this validation again
     save_state();
     return stop;
@@ -100,6 +129,13 @@ Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::st
                          {"seconds", seconds},
                          {"skipped_steps", at < 0 ? 0 : st_.skipped}};
   line["valid"] = metrics["mean"];
+  if (at >= 0) {
+    line["train_seconds"] = epoch_timing_.first;
+    if (sync_->world_size() > 1) {
+      line["processes"] = sync_->world_size();
+      line["allreduce_seconds"] = epoch_timing_.second;
+    }
+  }
   if (per_source) line["collections"] = per_source->per_source;
   // A final fit (--train-on-valid) validates on seen graphs: its last epoch is kept.
   const bool improved = o_.train_on_valid == 1 ? at >= 0 || st_.best_epoch < 0 : score > st_.best_score;
@@ -128,12 +164,23 @@ Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::st
 TrainResult Trainer::run() {
   if (!sampler_) sampler_ = default_sampler(o_, data_);
   if (!step_) step_ = std::make_unique<WholeGraphStep>(LossSpec::parse(o_.loss), device_);
-  steps_ = sampler_->steps_per_epoch();
+  graphs_per_step_ = o_.graphs_per_step.value_or(1);
+  const int64_t world = sync_->world_size();
+  if (graphs_per_step_ % world != 0)
+    throw Error(run_.file("config.json"), "",
+                "the run averages " + std::to_string(graphs_per_step_) + " graphs per step, which " +
+                    std::to_string(world) + " processes cannot share evenly: use a number of processes that divides it");
+  micro_ = graphs_per_step_ / world;
+  steps_ = sampler_->steps_per_epoch() / graphs_per_step_;
+  if (steps_ < 1) throw Error(run_.path(), "", "trainer: the sampler has fewer picks per epoch than graphs per step");
   total_steps_ = steps_ * *o_.epochs;
   warmup_steps_ = static_cast<int64_t>(o_.warmup * static_cast<double>(total_steps_));
   const std::vector<torch::Tensor> trained = model_->trained_parameters();
   opt_ = std::make_unique<torch::optim::AdamW>(trained, torch::optim::AdamWOptions(*o_.lr).weight_decay(*o_.weight_decay));
   const std::vector<torch::Tensor> params = model_->parameters();
+  // Every process is prepared (however long each took) before any looks
+  // for a state to resume or meets the others in a collective.
+  sync_->all_gather("");
   st_ = TrainState{};
   if (run_.has("state.json")) {
     st_ = TrainState::from_json(run_.read_json("state.json"), run_.file("state.json"));
@@ -141,6 +188,11 @@ TrainResult Trainer::run() {
     run_.truncate_log(st_.epoch);
     say("resuming at epoch " + std::to_string(st_.epoch + 1) + ", step " + std::to_string(st_.step));
   }
+  // Every process starts from rank 0's weights (a fresh model is the same
+  // everywhere already; this makes it so whatever the initialiser does).
+  std::vector<torch::Tensor> shared = params;
+  for (const torch::Tensor& b : model_->buffers()) shared.push_back(b);
+  sync_->broadcast(shared);
   if (validate_first_ && !st_.pre_validated) {
     const Verdict v = validate_and_log(-1, 0.0, std::chrono::steady_clock::now());
     if (v) return finish(*v);
@@ -153,16 +205,29 @@ TrainResult Trainer::run() {
     const int64_t epoch = st_.epoch;
     for (auto& c : callbacks_) c->on_epoch_begin(epoch, *o_.epochs, steps_);
     model_->train();
+    const double synced_before = sync_->reduce_seconds();
     for (; st_.step < steps_; ++st_.step) {
-      const Pick pick = sampler_->pick(epoch, st_.step);
       const double lr = cosine_lr(epoch * steps_ + st_.step, total_steps_, warmup_steps_, *o_.lr);
       set_lr(*opt_, lr);
       opt_->zero_grad();
-      const torch::Tensor loss = step_->forward_backward(*model_, *data_, pick);
+      // Global step s takes picks s*G .. s*G+G-1; this process the run of
+      // micro_ starting at its rank's place, so any split of G over
+      // processes sees the same graphs.
+      Pick pick;
+      double l = 0;
+      for (int64_t m = 0; m < micro_; ++m) {
+        pick = sampler_->pick(epoch, st_.step * graphs_per_step_ + sync_->rank() * micro_ + m);
+        l += step_->forward_backward(*model_, *data_, pick).item<double>();
+      }
+      if (micro_ > 1) {
+        torch::NoGradGuard no_grad;
+        for (const torch::Tensor& p : trained)
+          if (p.grad().defined()) p.mutable_grad().div_(static_cast<double>(micro_));
+        l /= static_cast<double>(micro_);
+      }
       sync_->reduce(trained);
       const double grad_norm =
           torch::nn::utils::clip_grad_norm_(params, o_.clip > 0 ? o_.clip : std::numeric_limits<double>::infinity());
-      const double l = loss.item<double>();
       if (!step_is_finite(*sync_, l, grad_norm)) {
         ++st_.skipped;
         if (++skipped_in_a_row > kMaxSkippedInARow)
@@ -180,7 +245,12 @@ TrainResult Trainer::run() {
         return finish(*v);
       }
     }
-    const double train_loss = st_.loss_sum / static_cast<double>(std::max<int64_t>(1, steps_ - st_.skipped));
+    const double train_loss =
+        sync_->mean(st_.loss_sum / static_cast<double>(std::max<int64_t>(1, steps_ - st_.skipped)));
+    // The steps' own time (a resumed epoch: since the resume) and, with
+    // several processes, the all-reduce's part of it.
+    epoch_timing_ = {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                     sync_->reduce_seconds() - synced_before};
     if (const Verdict v = validate_and_log(epoch, train_loss, t0)) return finish(*v);
   }
   return finish(StopReason::Finished);

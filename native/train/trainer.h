@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "models/model.h"
+#include "train/evaluate.h"
 #include "train/callbacks.h"
 #include "train/gradient_sync.h"
 #include "train/options.h"
@@ -82,19 +83,32 @@ class Trainer {
   std::vector<std::shared_ptr<Callback>> callbacks_;
   bool validate_first_ = false;
 
+  // Validation results of the valid graphs this process ranks (every
+  // world_size-th), gathered from all processes; nullopt when a callback
+  // cut it (one process only: with several, every graph is finished).
+  std::optional<std::vector<GraphResult>> validate_shared(Verdict& stop);
+
   std::unique_ptr<torch::optim::AdamW> opt_;
   TrainState st_;
   int64_t steps_ = 0, total_steps_ = 0, warmup_steps_ = 0;
+  // Each step averages the gradients of graphs_per_step graphs: this
+  // process's `micro_` in a row (accumulated), then the other processes'.
+  int64_t graphs_per_step_ = 1, micro_ = 1;
+  std::pair<double, double> epoch_timing_{0, 0};  // the last epoch's steps and all-reduce, seconds
 };
 
 // Fresh run: `options.out` must not hold a run yet. Resume: the options are
 // read from the run folder; only the epochs may be changed. `extra` watch
 // the run beside the hooks (and early stopping).
 // Both set this process's threads and allocator (process.h) from the options.
+// With `sync` (gloo_sync.h) the run is one process of a data-parallel run:
+// every process calls train() or resume() with the same arguments.
 TrainResult train(TrainOptions options, const TrainHooks& hooks = {},
-                  const std::vector<std::shared_ptr<Callback>>& extra = {});
+                  const std::vector<std::shared_ptr<Callback>>& extra = {},
+                  std::shared_ptr<GradientSync> sync = nullptr);
 TrainResult resume(const std::string& run, std::optional<int64_t> epochs = std::nullopt,
-                   const TrainHooks& hooks = {}, const std::vector<std::shared_ptr<Callback>>& extra = {});
+                   const TrainHooks& hooks = {}, const std::vector<std::shared_ptr<Callback>>& extra = {},
+                   std::shared_ptr<GradientSync> sync = nullptr);
 
 // A fresh run's options checked and completed: the kind from the data,
 // defaults applied, combinations that make no sense refused (Error), the
@@ -102,6 +116,9 @@ TrainResult resume(const std::string& run, std::optional<int64_t> epochs = std::
 // (many_runs.h) check every member's before the first trains.
 TrainOptions resolve_options(TrainOptions o);
 
+// The options a fresh run takes from its data: config width, wide nodes,
+// tiling features.
+void complete_options(TrainOptions& o, const PreparedData& data);
 // What a run folder holds before its first step: stats.json, config.json
 // (completed with what the data decided: config width, wide nodes, tiling
 // features) and profile.json. A folder with a config.json (a resumed run)

@@ -1,0 +1,260 @@
+#include "train/gloo_sync.h"
+
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "fastslow/error.h"
+
+namespace fastslow::train {
+
+namespace {
+
+constexpr int64_t kBucketElements = int64_t{1} << 20;  // 4 MB of float32
+constexpr auto kBeat = std::chrono::milliseconds(500);
+constexpr auto kPoll = std::chrono::milliseconds(10);
+
+std::string seconds_text(std::chrono::milliseconds t) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(t).count()) + " s";
+}
+
+bool loopback(const std::string& addr) {
+  return addr == "localhost" || addr.rfind("127.", 0) == 0 || addr == "::1";
+}
+
+class GlooSync : public GradientSync {
+ public:
+  GlooSync(const DistEnv& env, std::chrono::milliseconds timeout) : env_(env), timeout_(timeout) {
+    const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
+    try {
+      c10d::TCPStoreOptions so;
+      so.port = static_cast<uint16_t>(env.master_port);
+      so.isServer = env.rank == 0;
+      so.numWorkers = static_cast<size_t>(env.world_size);
+      so.waitWorkers = true;
+      so.timeout = timeout;
+      store_ = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
+      // The heartbeat has its own connection: a blocking call on the main
+      // one holds that connection's lock.
+      c10d::TCPStoreOptions beat = so;
+      beat.isServer = false;
+      beat.numWorkers = c10::nullopt;
+      beat.waitWorkers = false;
+      beat_store_ = c10::make_intrusive<c10d::TCPStore>(env.master_addr, beat);
+      auto options = c10d::ProcessGroupGloo::Options::create(timeout);
+      if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname)
+        options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
+      else if (loopback(env.master_addr))
+        options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+      else
+        options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+      options->threads = 2;
+      pg_ = c10::make_intrusive<c10d::ProcessGroupGloo>(store_, env.rank, env.world_size, options);
+    } catch (const std::exception& e) {
+      throw Error("rank " + std::to_string(env.rank) + " of " + std::to_string(env.world_size) +
+                  ": rendezvous at " + where + " failed within " + seconds_text(timeout) + ": " + e.what());
+    }
+    beater_ = std::thread([this] { beat(); });
+  }
+
+  ~GlooSync() override {
+    {
+      std::lock_guard<std::mutex> lock(beat_mutex_);
+      stopping_ = true;
+    }
+    beat_cv_.notify_all();
+    if (beater_.joinable()) beater_.join();
+  }
+
+  int rank() const override { return env_.rank; }
+  int world_size() const override { return env_.world_size; }
+
+  void reduce(const std::vector<torch::Tensor>& params) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    torch::NoGradGuard no_grad;
+    // Buckets of whole parameters, each followed by one flag per parameter
+    // (1 where this process has a gradient): a parameter no process
+    // trained this step keeps no gradient, as it would in one process.
+    struct Bucket {
+      std::vector<size_t> members;
+      torch::Tensor flat;
+    };
+    std::vector<Bucket> buckets(1);
+    int64_t filled = 0;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const int64_t n = params[i].numel();
+      if (filled > 0 && filled + n > kBucketElements) {
+        buckets.emplace_back();
+        filled = 0;
+      }
+      buckets.back().members.push_back(i);
+      filled += n;
+    }
+    std::vector<c10::intrusive_ptr<c10d::Work>> works;
+    for (Bucket& b : buckets) {
+      std::vector<torch::Tensor> parts;
+      for (size_t i : b.members) {
+        const torch::Tensor& g = params[i].grad();
+        parts.push_back(g.defined() ? g.detach().to(torch::kFloat32).reshape({-1})
+                                    : torch::zeros({params[i].numel()}, torch::kFloat32));
+      }
+      std::vector<float> flags;
+      for (size_t i : b.members) flags.push_back(params[i].grad().defined() ? 1.0f : 0.0f);
+      parts.push_back(torch::tensor(flags, torch::kFloat32));
+      b.flat = torch::cat(parts);
+      std::vector<torch::Tensor> one{b.flat};
+      works.push_back(pg_->allreduce(one));
+    }
+    for (auto& w : works) wait(*w, "the gradient all-reduce");
+    const float scale = 1.0f / static_cast<float>(env_.world_size);
+    for (Bucket& b : buckets) {
+      int64_t at = 0;
+      const int64_t flags_at = b.flat.numel() - static_cast<int64_t>(b.members.size());
+      for (size_t k = 0; k < b.members.size(); ++k) {
+        torch::Tensor p = params[b.members[k]];
+        const int64_t n = p.numel();
+        if (b.flat[flags_at + static_cast<int64_t>(k)].item<float>() > 0) {
+          torch::Tensor avg = b.flat.narrow(0, at, n).mul(scale).view(p.sizes()).to(p.dtype());
+          if (p.grad().defined())
+            p.mutable_grad().copy_(avg);
+          else
+            p.mutable_grad() = avg.clone();
+        }
+        at += n;
+      }
+    }
+    reduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  bool all(bool local) override {
+    std::vector<torch::Tensor> t{torch::tensor({local ? 1 : 0}, torch::kInt32)};
+    c10d::AllreduceOptions o;
+    o.reduceOp = c10d::ReduceOp::MIN;
+    wait(*pg_->allreduce(t, o), "an agreement on the step");
+    return t[0].item<int32_t>() == 1;
+  }
+
+  Verdict agree(Verdict local) override {
+    std::vector<torch::Tensor> t{torch::tensor({local ? static_cast<int32_t>(*local) : -1}, torch::kInt32)};
+    c10d::AllreduceOptions o;
+    o.reduceOp = c10d::ReduceOp::MAX;
+    wait(*pg_->allreduce(t, o), "an agreement on stopping");
+    const int32_t v = t[0].item<int32_t>();
+    return v < 0 ? Verdict{} : Verdict{static_cast<StopReason>(v)};
+  }
+
+  void broadcast(const std::vector<torch::Tensor>& tensors) override {
+    torch::NoGradGuard no_grad;
+    for (const torch::Tensor& t : tensors) {
+      std::vector<torch::Tensor> one{t.detach()};
+      wait(*pg_->broadcast(one), "the broadcast of rank 0's weights");
+    }
+  }
+
+  double mean(double local) override {
+    std::vector<torch::Tensor> t{torch::tensor({local}, torch::kFloat64)};
+    wait(*pg_->allreduce(t), "a mean over the processes");
+    return t[0].item<double>() / env_.world_size;
+  }
+
+  std::vector<std::string> all_gather(const std::string& local) override {
+    const int64_t seq = gathers_++;
+    auto key = [&](int64_t s, int r) { return "gather/" + std::to_string(s) + "/" + std::to_string(r); };
+    store_->set(key(seq, env_.rank), std::vector<uint8_t>(local.begin(), local.end()));
+    // Everyone has read gather seq-2 once they have posted seq-1.
+    if (seq >= 2) store_->deleteKey(key(seq - 2, env_.rank));
+    std::vector<std::string> keys;
+    for (int r = 0; r < env_.world_size; ++r) keys.push_back(key(seq, r));
+    wait_for_keys(keys, "its share of the validation");
+    std::vector<std::string> out;
+    for (const std::string& k : keys) {
+      const std::vector<uint8_t> v = store_->get(k);
+      out.emplace_back(v.begin(), v.end());
+    }
+    return out;
+  }
+
+  double reduce_seconds() const override { return reduce_seconds_; }
+
+ private:
+  std::string who() const {
+    return "rank " + std::to_string(env_.rank) + " of " + std::to_string(env_.world_size);
+  }
+
+  void wait(c10d::Work& w, const char* what) {
+    try {
+      w.wait(timeout_);
+    } catch (const std::exception& e) {
+      throw Error(who() + ": " + what + " failed (another process stopped, or none answered within " +
+                  seconds_text(timeout_) + ", --dist-timeout): " + e.what());
+    }
+  }
+
+  void beat() {
+    std::unique_lock<std::mutex> lock(beat_mutex_);
+    while (!stopping_) {
+      lock.unlock();
+      try {
+        beat_store_->add("beat/" + std::to_string(env_.rank), 1);
+      } catch (const std::exception&) {
+        // Rank 0 (the store) is gone: the main thread's next call says so.
+      }
+      lock.lock();
+      beat_cv_.wait_for(lock, kBeat, [this] { return stopping_; });
+    }
+  }
+
+  // Waits for `keys` while every peer keeps beating; a peer silent for the
+  // timeout is taken for dead.
+  void wait_for_keys(const std::vector<std::string>& keys, const char* what) {
+    std::vector<int64_t> last(static_cast<size_t>(env_.world_size), -1);
+    std::vector<std::chrono::steady_clock::time_point> seen(static_cast<size_t>(env_.world_size),
+                                                            std::chrono::steady_clock::now());
+    try {
+      while (!store_->check(keys)) {
+        const auto now = std::chrono::steady_clock::now();
+        for (int r = 0; r < env_.world_size; ++r) {
+          if (r == env_.rank) continue;
+          const int64_t b = store_->add("beat/" + std::to_string(r), 0);
+          if (b != last[static_cast<size_t>(r)]) {
+            last[static_cast<size_t>(r)] = b;
+            seen[static_cast<size_t>(r)] = now;
+          } else if (now - seen[static_cast<size_t>(r)] > timeout_) {
+            throw Error(who() + ": rank " + std::to_string(r) + " has not answered for " + seconds_text(timeout_) +
+                        " (--dist-timeout) while waiting for " + what + "; it has probably died");
+          }
+        }
+        std::this_thread::sleep_for(kPoll);
+      }
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw Error(who() + ": lost the rendezvous store (rank 0 stopped?) while waiting for " + what + ": " +
+                  e.what());
+    }
+  }
+
+  DistEnv env_;
+  std::chrono::milliseconds timeout_;
+  c10::intrusive_ptr<c10d::TCPStore> store_, beat_store_;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> pg_;
+  int64_t gathers_ = 0;
+  double reduce_seconds_ = 0;
+  std::mutex beat_mutex_;
+  std::condition_variable beat_cv_;
+  bool stopping_ = false;
+  std::thread beater_;
+};
+
+}  // namespace
+
+std::shared_ptr<GradientSync> connect_gloo(const DistEnv& env, std::chrono::milliseconds timeout) {
+  return std::make_shared<GlooSync>(env, timeout);
+}
+
+}  // namespace fastslow::train
