@@ -42,6 +42,10 @@ std::optional<DistEnv> DistEnv::from_environment() {
   if (const auto local = env("LOCAL_RANK")) e.local_rank = static_cast<int>(integer("LOCAL_RANK", *local, 0, 65535));
   if (const auto addr = env("MASTER_ADDR")) e.master_addr = *addr;
   if (const auto port = env("MASTER_PORT")) e.master_port = static_cast<int>(integer("MASTER_PORT", *port, 1, 65535));
+  e.agent_store = env("TORCHELASTIC_USE_AGENT_STORE").value_or("") == "True";
+  if (e.agent_store)
+    e.store_prefix = "/worker/attempt_" + std::to_string(integer(
+                         "TORCHELASTIC_RESTART_COUNT", env("TORCHELASTIC_RESTART_COUNT").value_or("0"), 0, 1 << 30));
   return e;
 }
 

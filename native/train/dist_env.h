@@ -15,6 +15,12 @@ struct DistEnv {
   int local_rank = 0;
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
+  // Under torchrun the agent hosts the TCPStore at MASTER_ADDR:MASTER_PORT
+  // (TORCHELASTIC_USE_AGENT_STORE=True): every rank is a client of it, and
+  // keys live under /worker/attempt_<TORCHELASTIC_RESTART_COUNT>/, as
+  // PyTorch's own workers do it.
+  bool agent_store = false;
+  std::string store_prefix;
 
   // nullopt when WORLD_SIZE is unset or 1 (one process). Throws Error naming
   // the variable when one is malformed or missing (RANK without WORLD_SIZE,

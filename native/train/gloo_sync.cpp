@@ -1,5 +1,6 @@
 #include "train/gloo_sync.h"
 
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -23,6 +24,11 @@ std::string seconds_text(std::chrono::milliseconds t) {
   return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(t).count()) + " s";
 }
 
+c10::intrusive_ptr<c10d::Store> with_prefix(c10::intrusive_ptr<c10d::Store> store, const std::string& prefix) {
+  if (prefix.empty()) return store;
+  return c10::make_intrusive<c10d::PrefixStore>(prefix, std::move(store));
+}
+
 bool loopback(const std::string& addr) {
   return addr == "localhost" || addr.rfind("127.", 0) == 0 || addr == "::1";
 }
@@ -34,18 +40,18 @@ class GlooSync : public GradientSync {
     try {
       c10d::TCPStoreOptions so;
       so.port = static_cast<uint16_t>(env.master_port);
-      so.isServer = env.rank == 0;
+      so.isServer = env.rank == 0 && !env.agent_store;
       so.numWorkers = static_cast<size_t>(env.world_size);
-      so.waitWorkers = true;
+      so.waitWorkers = !env.agent_store;
       so.timeout = timeout;
-      store_ = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
+      store_ = with_prefix(c10::make_intrusive<c10d::TCPStore>(env.master_addr, so), env.store_prefix);
       // The heartbeat has its own connection: a blocking call on the main
       // one holds that connection's lock.
       c10d::TCPStoreOptions beat = so;
       beat.isServer = false;
       beat.numWorkers = c10::nullopt;
       beat.waitWorkers = false;
-      beat_store_ = c10::make_intrusive<c10d::TCPStore>(env.master_addr, beat);
+      beat_store_ = with_prefix(c10::make_intrusive<c10d::TCPStore>(env.master_addr, beat), env.store_prefix);
       auto options = c10d::ProcessGroupGloo::Options::create(timeout);
       if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname)
         options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
@@ -241,7 +247,7 @@ class GlooSync : public GradientSync {
 
   DistEnv env_;
   std::chrono::milliseconds timeout_;
-  c10::intrusive_ptr<c10d::TCPStore> store_, beat_store_;
+  c10::intrusive_ptr<c10d::Store> store_, beat_store_;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> pg_;
   int64_t gathers_ = 0;
   double reduce_seconds_ = 0;

@@ -190,6 +190,41 @@ TEST(DataParallel, TheLauncherNamesAWorkerThatDied) {
   EXPECT_NE(read_text(err).find(" of 2 was killed by signal 9"), std::string::npos) << read_text(err);
 }
 
+// Under torchrun the agent hosts the store and every worker is a client
+// with its keys under /worker/attempt_N (Debian's torchrun 1.13 fails on
+// Python 3.11 before starting workers, so PyTorch's own TCPStore stands in
+// for the agent here).
+TEST(DataParallel, WorkersUseATorchrunAgentsStore) {
+  if (std::system("/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null") != 0)
+    GTEST_SKIP() << "no python3-torch for the agent's store";
+  test::TempDir dir;
+  const std::string out = dir.file("run");
+  const std::string port = std::to_string(free_port() + 1);
+  const pid_t agent = fork();
+  if (agent == 0) {
+    const std::string script = "import torch.distributed as d, datetime, time\n"
+                               "s = d.TCPStore('127.0.0.1', " + port +
+                               ", 2, True, datetime.timedelta(seconds=60), wait_for_workers=False)\n"
+                               "time.sleep(120)\n";
+    execl("/usr/bin/python3", "python3", "-c", script.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // python3 importing torch
+  std::vector<pid_t> ranks;
+  for (int r = 0; r < 2; ++r)
+    ranks.push_back(spawn(run_args(out, 1),
+                          {{"RANK", std::to_string(r)}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", std::to_string(r)},
+                           {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port},
+                           {"TORCHELASTIC_USE_AGENT_STORE", "True"}, {"TORCHELASTIC_RESTART_COUNT", "0"}},
+                          dir.file("err" + std::to_string(r))));
+  EXPECT_EQ(wait_for(ranks[0], std::chrono::seconds(120)), 0) << read_text(dir.file("err0"));
+  EXPECT_EQ(wait_for(ranks[1], std::chrono::seconds(30)), 0) << read_text(dir.file("err1"));
+  kill(agent, SIGKILL);
+  waitpid(agent, nullptr, 0);
+  EXPECT_EQ(log_lines(out), 1u);
+  EXPECT_NE(read_text(dir.file("err0")).find("data-parallel: 2 processes"), std::string::npos);
+}
+
 TEST(DataParallel, RefusesBadLaunchSettings) {
   test::TempDir dir;
   const test::CliResult a = test::run_cli_after("RANK=0 ", run_args(dir.file("a")));
