@@ -105,6 +105,10 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--hidden", o->hidden, "hidden width, >= 1 (default 64)");
   sub->add_option("--layers", o->layers, "graph layers, 0 = none: the node encoder and the head alone (default 3)");
   sub->add_option("--khop", o->khop, "keep configurable nodes' k-hop neighbourhood, 0 = whole graph")->capture_default_str();
+  sub->add_option("--segment-nodes", o->segment_nodes,
+                  "layout: graph segment training: each step back-propagates through one segment of at most S "
+                  "nodes (topological order), the rest of the graph without gradient; bounds the backward pass's "
+                  "memory for whole graphs (--khop 0). 0 = whole graphs (default)");
   sub->add_option("--eval-chunk", o->eval_chunk,
                   "configs per forward when ranking, >= 1 (default: the model's: " +
                       models::model_defaults_help([](const models::ModelEntry& e) { return std::to_string(e.eval_chunk); }) +

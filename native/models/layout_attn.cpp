@@ -74,6 +74,10 @@ torch::Tensor LayoutAttnImpl::forward(const GraphTensors& g, const torch::Tensor
 }
 
 torch::Tensor LayoutAttnImpl::forward_dense(const GraphTensors& g, const torch::Tensor& config_feat) {
+  return readout(g, node_states(g, config_feat), config_feat);
+}
+
+torch::Tensor LayoutAttnImpl::node_states(const GraphTensors& g, const torch::Tensor& config_feat) {
   check_graph("layout attn", g, options_);
   check_layout_configs("layout attn", g, config_feat, options_);
   const int64_t B = config_feat.size(0);
@@ -81,7 +85,10 @@ torch::Tensor LayoutAttnImpl::forward_dense(const GraphTensors& g, const torch::
   auto h = values ? add_at_config_nodes(node, g, values(config_feat))
                   : node.unsqueeze(1).expand({node.size(0), B, node.size(1)}).contiguous();
   for (auto& block : blocks) h = block->forward(g, h);
-  h = out_norm(h);
+  return out_norm(h);
+}
+
+torch::Tensor LayoutAttnImpl::readout(const GraphTensors& g, const torch::Tensor& h, const torch::Tensor&) {
   // The mean over all nodes is dominated by the nodes no config touches;
   // the mean over the configurable nodes carries most of the differences.
   auto z = pool(torch::cat({mean_pool(h), mean_pool_at(h, g.config_nodes)}, -1));

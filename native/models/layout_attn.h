@@ -51,6 +51,10 @@ class LayoutAttnImpl : public RankModelImpl {
   // Only the nodes within l hops of a configurable node get per-config rows
   // after block l; all others are computed once for the batch.
   torch::Tensor forward_split(const GraphTensors& g, const torch::Tensor& config_feat);
+  // forward_dense in its two halves (graph segment training).
+  bool has_node_states() const override { return true; }
+  torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat) override;
+  torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat) override;
 
   NodeEncoder encoder{nullptr};
   LayoutValueEmbedding values{nullptr};

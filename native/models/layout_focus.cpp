@@ -46,6 +46,19 @@ torch::Tensor LayoutFocusImpl::encode_graph(const GraphTensors& g) {
   return linear(node_in, graph_norm(h).index_select(0, g.config_nodes));
 }
 
+torch::Tensor LayoutFocusImpl::node_states(const GraphTensors& g, const torch::Tensor& config_feat) {
+  check_graph("layout focus", g, options_);
+  check_layout_configs("layout focus", g, config_feat, options_);
+  auto h = encoder(g);
+  for (auto& block : blocks) h = block->forward(g, h);
+  return graph_norm(h);
+}
+
+torch::Tensor LayoutFocusImpl::readout(const GraphTensors& g, const torch::Tensor& states,
+                                       const torch::Tensor& config_feat) {
+  return score_configs(g, linear(node_in, states.index_select(0, g.config_nodes)), config_feat);
+}
+
 torch::Tensor LayoutFocusImpl::score_configs(const GraphTensors& g, const torch::Tensor& node,
                                              const torch::Tensor& config_feat) {
   const int64_t B = config_feat.size(0), nc = config_feat.size(1), H = node.size(1);

@@ -62,6 +62,12 @@ class LayoutFocusImpl : public RankModelImpl {
   torch::Tensor encode_graph(const GraphTensors& g);
   // Stage 2: scores [B] from stage 1's output.
   torch::Tensor score_configs(const GraphTensors& g, const torch::Tensor& node, const torch::Tensor& config_feat);
+  // Graph segment training: stage 1's per-node states [n, H] (config-free,
+  // before the configurable nodes are picked out); the readout picks them
+  // and runs stage 2.
+  bool has_node_states() const override { return true; }
+  torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat) override;
+  torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat) override;
 
   NodeEncoder encoder{nullptr};
   std::vector<ResSageBlock> blocks;

@@ -16,6 +16,10 @@ LayoutSageImpl::LayoutSageImpl(const ModelOptions& options) : options_(options) 
 }
 
 torch::Tensor LayoutSageImpl::forward(const GraphTensors& g, const torch::Tensor& config_feat) {
+  return readout(g, node_states(g, config_feat), config_feat);
+}
+
+torch::Tensor LayoutSageImpl::node_states(const GraphTensors& g, const torch::Tensor& config_feat) {
   check_graph("layout sage", g, options_);
   check_layout_configs("layout sage", g, config_feat, options_);
   const int64_t B = config_feat.size(0);
@@ -24,6 +28,10 @@ torch::Tensor LayoutSageImpl::forward(const GraphTensors& g, const torch::Tensor
                      : node.unsqueeze(1).expand({node.size(0), B, node.size(1)});
   h = torch::relu(h);
   for (auto& layer : layers) h = layer->forward(g, h);
+  return h;
+}
+
+torch::Tensor LayoutSageImpl::readout(const GraphTensors&, const torch::Tensor& h, const torch::Tensor&) {
   return head(mean_pool(h));
 }
 

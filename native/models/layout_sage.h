@@ -13,6 +13,9 @@ class LayoutSageImpl : public RankModelImpl {
  public:
   explicit LayoutSageImpl(const ModelOptions& options);
   torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) override;
+  bool has_node_states() const override { return true; }
+  torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat) override;
+  torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat) override;
 
   NodeEncoder encoder{nullptr};
   torch::nn::Linear config_in{nullptr};

@@ -17,6 +17,14 @@ void keep_freed_cpu_memory() {
 #endif
 }
 
+torch::Tensor RankModelImpl::node_states(const GraphTensors&, const torch::Tensor&) {
+  throw Error("model '" + name() + "' has no per-node states to train by segments");
+}
+
+torch::Tensor RankModelImpl::readout(const GraphTensors&, const torch::Tensor&, const torch::Tensor&) {
+  throw Error("model '" + name() + "' has no readout of per-node states to train by segments");
+}
+
 RankModel make_model(const ModelOptions& o) {
   const ModelEntry& entry = model_entry(o.kind, o.name);
   const std::string what = o.kind + " model '" + o.name + "'";

@@ -37,6 +37,16 @@ class RankModelImpl : public torch::nn::Module {
   // What training updates (the optimizer's parameters): all of them, unless
   // a model keeps some fixed.
   virtual std::vector<torch::Tensor> trained_parameters() { return parameters(); }
+
+  // Graph segment training (train/segment_step.h) splits a layout model in
+  // two: per-node states after the graph layers (nodes on dim 0: [n, B, H],
+  // or [n, H] for a model whose graph stage is config-free), and the
+  // readout of those states to scores [B];
+  // forward(g, c) == readout(g, node_states(g, c), c).
+  // Models without that split say so and throw.
+  virtual bool has_node_states() const { return false; }
+  virtual torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat);
+  virtual torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat);
 };
 using RankModel = std::shared_ptr<RankModelImpl>;
 

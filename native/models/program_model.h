@@ -19,6 +19,14 @@ class ProgramModelImpl : public RankModelImpl {
  public:
   ProgramModelImpl(const ModelOptions& options, RankModel deep);
   torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) override;
+  // The deep model's states; the readout adds the wide table.
+  bool has_node_states() const override { return deep->has_node_states(); }
+  torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat) override {
+    return deep->node_states(g, config_feat);
+  }
+  torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat) override {
+    return wide(config_feat) + scale * gate * deep->readout(g, states, config_feat);
+  }
   // What training updates: the deep model and the gate, not the table.
   std::vector<torch::Tensor> trained_parameters() override;
 

@@ -76,6 +76,9 @@ void TrainOptions::apply_defaults() {
   at_least<int64_t>("--configs-per-graph", configs_per_graph, 1, "configs sampled per step");
   at_least<int64_t>("--steps-per-epoch", steps_per_epoch, 1, "leave it out for one visit per training graph");
   at_least<int64_t>("--graphs-per-step", graphs_per_step, 1, "graphs whose gradients a step averages");
+  at_least<int64_t>("--segment-nodes", segment_nodes, 0, "0 = whole graphs");
+  if (tile && segment_nodes.value_or(0) > 0)
+    throw Error("--segment-nodes: graph segment training is for layout graphs (tile kernels are small)");
   at_least<int64_t>("--eval-chunk", eval_chunk, 1, "configs per forward when ranking");
   at_least<int64_t>("--patience", patience, 0, "0 = never stop early");
   at_least<double>("--weight-decay", weight_decay, 0.0, "0 = none");
@@ -138,7 +141,7 @@ void TrainOptions::require_resolved(const std::string& what) const {
 #define FASTSLOW_OPTION_FIELDS(X)                                                                                   \
   X(data) X(collection) X(graph) X(holdout) X(valid_share) X(folds) X(fold) X(split_seed) X(train_on_valid) X(out) X(cache) X(kind) X(config_feat_width) X(model)   \
       X(join) X(loss) X(tile_features) X(wide) X(wide_nodes) X(hidden) X(layers) X(epochs) X(configs_per_graph)    \
-          X(steps_per_epoch) X(graphs_per_step) X(lr) X(weight_decay) X(warmup) X(clip) X(patience) X(eval_chunk) X(khop) X(device)   \
+          X(steps_per_epoch) X(graphs_per_step) X(lr) X(weight_decay) X(warmup) X(clip) X(patience) X(eval_chunk) X(khop) X(segment_nodes) X(device)   \
               X(threads) X(seed)
 
 nlohmann::json TrainOptions::to_json() const {

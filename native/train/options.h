@@ -82,6 +82,9 @@ struct TrainOptions {
   std::optional<int64_t> patience;
   std::optional<int64_t> eval_chunk;  // configs per forward when ranking; default: the model's
   int khop = 1;
+  // Graph segment training (train/segment_step.h): segments of at most this
+  // many nodes; left out (or 0) = whole graphs.
+  std::optional<int64_t> segment_nodes;
   std::string device = "auto";
   int threads = 0;  // 0 = LibTorch's default
   uint64_t seed = 0;

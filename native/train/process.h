@@ -17,4 +17,11 @@ torch::Device pick_device(const std::string& name);
 // behaviour (models::keep_freed_cpu_memory).
 void configure_process(int threads);
 
+// This process's peak resident memory (Linux VmHWM), and restarting it from
+// the current use (clear_refs), so a phase's own peak can be read: the
+// training steps' peak goes to log.jsonl. 0 where the system does not tell.
+int64_t peak_memory_bytes();
+int64_t resident_memory_bytes();  // now (VmRSS)
+void reset_peak_memory();
+
 }  // namespace fastslow::train

@@ -11,6 +11,7 @@
 #include "train/data_sources.h"
 #include "train/loaded_run.h"
 #include "train/process.h"
+#include "train/segment_step.h"
 #include "train/trainer.h"
 #include "train/wide_init.h"
 
@@ -166,6 +167,12 @@ TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> dat
   model->to(device);
   Trainer trainer(o, data, model, run, device);
   trainer.set_gradient_sync(sync);
+  if (o.segment_nodes.value_or(0) > 0) {
+    if (!model->has_node_states())
+      throw Error("--segment-nodes: the " + o.kind + " model '" + o.model +
+                  "' has no per-node states to train by segments (focus, attn and sage have)");
+    trainer.set_step(std::make_unique<SegmentStep>(LossSpec::parse(o.loss), device, *o.segment_nodes, o.seed));
+  }
   if (auto* program = dynamic_cast<models::ProgramModelImpl*>(model.get())) {
     // Without a state to resume from, the model starts here: the table is fitted.
     if (!run.has("state.json")) fit_table(*program, *data, o.seed, hooks.message);

@@ -6,6 +6,7 @@
 
 #include "fastslow/error.h"
 #include "train/evaluate.h"
+#include "train/process.h"
 #include "train/schedule.h"
 
 namespace fastslow::train {
@@ -131,6 +132,10 @@ Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::st
   line["valid"] = metrics["mean"];
   if (at >= 0) {
     line["train_seconds"] = epoch_timing_.first;
+    if (steps_memory_.second > 0) {  // resident memory before the steps and its peak during them
+      line["steps_resident_mb"] = static_cast<double>(steps_memory_.first) / (1 << 20);
+      line["steps_peak_mb"] = static_cast<double>(steps_memory_.second) / (1 << 20);
+    }
     if (sync_->world_size() > 1) {
       line["processes"] = sync_->world_size();
       line["allreduce_seconds"] = epoch_timing_.second;
@@ -206,6 +211,8 @@ TrainResult Trainer::run() {
     for (auto& c : callbacks_) c->on_epoch_begin(epoch, *o_.epochs, steps_);
     model_->train();
     const double synced_before = sync_->reduce_seconds();
+    reset_peak_memory();
+    const int64_t resident_before = resident_memory_bytes();
     for (; st_.step < steps_; ++st_.step) {
       const double lr = cosine_lr(epoch * steps_ + st_.step, total_steps_, warmup_steps_, *o_.lr);
       set_lr(*opt_, lr);
@@ -251,6 +258,7 @@ TrainResult Trainer::run() {
     // several processes, the all-reduce's part of it.
     epoch_timing_ = {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                      sync_->reduce_seconds() - synced_before};
+    steps_memory_ = {resident_before, peak_memory_bytes()};
     if (const Verdict v = validate_and_log(epoch, train_loss, t0)) return finish(*v);
   }
   return finish(StopReason::Finished);

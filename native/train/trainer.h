@@ -95,6 +95,7 @@ class Trainer {
   // process's `micro_` in a row (accumulated), then the other processes'.
   int64_t graphs_per_step_ = 1, micro_ = 1;
   std::pair<double, double> epoch_timing_{0, 0};  // the last epoch's steps and all-reduce, seconds
+  std::pair<int64_t, int64_t> steps_memory_{0, 0};  // the last epoch's resident bytes before its steps, and the peak
 };
 
 // Fresh run: `options.out` must not hold a run yet. Resume: the options are

@@ -1,0 +1,170 @@
+// Graph segment training: the cut (segments.h) against a naive reading of
+// the graph, and the step (segment_step.h) against the whole-graph step.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <set>
+
+#include "fastslow/data/collection.h"
+#include "model_test_graphs.h"
+#include "tiny_data.h"
+#include "train/loaded_run.h"
+#include "train/segment_step.h"
+
+namespace fastslow::train {
+namespace {
+
+std::vector<int64_t> values(const torch::Tensor& t) {
+  const torch::Tensor c = t.to(torch::kCPU).contiguous();
+  return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
+}
+
+std::set<std::pair<int64_t, int64_t>> edge_set(const models::GraphTensors& g, const std::vector<int64_t>& ids) {
+  std::set<std::pair<int64_t, int64_t>> out;
+  const std::vector<int64_t> s = values(g.edge_src), d = values(g.edge_dst);
+  for (size_t i = 0; i < s.size(); ++i) out.insert({ids[static_cast<size_t>(s[i])], ids[static_cast<size_t>(d[i])]});
+  return out;
+}
+
+TEST(Segments, TopologicalOrderPutsProducersFirst) {
+  // Producers with higher ids than their consumers: the order is not the id order.
+  const models::GraphTensors g = models::make_graph_tensors(5, 1, std::vector<float>(5, 0.f), {1, 2, 3, 4, 5},
+                                                            {0, 3, 3, 4, 1, 0, 2, 1}, {});
+  const std::vector<int64_t> order = topological_order(g);
+  ASSERT_EQ(order.size(), 5u);
+  std::vector<size_t> place(5);
+  for (size_t i = 0; i < order.size(); ++i) place[static_cast<size_t>(order[i])] = i;
+  const std::vector<int64_t> s = values(g.edge_src), d = values(g.edge_dst);
+  for (size_t i = 0; i < s.size(); ++i) EXPECT_LT(place[static_cast<size_t>(s[i])], place[static_cast<size_t>(d[i])]);
+  EXPECT_EQ(order, (std::vector<int64_t>{4, 3, 0, 1, 2}));  // rows [consumer, producer]: 4 -> 3 -> 0 -> 1 -> 2
+}
+
+TEST(Segments, CutCoversEveryNodeOnceKeepsInnerEdgesAndMapsConfigColumns) {
+  const models::GraphTensors g = test::random_graph(203, 4, 11, 37);
+  const std::vector<int64_t> all_config = values(g.config_nodes);
+  const std::vector<int64_t> src = values(g.edge_src), dst = values(g.edge_dst);
+  for (int64_t s : {1, 7, 50, 203, 1000}) {
+    const std::vector<GraphSegment> segs = make_segments(g, s);
+    EXPECT_EQ(static_cast<int64_t>(segs.size()), (203 + s - 1) / s);
+    std::vector<int> seen(203, 0);
+    std::vector<int64_t> segment_of(203);
+    size_t columns = 0;
+    for (size_t k = 0; k < segs.size(); ++k) {
+      const std::vector<int64_t> ids = values(segs[k].nodes);
+      EXPECT_LE(static_cast<int64_t>(ids.size()), s);
+      EXPECT_EQ(segs[k].graph.num_nodes, static_cast<int64_t>(ids.size()));
+      for (int64_t v : ids) {
+        ++seen[static_cast<size_t>(v)];
+        segment_of[static_cast<size_t>(v)] = static_cast<int64_t>(k);
+      }
+      // Node features and opcodes follow their node.
+      EXPECT_TRUE(torch::equal(segs[k].graph.node_feat, g.node_feat.index_select(0, segs[k].nodes)));
+      EXPECT_TRUE(torch::equal(segs[k].graph.opcode, g.opcode.index_select(0, segs[k].nodes)));
+      // Each local configurable node is the whole graph's configurable node of its column.
+      const std::vector<int64_t> local = values(segs[k].graph.config_nodes), cols = values(segs[k].config_columns);
+      ASSERT_EQ(local.size(), cols.size());
+      for (size_t j = 0; j < local.size(); ++j)
+        EXPECT_EQ(ids[static_cast<size_t>(local[j])], all_config[static_cast<size_t>(cols[j])]);
+      columns += cols.size();
+    }
+    for (int c : seen) EXPECT_EQ(c, 1);
+    EXPECT_EQ(columns, all_config.size());
+    // The inner edges are exactly the graph's edges within one segment.
+    std::set<std::pair<int64_t, int64_t>> expected, got;
+    for (size_t i = 0; i < src.size(); ++i)
+      if (segment_of[static_cast<size_t>(src[i])] == segment_of[static_cast<size_t>(dst[i])])
+        expected.insert({src[i], dst[i]});
+    for (const GraphSegment& seg : segs) {
+      const auto e = edge_set(seg.graph, values(seg.nodes));
+      got.insert(e.begin(), e.end());
+    }
+    EXPECT_EQ(got, expected) << "S = " << s;
+  }
+  EXPECT_THROW(make_segments(g, 0), Error);
+}
+
+TEST(Segments, ModelsSplitIntoNodeStatesAndReadoutExactly) {
+  const models::GraphTensors g = test::random_graph(60, 140, 3, 9);
+  for (const char* name : {"focus", "attn", "sage"}) {
+    models::ModelOptions o;
+    o.kind = "layout";
+    o.name = name;
+    o.hidden = 16;
+    torch::manual_seed(1);
+    const models::RankModel m = models::make_model(o);
+    ASSERT_TRUE(m->has_node_states()) << name;
+    const torch::Tensor c = test::random_layout_configs(5, 9, 18);
+    torch::NoGradGuard no_grad;
+    const torch::Tensor whole = m->forward(g, c), split = m->readout(g, m->node_states(g, c), c);
+    EXPECT_TRUE(torch::allclose(whole, split, 1e-5, 1e-6)) << name;
+  }
+}
+
+struct Prepared {
+  std::shared_ptr<const PreparedData> data;
+  TrainOptions o;
+};
+
+Prepared tiny_prepared(const std::string& out) {
+  Prepared p;
+  p.o = small_layout_run(out);
+  p.o.kind = "layout";
+  p.o.khop = 0;  // whole graphs, as segment training is for
+  p.o.apply_defaults();
+  const Collection c = find_collection(tiny_data(), p.o.collection);
+  DataSpec spec;
+  spec.train_files = c.split("train");
+  spec.valid_files = c.split("valid");
+  spec.cache = {p.o.cache_dir(), p.o.khop};
+  p.data = std::make_shared<const PreparedData>(prepare(spec, torch::kCPU, std::nullopt));
+  p.o.config_feat_width = p.data->config_width();
+  return p;
+}
+
+std::vector<torch::Tensor> gradients(models::RankModelImpl& m) {
+  std::vector<torch::Tensor> out;
+  for (const torch::Tensor& p : m.parameters()) out.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
+  return out;
+}
+
+TEST(SegmentStep, OneSegmentIsTheWholeGraphStepAndSmallerOnesTrainEveryLayer) {
+  test::TempDir dir;
+  const Prepared p = tiny_prepared(dir.file("run"));
+  torch::manual_seed(0);
+  models::RankModel model = models::make_model(model_options(p.o, p.data->norm));
+  Pick pick;
+  pick.graph = 0;
+  for (int64_t g = 0; g < 8; ++g) pick.groups.push_back(g);
+  const int64_t n = p.data->train.at(0).tensors.num_nodes;
+  ASSERT_GT(n, 20);
+
+  WholeGraphStep whole(LossSpec::parse(p.o.loss), torch::kCPU);
+  model->zero_grad();
+  const double whole_loss = whole.forward_backward(*model, *p.data, pick).item<double>();
+  const std::vector<torch::Tensor> g_whole = gradients(*model);
+
+  SegmentStep one(LossSpec::parse(p.o.loss), torch::kCPU, n, 3);
+  model->zero_grad();
+  EXPECT_NEAR(one.forward_backward(*model, *p.data, pick).item<double>(), whole_loss, 1e-6);
+  const std::vector<torch::Tensor> g_one = gradients(*model);
+  for (size_t i = 0; i < g_whole.size(); ++i) EXPECT_TRUE(torch::allclose(g_one[i], g_whole[i], 1e-5, 1e-7)) << i;
+
+  SegmentStep cut(LossSpec::parse(p.o.loss), torch::kCPU, n / 4 + 1, 3);
+  EXPECT_EQ(cut.segments(*p.data, 0).size(), 4u);
+  model->zero_grad();
+  const double cut_loss = cut.forward_backward(*model, *p.data, pick).item<double>();
+  EXPECT_TRUE(std::isfinite(cut_loss));
+  const std::vector<torch::Tensor> g_cut = gradients(*model);
+  double differs = 0, total = 0;
+  for (size_t i = 0; i < g_cut.size(); ++i) {
+    differs += (g_cut[i] - g_whole[i]).abs().sum().item<double>();
+    total += g_cut[i].abs().sum().item<double>();
+  }
+  EXPECT_GT(total, 0);    // the segment's gradient reaches the weights
+  EXPECT_GT(differs, 0);  // and it is not the whole graph's
+  // The same pick trains the same segment (a resumed run draws the same).
+  EXPECT_EQ(cut.segment_of(pick, 4), cut.segment_of(pick, 4));
+}
+
+}  // namespace
+}  // namespace fastslow::train
