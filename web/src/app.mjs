@@ -23,7 +23,8 @@ ort.env.wasm.proxy = true;
 ort.env.wasm.numThreads = globalThis.crossOriginIsolated ? Math.min(4, Math.max(1, (navigator.hardwareConcurrency || 1) - 1)) : 1;
 
 // The file itself is not kept here: the app's document holds its bytes.
-const state = { models: [], rankings: new Set(), lastRanking: Promise.resolve() };
+// `opening` settles with the last graph file's open: {name, ok} or {name, error}.
+const state = { models: [], rankings: new Set(), lastRanking: Promise.resolve(), opening: Promise.resolve(null) };
 const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
 const mb = (n) => `${(n / 1048576).toFixed(1)} MB`;
 
@@ -49,8 +50,15 @@ function openInHeap(p, size, name, started) {
   return orError(() => callJson(M, '_explorer_open', p, size, name, started));  // on error the previous graph stays
 }
 
+// Records the open of file `name` (a promise of {ok} or {error}) as the last one.
+function opening(name, result) {
+  state.opening = result.then((r) => ({ name, ...r }));
+  return result;
+}
+
 // Opens a file held in JS (the demo, scripts): copied into the heap, not kept.
-async function openGraph(bytes, name) {
+const openGraph = (bytes, name) => opening(name, openGraphNow(bytes, name));
+async function openGraphNow(bytes, name) {
   const started = performance.now();
   if (tooLarge(bytes.byteLength, name)) return { error: 'too large' };
   call(M, '_explorer_set_status', `opening ${name} (${mb(bytes.byteLength)})...`);
@@ -59,7 +67,8 @@ async function openGraph(bytes, name) {
 }
 
 // Opens a chosen or dropped file, read piece by piece straight into the heap.
-async function openFile(file) {
+const openFile = (file) => opening(file.name, openFileNow(file));
+async function openFileNow(file) {
   const started = performance.now();
   if (tooLarge(file.size, file.name)) return { error: 'too large' };
   call(M, '_explorer_set_status', `reading ${file.name} (${mb(file.size)})...`);
@@ -239,6 +248,8 @@ window.fastslow = {
   // Settles once every model opened so far is loaded and warmed up.
   modelsReady: () => Promise.allSettled(state.models.map((m) => m.ranker)).then(() => state.models.length),
   collapse: (computation, collapsed = true) => M._explorer_collapse(computation, collapsed ? 1 : 0),
+  // Settles with the last graph file's open (dropped, chosen or open()): {name, ok: true} or {name, error}.
+  opened: () => state.opening,
   // Settles once every ranking started so far has stopped (results dropped included).
   rankingsSettled: () => Promise.allSettled([...state.rankings]),
   // The competition CSV "Download submission row" saves: {csv, name} or {error}.
