@@ -73,6 +73,7 @@ test('a header byte that is not text (a flipped bit) comes back in the error mes
   const npy = Buffer.concat([npyHead("{'descr': '<f4', 'fortr\xe1n_order': False, 'shape': (3,), }"), Buffer.alloc(12)]);
   const bytes = zip([{ name: 'node_feat.npy', method: 0, crc: crc32(npy), size: npy.length, data: npy }]);
   const info = infoOf(bytes, 'flipped.npz');
-  assert.match(info.error, /^flipped\.npz: array 'node_feat': malformed \.npy header: unexpected key 'fortr.n_order' in header$/);
+  // The core writes the byte as \xe1.
+  assert.equal(info.error, "flipped.npz: array 'node_feat': malformed .npy header: unexpected key 'fortr\\xe1n_order' in header");
   assert.equal(infoOf(readFileSync(sample), 'cleaned_alexnet.npz').nodes, 372);
 });
