@@ -38,11 +38,19 @@ const orError = (f) => {
   }
 };
 
+// Shows `message` in the app's error box, in place of the status (the
+// previous file stays), and returns it as the open's {error}.
+function refuse(message) {
+  call(M, '_explorer_set_status', '');
+  call(M, '_explorer_set_error', message);
+  return { error: message };
+}
+
+// {error} for a file too big to open, null for one that fits.
 function tooLarge(size, name) {
-  if (size <= MAX_FILE_BYTES) return false;
-  call(M, '_explorer_set_error', `${name}: ${mb(size)} is more than the page can hold (at most ${mb(MAX_FILE_BYTES)}); ` +
+  if (size <= MAX_FILE_BYTES) return null;
+  return refuse(`${name}: ${mb(size)} is more than the page can hold (at most ${mb(MAX_FILE_BYTES)}); ` +
     'rank it with `fastslow rank` instead');
-  return true;
 }
 
 // Opens the file whose `size` bytes are at `p` in the heap; the app takes them over.
@@ -60,7 +68,8 @@ function opening(name, result) {
 const openGraph = (bytes, name) => opening(name, openGraphNow(bytes, name));
 async function openGraphNow(bytes, name) {
   const started = performance.now();
-  if (tooLarge(bytes.byteLength, name)) return { error: 'too large' };
+  const big = tooLarge(bytes.byteLength, name);
+  if (big) return big;
   call(M, '_explorer_set_status', `opening ${name} (${mb(bytes.byteLength)})...`);
   await frame();  // let the status show before the parse blocks the thread
   return openInHeap(toHeap(M, bytes), bytes.byteLength, name, started);
@@ -70,13 +79,11 @@ async function openGraphNow(bytes, name) {
 const openFile = (file) => opening(file.name, openFileNow(file));
 async function openFileNow(file) {
   const started = performance.now();
-  if (tooLarge(file.size, file.name)) return { error: 'too large' };
+  const big = tooLarge(file.size, file.name);
+  if (big) return big;
   call(M, '_explorer_set_status', `reading ${file.name} (${mb(file.size)})...`);
   const p = M._malloc(Math.max(1, file.size));
-  if (!p) {
-    call(M, '_explorer_set_error', `${file.name}: no memory left for ${mb(file.size)}`);
-    return { error: 'out of memory' };
-  }
+  if (!p) return refuse(`${file.name}: no memory left for ${mb(file.size)}`);
   try {
     for (let at = 0; at < file.size; at += READ_PIECE_BYTES) {
       const piece = new Uint8Array(await file.slice(at, at + READ_PIECE_BYTES).arrayBuffer());
@@ -84,8 +91,7 @@ async function openFileNow(file) {
     }
   } catch (e) {
     M._free(p);
-    call(M, '_explorer_set_error', `${file.name}: could not be read (${e.message || e})`);
-    return { error: String(e.message || e) };
+    return refuse(`${file.name}: could not be read (${e.message || e})`);
   }
   call(M, '_explorer_set_status', `opening ${file.name} (${mb(file.size)})...`);
   await frame();
@@ -95,12 +101,14 @@ async function openFileNow(file) {
 // Opens a study (trials.jsonl) held as bytes: the app parses a copy; a bad
 // file shows the core's message and the previous study stays.
 function openStudy(bytes, name) {
-  if (tooLarge(bytes.byteLength, name)) return { error: 'too large' };
+  const big = tooLarge(bytes.byteLength, name);
+  if (big) return big;
   return orError(() => withCopy(M, bytes, (p) => callJson(M, '_explorer_open_study', p, bytes.byteLength, name)));
 }
 
 async function openStudyFile(file) {
-  if (tooLarge(file.size, file.name)) return { error: 'too large' };
+  const big = tooLarge(file.size, file.name);
+  if (big) return big;
   return openStudy(new Uint8Array(await file.arrayBuffer()), file.name);
 }
 

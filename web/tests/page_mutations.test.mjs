@@ -144,6 +144,15 @@ test('30 mutated files, one after another: each shows an error naming it (or ope
   assert.deepEqual(failures, []);
 });
 
+test('a file over the page\'s 1.5 GB limit is refused with the message the error box shows', async () => {
+  const { page, state } = explorer;
+  // open() looks at the size first: a stand-in with only a byteLength will do.
+  const r = await page.evaluate(() => window.fastslow.open({ byteLength: 1536 * 1048576 + 1 }, 'huge.npz'));
+  assert.deepEqual(r, { error: 'huge.npz: 1536.0 MB is more than the page can hold (at most 1536.0 MB); rank it with `fastslow rank` instead' });
+  assert.equal((await state()).error, r.error);
+  assert.deepEqual(await page.evaluate(() => window.fastslow.opened()), { name: 'huge.npz', ...r });
+});
+
 test('after them a good file opens and ranks as `fastslow rank` ranks it', async () => {
   const { page, waitState, pageErrors } = explorer;
   await page.setInputFiles('#npz-input', layoutFile);
