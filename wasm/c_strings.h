@@ -17,7 +17,15 @@ inline char* to_c(const std::string& s) {
   return p;
 }
 
-inline std::string error_json(const std::string& message) { return nlohmann::json{{"error", message}}.dump(); }
+// JSON text for JS. Strings from a user's file (an error quoting its bytes,
+// an archive's entry names) need not be UTF-8: invalid bytes become U+FFFD
+// rather than a json::type_error, which would leave the caller with no
+// answer at all (explorer_open's error) or the page with no state.
+inline std::string json_text(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+inline std::string error_json(const std::string& message) { return json_text(nlohmann::json{{"error", message}}); }
 
 // Runs `f` (returning the JSON text to hand back) for an entry point: its
 // result, or {"error": ...} for whatever it threw, so no exception reaches JS.

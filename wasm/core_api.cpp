@@ -36,7 +36,7 @@ EMSCRIPTEN_KEEPALIVE char* fastslow_rank_open(const char* path, const char* card
     const std::string p(path);
     const nlohmann::json j = fastslow::wasm::rank_info(*s, p.substr(p.find_last_of('/') + 1));
     s.release();  // JS owns it now: fastslow_rank_close
-    return j.dump();
+    return fastslow::wasm::json_text(j);
   });
 }
 

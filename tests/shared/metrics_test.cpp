@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fastslow/error.h"
+#include "fastslow/rank/rank_inputs.h"
 
 namespace fastslow {
 namespace {
@@ -256,6 +257,25 @@ TEST(EvaluateGraph, CombinesTheMetrics) {
   EXPECT_DOUBLE_EQ(m.top10, 0.0);
   EXPECT_DOUBLE_EQ(m.tile_score, 0.0);
   EXPECT_DOUBLE_EQ(m.top5, top_k_error(ranking, runtime, 5));
+}
+
+// A file with zero runtimes among measured ones opens (validation warns);
+// ranking it once failed on its metrics with "runtimes must be positive".
+TEST(EvaluateGraph, ZeroRuntimesLeaveTopKUndefinedAndTheRestCounted) {
+  const std::vector<double> score = {0.1, 0.2, 0.3, 0.4};
+  const std::vector<double> runtime = {0, 5, 3, 0};
+  const GraphMetrics m = evaluate_graph(score, runtime);
+  EXPECT_EQ(m.configs, 4);
+  EXPECT_DOUBLE_EQ(m.kendall, naive_tau_b(score, runtime));
+  EXPECT_DOUBLE_EQ(m.opa, naive_opa(score, runtime));
+  EXPECT_TRUE(std::isnan(m.top1));
+  EXPECT_TRUE(std::isnan(m.top5));
+  EXPECT_TRUE(std::isnan(m.top10));
+  EXPECT_TRUE(std::isnan(m.tile_score));
+  // As a ranking of a file gets them.
+  const GraphMetrics r = evaluate_ranking({3, 1, 0, 2}, runtime);
+  EXPECT_FALSE(std::isnan(r.kendall));
+  EXPECT_TRUE(std::isnan(r.top1));
 }
 
 TEST(EvaluateGraph, SingleConfigAndEmpty) {

@@ -836,6 +836,35 @@ TEST(NpzErrorsNpy, MalformedHeaderDict) {
   }
 }
 
+// A flipped bit can leave a header's key or dtype, or an entry's name, with
+// bytes that are not text; the message quotes them as \xNN, so that it is
+// valid UTF-8 (the page's JSON) and safe on a terminal. Text stays as is.
+TEST(NpzErrorsNpy, BytesThatAreNotTextAreEscapedInTheMessage) {
+  const auto what_of = [](const Bytes& zip, const std::string& file) {
+    const std::optional<Error> e = error_of([&] { (void)NpzReader::from_memory(file, zip); });
+    return e ? std::string(e->what()) : std::string("(no error)");
+  };
+  const std::string key = "{'descr': '<f4', 'fortr\xe1n_order': False, 'shape': (3,), }";
+  EXPECT_EQ(what_of(one_entry_zip("arr", npy_bytes(key, Bytes(12, 0))), "k.npz"),
+            "k.npz: array 'arr': malformed .npy header: unexpected key 'fortr\\xe1n_order' in header");
+  EXPECT_EQ(what_of(one_entry_zip("arr", npy_bytes(dict_for("<f\x01\x1b", "(3,)"), Bytes(12, 0))), "d.npz"),
+            "d.npz: array 'arr': unsupported dtype '<f\\x01\\x1b' (supported: bool, int8-64, uint8-64, float16/32/64)");
+  // Truncated, overlong and surrogate sequences are not UTF-8; a whole one is.
+  EXPECT_EQ(what_of(one_entry_zip("arr", npy_bytes(dict_for("\xc3\xa9\xe2\x82\xc0\xaf\xed\xa0\x80\xff", "(3,)"),
+                                                   Bytes(12, 0))), "caf\xc3\xa9.npz"),
+            "caf\xc3\xa9.npz: array 'arr': unsupported dtype '\xc3\xa9\\xe2\\x82\\xc0\\xaf\\xed\\xa0\\x80\\xff' "
+            "(supported: bool, int8-64, uint8-64, float16/32/64)");
+  // An entry's name, from the directory.
+  Bytes bad = one_entry_zip("n\xf5", npy_bytes(dict_for("<f4", "(3,)"), Bytes(12, 0)));
+  bad[entry_of(bad, "n\xf5.npy").header_offset] = 'Q';
+  EXPECT_EQ(what_of(bad, "n.npz"), "n.npz: array 'n\\xf5.npy': corrupt local header");
+  // The parts keep the bytes as they were.
+  const Error e("f.npz", "a\x80", "bad \x7f");
+  EXPECT_STREQ(e.what(), "f.npz: array 'a\\x80': bad \\x7f");
+  EXPECT_EQ(e.array(), "a\x80");
+  EXPECT_EQ(Error("tab\tand\nnewline").what(), std::string("tab\tand\nnewline"));
+}
+
 TEST(NpzErrorsNpy, UnknownDtypesAreNamed) {
   for (const std::string descr : {"<c8", "<c16", "|O", "<U10", "|S5", "|V8", "<M8[ns]", "<m8[s]", "<f16", "<i3",
                                   "<q8", "f4", "<f4 ", "", ">b1x", "|f4"}) {

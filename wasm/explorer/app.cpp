@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "c_strings.h"
 #include "fastslow/rank/metrics_json.h"
 #include "fastslow/view/op_family.h"
 #include "js_api.h"
@@ -181,7 +182,7 @@ std::string App::state_json() const {
                {"collection", doc ? submission_collection() : ""}};
   j["rank"].update(metrics_json(rank.metrics));
   j["study"] = study ? study->state_json() : nlohmann::json(nullptr);
-  return j.dump();
+  return wasm::json_text(j);
 }
 
 }  // namespace fastslow::explorer

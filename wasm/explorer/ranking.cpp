@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "app.h"
+#include "c_strings.h"
 #include "fastslow/data/collection.h"
 #include "fastslow/data/graph_cache.h"
 #include "fastslow/data/submission.h"
@@ -37,7 +38,7 @@ std::string App::rank_open(int ticket, const std::string& card_json) {
   std::unique_ptr<wasm::RankSession> s =
       wasm::prepare_rank_session(std::move(card), CachedGraph::in_memory(*doc->npz, khop));
   const nlohmann::json info = wasm::rank_info(*s, doc->name);
-  std::string text = info.dump();
+  std::string text = wasm::json_text(info);
   if (info.at("shift").is_object()) rank.shift_warning = info.at("shift").at("warning").get<std::string>();
   dirty = true;
   s.release();  // JS owns it now: fastslow_rank_close

@@ -23,7 +23,8 @@ ort.env.wasm.proxy = true;
 ort.env.wasm.numThreads = globalThis.crossOriginIsolated ? Math.min(4, Math.max(1, (navigator.hardwareConcurrency || 1) - 1)) : 1;
 
 // The file itself is not kept here: the app's document holds its bytes.
-const state = { models: [], rankings: new Set(), lastRanking: Promise.resolve() };
+// `opening` settles with the last graph file's open: {name, ok} or {name, error}.
+const state = { models: [], rankings: new Set(), lastRanking: Promise.resolve(), opening: Promise.resolve(null) };
 const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
 const mb = (n) => `${(n / 1048576).toFixed(1)} MB`;
 
@@ -37,11 +38,19 @@ const orError = (f) => {
   }
 };
 
+// Shows `message` in the app's error box, in place of the status (the
+// previous file stays), and returns it as the open's {error}.
+function refuse(message) {
+  call(M, '_explorer_set_status', '');
+  call(M, '_explorer_set_error', message);
+  return { error: message };
+}
+
+// {error} for a file too big to open, null for one that fits.
 function tooLarge(size, name) {
-  if (size <= MAX_FILE_BYTES) return false;
-  call(M, '_explorer_set_error', `${name}: ${mb(size)} is more than the page can hold (at most ${mb(MAX_FILE_BYTES)}); ` +
+  if (size <= MAX_FILE_BYTES) return null;
+  return refuse(`${name}: ${mb(size)} is more than the page can hold (at most ${mb(MAX_FILE_BYTES)}); ` +
     'rank it with `fastslow rank` instead');
-  return true;
 }
 
 // Opens the file whose `size` bytes are at `p` in the heap; the app takes them over.
@@ -49,25 +58,32 @@ function openInHeap(p, size, name, started) {
   return orError(() => callJson(M, '_explorer_open', p, size, name, started));  // on error the previous graph stays
 }
 
+// Records the open of file `name` (a promise of {ok} or {error}) as the last one.
+function opening(name, result) {
+  state.opening = result.then((r) => ({ name, ...r }));
+  return result;
+}
+
 // Opens a file held in JS (the demo, scripts): copied into the heap, not kept.
-async function openGraph(bytes, name) {
+const openGraph = (bytes, name) => opening(name, openGraphNow(bytes, name));
+async function openGraphNow(bytes, name) {
   const started = performance.now();
-  if (tooLarge(bytes.byteLength, name)) return { error: 'too large' };
+  const big = tooLarge(bytes.byteLength, name);
+  if (big) return big;
   call(M, '_explorer_set_status', `opening ${name} (${mb(bytes.byteLength)})...`);
   await frame();  // let the status show before the parse blocks the thread
   return openInHeap(toHeap(M, bytes), bytes.byteLength, name, started);
 }
 
 // Opens a chosen or dropped file, read piece by piece straight into the heap.
-async function openFile(file) {
+const openFile = (file) => opening(file.name, openFileNow(file));
+async function openFileNow(file) {
   const started = performance.now();
-  if (tooLarge(file.size, file.name)) return { error: 'too large' };
+  const big = tooLarge(file.size, file.name);
+  if (big) return big;
   call(M, '_explorer_set_status', `reading ${file.name} (${mb(file.size)})...`);
   const p = M._malloc(Math.max(1, file.size));
-  if (!p) {
-    call(M, '_explorer_set_error', `${file.name}: no memory left for ${mb(file.size)}`);
-    return { error: 'out of memory' };
-  }
+  if (!p) return refuse(`${file.name}: no memory left for ${mb(file.size)}`);
   try {
     for (let at = 0; at < file.size; at += READ_PIECE_BYTES) {
       const piece = new Uint8Array(await file.slice(at, at + READ_PIECE_BYTES).arrayBuffer());
@@ -75,8 +91,7 @@ async function openFile(file) {
     }
   } catch (e) {
     M._free(p);
-    call(M, '_explorer_set_error', `${file.name}: could not be read (${e.message || e})`);
-    return { error: String(e.message || e) };
+    return refuse(`${file.name}: could not be read (${e.message || e})`);
   }
   call(M, '_explorer_set_status', `opening ${file.name} (${mb(file.size)})...`);
   await frame();
@@ -86,12 +101,14 @@ async function openFile(file) {
 // Opens a study (trials.jsonl) held as bytes: the app parses a copy; a bad
 // file shows the core's message and the previous study stays.
 function openStudy(bytes, name) {
-  if (tooLarge(bytes.byteLength, name)) return { error: 'too large' };
+  const big = tooLarge(bytes.byteLength, name);
+  if (big) return big;
   return orError(() => withCopy(M, bytes, (p) => callJson(M, '_explorer_open_study', p, bytes.byteLength, name)));
 }
 
 async function openStudyFile(file) {
-  if (tooLarge(file.size, file.name)) return { error: 'too large' };
+  const big = tooLarge(file.size, file.name);
+  if (big) return big;
   return openStudy(new Uint8Array(await file.arrayBuffer()), file.name);
 }
 
@@ -239,6 +256,8 @@ window.fastslow = {
   // Settles once every model opened so far is loaded and warmed up.
   modelsReady: () => Promise.allSettled(state.models.map((m) => m.ranker)).then(() => state.models.length),
   collapse: (computation, collapsed = true) => M._explorer_collapse(computation, collapsed ? 1 : 0),
+  // Settles with the last graph file's open (dropped, chosen or open()): {name, ok: true} or {name, error}.
+  opened: () => state.opening,
   // Settles once every ranking started so far has stopped (results dropped included).
   rankingsSettled: () => Promise.allSettled([...state.rankings]),
   // The competition CSV "Download submission row" saves: {csv, name} or {error}.

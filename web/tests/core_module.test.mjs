@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { callJson, withCopy } from '../src/core.mjs';
-import { layoutBomb, smallBomb } from './npz_bomb.mjs';
+import { crc32, layoutBomb, npyHead, smallBomb, zip } from './npz_bomb.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -65,5 +65,15 @@ test('a zip bomb (4 MB claiming 4 GB) comes back as the memory budget\'s message
   assert.equal(small.node_feat_width, 8 * 1024 * 1024);
   assert.equal(small.valid, true);
   // And the module keeps working.
+  assert.equal(infoOf(readFileSync(sample), 'cleaned_alexnet.npz').nodes, 372);
+});
+
+test('a header byte that is not text (a flipped bit) comes back in the error message, not as an exception', () => {
+  // JSON needs UTF-8: the message quoting the byte once made the error's own JSON throw.
+  const npy = Buffer.concat([npyHead("{'descr': '<f4', 'fortr\xe1n_order': False, 'shape': (3,), }"), Buffer.alloc(12)]);
+  const bytes = zip([{ name: 'node_feat.npy', method: 0, crc: crc32(npy), size: npy.length, data: npy }]);
+  const info = infoOf(bytes, 'flipped.npz');
+  // The core writes the byte as \xe1.
+  assert.equal(info.error, "flipped.npz: array 'node_feat': malformed .npy header: unexpected key 'fortr\\xe1n_order' in header");
   assert.equal(infoOf(readFileSync(sample), 'cleaned_alexnet.npz').nodes, 372);
 });

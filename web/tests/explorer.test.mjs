@@ -5,39 +5,27 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, mkdirSync, copyFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { serve } from '../serve.mjs';
 import { decodePng } from './png.mjs';
 import { layoutBomb } from './npz_bomb.mjs';
+import { fastslow, sharedData, run, makeDemo, openExplorer, nativeRanking, assertSameRanking } from './explorer_page.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..', '..');
-const fastslow = path.join(root, 'build/native/bin/fastslow');
-const alexnet = path.resolve(root, '..', 'shared', 'data', 'cleaned_alexnet.npz');
-const unet3d = path.resolve(root, '..', 'shared', 'data', 'real', 'layout_xla_default_train_unet3d.npz');
+const alexnet = path.join(sharedData, 'cleaned_alexnet.npz');
+const unet3d = path.join(sharedData, 'real', 'layout_xla_default_train_unet3d.npz');
 const work = mkdtempSync(path.join(tmpdir(), 'fastslow-explorer-'));
-const run = (...args) => execFileSync(fastslow, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-let server, browser, page, layoutFile, demo, bigFile, longFile, nlpModel, programModel, ensembleModel, layoutFiles;
-const pageErrors = [];
+let explorer, page, layoutFile, demo, bigFile, longFile, nlpModel, programModel, ensembleModel, layoutFiles;
+let pageErrors = [];
 
 before(async () => {
   // A demo as scripts/run.sh makes one, smaller: tiny data, a briefly trained default layout model.
-  const data = path.join(work, 'tiny');
-  run('synth', '--scale', 'tiny', '--seed', '7', '--out', data);
-  const valid = path.join(data, 'npz/layout/xla/random/valid');
-  layoutFile = path.join(valid, readdirSync(valid).filter((f) => f.endsWith('.npz')).sort()[0]);
-  run('train', '--data', data, '--collection', 'layout:xla:random', '--out', path.join(work, 'run'),
-    '--epochs', '1', '--steps-per-epoch', '4', '--threads', '2');
+  let data;
+  ({ data, layoutFile, demo } = makeDemo(work));
   // A bigger generated graph with several computations (node_splits).
   bigFile = run('synth', '--graph', 'layout:xla:random', '--nodes', '1500', '--configs', '20', '--seed', '1', '--out',
     path.join(work, 'big')).trim();
-  demo = path.join(work, 'demo');
-  run('export', '--run', path.join(work, 'run'), '-o', demo);
   // A second model, trained briefly on another collection (layout:nlp:default).
   run('train', '--data', data, '--collection', 'layout:nlp:default', '--out', path.join(work, 'run-nlp'),
     '--epochs', '1', '--steps-per-epoch', '4', '--threads', '2');
@@ -64,37 +52,17 @@ before(async () => {
   // Three files of other shapes, two of them over one 128-config block.
   layoutFiles = ['xla/random/train/resnet_0001.npz', 'nlp/random/valid/transformer_0003.npz',
     'nlp/default/train/transformer_0000.npz'].map((f) => path.join(data, 'npz/layout', f));
-  copyFileSync(layoutFile, path.join(demo, 'demo.npz'));
-  const site = path.join(work, 'site');
-  execFileSync('bash', [path.join(root, 'scripts/stage_site.sh'), site, demo], { stdio: 'ignore' });
-  server = await serve(site, 0);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(`http://127.0.0.1:${server.address().port}/`);
-  await page.waitForFunction(() => window.fastslow && window.fastslow.ready);
-  await page.evaluate(() => window.fastslow.ready);
+  explorer = await openExplorer(work, demo);
+  ({ page, pageErrors } = explorer);
 });
 
 after(async () => {
-  if (browser) await browser.close();
-  if (server) server.close();
+  if (explorer) await explorer.close();
   rmSync(work, { recursive: true, force: true });
 });
 
-const state = () => page.evaluate(() => window.fastslow.state());
-async function waitState(pred, what, timeout = 60000) {
-  const t0 = Date.now();
-  for (;;) {
-    const s = await state();
-    if (pred(s)) return s;
-    if (Date.now() - t0 > timeout) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(s)}`);
-    await page.waitForTimeout(100);
-  }
-}
+const state = () => explorer.state();
+const waitState = (...args) => explorer.waitState(...args);
 
 test('the page opens the demo graph with the demo model, and the canvas is drawn', async () => {
   const s = await waitState((x) => x.graph && x.frames > 2, 'the demo graph');
@@ -171,21 +139,9 @@ test('ranking a generated layout file with the demo model equals `fastslow rank`
   assert.equal(s.rank.configs, opened.graph.configs);
   assert.equal(s.rank.scores, opened.graph.unique_configs);
   assert.equal(typeof s.rank.kendall, 'number');
-  const browserRanking = await page.evaluate(() => window.fastslow.ranking());
-  const csv = path.join(work, 'native.csv');
-  const printed = run('rank', '--model', demo, layoutFile, '--csv', csv);
-  const rows = readFileSync(csv, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
-  const nativeScore = new Map(rows.map(([, c, , sc]) => [Number(c), Number(sc)]));
-  assert.equal(browserRanking.ranking.length, rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const b = browserRanking.ranking[i], n = Number(rows[i][1]);
-    if (b !== n) {
-      const x = nativeScore.get(b), y = nativeScore.get(n);
-      assert.ok(Math.abs(x - y) <= 1e-6 * Math.max(1, Math.abs(x), Math.abs(y)), `position ${i}: ${b} vs ${n}`);
-    }
-    assert.ok(Math.abs(browserRanking.scores[b] - nativeScore.get(b)) <= 1e-4 * Math.max(1e-6, Math.abs(nativeScore.get(b))));
-  }
-  assert.equal(s.rank.kendall.toFixed(4), /kendall (\S+)/.exec(printed)[1]);
+  const native = nativeRanking(demo, layoutFile, path.join(work, 'native.csv'));
+  assertSameRanking(await page.evaluate(() => window.fastslow.ranking()), native, (n) => 1e-4 * Math.max(1e-6, Math.abs(n)));
+  assert.equal(s.rank.kendall.toFixed(4), /kendall (\S+)/.exec(native.printed)[1]);
 });
 
 test('a corrupt npz shows an error and the page still opens a good file afterwards', async () => {
@@ -361,21 +317,9 @@ test('an exported ensemble opens as one model, says how many members it has, and
   assert.equal(await page.evaluate((i) => window.fastslow.rank(i), index), 1);
   const s = await waitState((x) => x.rank.status === 'done', 'the ensemble\'s ranking', 120000);
   assert.equal(s.rank.scores, opened.graph.unique_configs);
-  const { ranking, scores } = await page.evaluate(() => window.fastslow.ranking());
-  const csv = path.join(work, 'ensemble.csv');
-  const printed = run('rank', '--model', ensembleModel, layoutFile, '--csv', csv);
-  const rows = readFileSync(csv, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
-  const nativeScore = new Map(rows.map(([, c, , sc]) => [Number(c), Number(sc)]));
-  assert.equal(ranking.length, rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const b = ranking[i], n = Number(rows[i][1]);
-    if (b !== n) {
-      const x = nativeScore.get(b), y = nativeScore.get(n);
-      assert.ok(Math.abs(x - y) <= 1e-6 * Math.max(1, Math.abs(x), Math.abs(y)), `position ${i}: ${b} vs ${n}`);
-    }
-    assert.ok(Math.abs(scores[b] - nativeScore.get(b)) <= 1e-4 * Math.abs(nativeScore.get(b)) + 1e-6, `config ${b}`);
-  }
-  assert.equal(s.rank.kendall.toFixed(4), /kendall (\S+)/.exec(printed)[1]);
+  const native = nativeRanking(ensembleModel, layoutFile, path.join(work, 'ensemble.csv'));
+  assertSameRanking(await page.evaluate(() => window.fastslow.ranking()), native, (n) => 1e-4 * Math.abs(n) + 1e-6);
+  assert.equal(s.rank.kendall.toFixed(4), /kendall (\S+)/.exec(native.printed)[1]);
   assert.deepEqual(pageErrors, []);
 });
 

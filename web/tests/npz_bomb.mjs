@@ -7,9 +7,8 @@ import zlib from 'node:zlib';
 
 const PIECE = 16 * 1024 * 1024;
 
-function npyHeader(descr, shape) {
-  const dims = shape.length === 1 ? `${shape[0]},` : shape.join(', ');
-  let dict = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`;
+// A version 1 .npy header around the dict's text, padded as numpy pads it.
+export function npyHead(dict) {
   while ((10 + dict.length + 1) % 64 !== 0) dict += ' ';
   dict += '\n';
   const head = Buffer.alloc(10);
@@ -17,6 +16,11 @@ function npyHeader(descr, shape) {
   head[6] = 1;
   head.writeUInt16LE(dict.length, 8);
   return Buffer.concat([head, Buffer.from(dict, 'latin1')]);
+}
+
+function npyHeader(descr, shape) {
+  const dims = shape.length === 1 ? `${shape[0]},` : shape.join(', ');
+  return npyHead(`{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`);
 }
 
 const CRC_TABLE = (() => {
@@ -29,7 +33,7 @@ const CRC_TABLE = (() => {
   return t;
 })();
 
-function crc32(buf, crc = 0) {
+export function crc32(buf, crc = 0) {
   let c = ~crc >>> 0;
   for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]) & 0xff] ^ (c >>> 8);
   return ~c >>> 0;
@@ -107,7 +111,8 @@ function fields(spec) {
   return Buffer.concat(parts);
 }
 
-function zip(entries) {
+// A zip of entries {name, method (0 stored, 8 deflate), crc, size, data (as stored)}.
+export function zip(entries) {
   const out = [];
   const offsets = [];
   let at = 0;

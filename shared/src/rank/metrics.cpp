@@ -220,6 +220,9 @@ GraphMetrics evaluate_graph(const std::vector<double>& score,
   m.configs = static_cast<int64_t>(score.size());
   m.kendall = kendall_tau(score, runtime);
   m.opa = ordered_pair_accuracy(score, runtime);
+  // Top-k errors are ratios to the best runtime: with a zero among measured
+  // ones (a file validation only warns about) they mean nothing, and stay NaN.
+  if (!(*std::min_element(runtime.begin(), runtime.end()) > 0)) return m;
   const std::vector<int64_t> ranking = ranking_from_scores(score);
   m.top1 = top_k_error(ranking, runtime, 1);
   m.top5 = top_k_error(ranking, runtime, 5);
