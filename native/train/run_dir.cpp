@@ -14,10 +14,12 @@
 namespace fastslow::train {
 namespace {
 
-void commit(const std::string& tmp, const std::string& path) {
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error(path, "", "cannot write: " + ec.message());
+// Archives go through write_file_atomically as every file of the folder
+// does: a writer killed mid-save leaves NAME.tmp, which the next save takes over.
+void save_archive(torch::serialize::OutputArchive& ar, const std::string& path) {
+  std::ostringstream bytes;
+  ar.save_to(bytes);
+  write_file_atomically(path, bytes.str());
 }
 
 // Archives load onto the device of the model they go into.
@@ -80,8 +82,7 @@ void RunDir::save_model(torch::nn::Module& model, const std::string& name) const
   if (!writer_) return;
   torch::serialize::OutputArchive ar;
   model.save(ar);
-  ar.save_to(file(name) + ".tmp");
-  commit(file(name) + ".tmp", file(name));
+  save_archive(ar, file(name));
 }
 
 void RunDir::load_model(torch::nn::Module& model, const std::string& name) const {
@@ -102,8 +103,7 @@ void RunDir::save_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& 
   opt.save(o);
   ar.write("model", m);
   ar.write("optimizer", o);
-  ar.save_to(file(name) + ".tmp");
-  commit(file(name) + ".tmp", file(name));
+  save_archive(ar, file(name));
 }
 
 void RunDir::load_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name) const {
