@@ -96,17 +96,34 @@ void RunDir::load_model(torch::nn::Module& model, const std::string& name) const
   }
 }
 
-void RunDir::save_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name) const {
+void RunDir::save_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name,
+                             const nlohmann::json& state) const {
   if (!writer_) return;
   torch::serialize::OutputArchive ar, m, o;
   model.save(m);
   opt.save(o);
   ar.write("model", m);
   ar.write("optimizer", o);
+  ar.write("state", c10::IValue(state.dump()));
   save_archive(ar, file(name));
 }
 
-void RunDir::load_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name) const {
+namespace {
+
+std::optional<nlohmann::json> state_in(torch::serialize::InputArchive& ar, const std::string& path) {
+  c10::IValue v;
+  if (!ar.try_read("state", v)) return std::nullopt;
+  try {
+    return nlohmann::json::parse(v.toStringRef());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path, "state", std::string("malformed training state: ") + e.what());
+  }
+}
+
+}  // namespace
+
+std::optional<nlohmann::json> RunDir::load_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt,
+                                                      const std::string& name) const {
   if (!has(name)) throw Error(file(name), "", "missing: nothing to resume from");
   try {
     torch::serialize::InputArchive ar, m, o;
@@ -115,9 +132,24 @@ void RunDir::load_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& 
     ar.read("optimizer", o);
     model.load(m);
     opt.load(o);
+    return state_in(ar, file(name));
   } catch (const c10::Error& e) {
     throw Error(file(name), "", std::string("cannot resume from it: ") + e.what_without_backtrace());
   }
+}
+
+std::optional<nlohmann::json> RunDir::saved_state() const {
+  if (has("last.pt")) {
+    try {
+      torch::serialize::InputArchive ar;
+      ar.load_from(file("last.pt"), torch::kCPU);
+      if (auto s = state_in(ar, file("last.pt"))) return s;
+    } catch (const c10::Error& e) {
+      throw Error(file("last.pt"), "", std::string("cannot read: ") + e.what_without_backtrace());
+    }
+  }
+  if (has("state.json")) return read_json("state.json");
+  return std::nullopt;
 }
 
 }  // namespace fastslow::train

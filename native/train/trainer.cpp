@@ -50,7 +50,9 @@ Verdict Trainer::ask(F&& f) {
 }
 
 void Trainer::save_state() {
-  run_.save_checkpoint(*model_, *opt_, "last.pt");
+  // The state goes inside last.pt (the copy resume reads); state.json after
+  // it is for people and tools, and lags it when a hard stop falls between.
+  run_.save_checkpoint(*model_, *opt_, "last.pt", st_.to_json());
   run_.write_json("state.json", st_.to_json());
 }
 
@@ -135,9 +137,13 @@ TrainResult Trainer::run() {
   opt_ = std::make_unique<torch::optim::AdamW>(trained, torch::optim::AdamWOptions(*o_.lr).weight_decay(*o_.weight_decay));
   const std::vector<torch::Tensor> params = model_->parameters();
   st_ = TrainState{};
-  if (run_.has("state.json")) {
-    st_ = TrainState::from_json(run_.read_json("state.json"), run_.file("state.json"));
-    run_.load_checkpoint(*model_, *opt_, "last.pt");
+  if (run_.has("last.pt") || run_.has("state.json")) {
+    if (const auto inside = run_.load_checkpoint(*model_, *opt_, "last.pt")) {
+      st_ = TrainState::from_json(*inside, run_.file("last.pt"));
+      run_.write_json("state.json", *inside);  // the copy, caught up where a stop left it behind
+    } else {  // a checkpoint from before it held its state
+      st_ = TrainState::from_json(run_.read_json("state.json"), run_.file("state.json"));
+    }
     run_.truncate_log(st_.epoch);
     say("resuming at epoch " + std::to_string(st_.epoch + 1) + ", step " + std::to_string(st_.step));
   }
