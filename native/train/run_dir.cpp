@@ -55,9 +55,11 @@ nlohmann::json RunDir::read_json(const std::string& name) const {
 
 void RunDir::append_log(const nlohmann::json& line) const {
   if (!writer_) return;
-  std::ofstream f(file("log.jsonl"), std::ios::binary | std::ios::app);
-  f << line.dump() << "\n";
-  if (!f) throw Error(file("log.jsonl"), "", "cannot append");
+  // Rewritten whole and renamed over (a line per epoch: small), not appended
+  // to: a stop in the middle of an append left a cut line that readers
+  // (the model card) refuse.
+  const std::string before = has("log.jsonl") ? read_whole_file(file("log.jsonl")) : "";
+  write_file_atomically(file("log.jsonl"), before + line.dump() + "\n");
 }
 
 void RunDir::truncate_log(int64_t epoch) const {

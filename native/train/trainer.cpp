@@ -144,9 +144,13 @@ TrainResult Trainer::run() {
     } else {  // a checkpoint from before it held its state
       st_ = TrainState::from_json(run_.read_json("state.json"), run_.file("state.json"));
     }
-    run_.truncate_log(st_.epoch);
     say("resuming at epoch " + std::to_string(st_.epoch + 1) + ", step " + std::to_string(st_.step));
   }
+  // Lines of epochs the state has not reached go: they are logged again.
+  // Also without a checkpoint (a stop after epoch 0's line, before the first
+  // save), where the run starts over; with its fitted table not yet
+  // validated, a per-program run's "epoch -1" line goes too.
+  run_.truncate_log(validate_first_ && !st_.pre_validated ? -1 : st_.epoch);
   if (validate_first_ && !st_.pre_validated) {
     const Verdict v = validate_and_log(-1, 0.0, std::chrono::steady_clock::now());
     if (v) return finish(*v);

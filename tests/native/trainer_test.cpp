@@ -135,6 +135,42 @@ TEST(Trainer, AStopBetweenTheCheckpointAndStateJsonResumesFromTheCheckpoint) {
   }
 }
 
+// A hard stop after an epoch's log line and before the first save that
+// follows it: resumed (or, with no checkpoint yet, started over) the run
+// logs that epoch once, and ends as the uninterrupted run. For a
+// per-program run, the line of its fitted table ("epoch -1") too.
+TEST(Trainer, AStopAfterALogLineBeforeTheFirstSaveLogsItOnce) {
+  test::TempDir dir;
+  const std::string graph = find_collection(tiny_data(), "layout:xla:random").split("train").front();
+  for (const bool program : {false, true}) {
+    auto options = [&](const std::string& out) {
+      TrainOptions o = small_layout_run(out);
+      if (program) {
+        o.data.clear();
+        o.collection.clear();
+        o.graph = graph;
+        o.steps_per_epoch = 3;
+      }
+      return o;
+    };
+    const std::string full = dir.file(program ? "program-full" : "full"), run = dir.file(program ? "program" : "cut");
+    train(options(full));
+    TrainHooks hooks;
+    // Collection: stopped at epoch 1 (epoch 0 logged); per-program: after
+    // the table's line and one step.
+    hooks.stop = [n = 0, at = program ? 2 : 10]() mutable { return ++n == at; };
+    ASSERT_TRUE(train(options(run), hooks).interrupted());
+    ASSERT_EQ(log_lines(run).size(), 1u);
+    // As if killed right after that line: no checkpoint yet.
+    std::filesystem::remove(run + "/last.pt");
+    std::filesystem::remove(run + "/state.json");
+    const TrainResult rest = resume(run);
+    EXPECT_EQ(rest.epochs_done, 2);
+    EXPECT_EQ(log_lines(run), log_lines(full)) << run;
+    expect_same_weights(full, run, run);
+  }
+}
+
 TEST(Trainer, LayoutModelBeatsRandomOnTinyData) {
   test::TempDir dir;
   TrainOptions o = small_layout_run(dir.file("run"));
