@@ -2,10 +2,13 @@
 // a temporary file beside PATH, which is renamed over PATH once complete.
 // Interrupted writers leave the old file (or none), never a truncated one.
 //
+// Nothing is synced to disk (no fsync): a file survives its process dying
+// at any moment (SIGKILL, a crash), not the machine losing power.
+//
 // The temporary file is PATH.tmp, locked (flock) by its writer until it is
-// renamed. A writer killed on the way (SIGKILL, a crash, a power cut) leaves
-// PATH.tmp behind unlocked, and the next writer of PATH takes it over, so
-// leftovers never pile up (a cache file can be hundreds of MB). While another
+// renamed. A writer killed on the way leaves PATH.tmp behind unlocked, and
+// the next writer of PATH takes it over, so leftovers never pile up (a
+// cache file can be hundreds of MB). While another
 // live writer holds PATH.tmp (two runs building the same cache file at once)
 // a writer uses PATH.tmp.<pid>.<n> instead, so neither writes into the
 // other's half-done file; the last rename wins.
