@@ -75,8 +75,9 @@ ManyResult run_members(const std::string& out, const std::string& mode, int coun
 // Whether a run has stopped for good: all its epochs, or early stopping.
 // A fold still training elsewhere (--fold) has a metrics.json already.
 bool finished(const RunDir& run) {
-  if (!run.has("state.json") || !run.has("config.json")) return false;
-  const TrainState st = TrainState::from_json(run.read_json("state.json"), run.file("state.json"));
+  const std::optional<nlohmann::json> saved = run.saved_state();
+  if (!saved || !run.has("config.json")) return false;
+  const TrainState st = TrainState::from_json(*saved, run.file("last.pt"));
   const nlohmann::json c = run.read_json("config.json");
   const int64_t epochs = c.value("epochs", int64_t{0}), patience = c["patience"].is_number() ? c["patience"].get<int64_t>() : 0;
   return st.epoch >= epochs || (patience > 0 && st.bad_epochs >= patience);

@@ -14,10 +14,12 @@
 namespace fastslow::train {
 namespace {
 
-void commit(const std::string& tmp, const std::string& path) {
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error(path, "", "cannot write: " + ec.message());
+// Archives go through write_file_atomically as every file of the folder
+// does: a writer killed mid-save leaves NAME.tmp, which the next save takes over.
+void save_archive(torch::serialize::OutputArchive& ar, const std::string& path) {
+  std::ostringstream bytes;
+  ar.save_to(bytes);
+  write_file_atomically(path, bytes.str());
 }
 
 // Archives load onto the device of the model they go into.
@@ -53,9 +55,11 @@ nlohmann::json RunDir::read_json(const std::string& name) const {
 
 void RunDir::append_log(const nlohmann::json& line) const {
   if (!writer_) return;
-  std::ofstream f(file("log.jsonl"), std::ios::binary | std::ios::app);
-  f << line.dump() << "\n";
-  if (!f) throw Error(file("log.jsonl"), "", "cannot append");
+  // Rewritten whole and renamed over (a line per epoch: small), not appended
+  // to: a stop in the middle of an append left a cut line that readers
+  // (the model card) refuse.
+  const std::string before = has("log.jsonl") ? read_whole_file(file("log.jsonl")) : "";
+  write_file_atomically(file("log.jsonl"), before + line.dump() + "\n");
 }
 
 void RunDir::truncate_log(int64_t epoch) const {
@@ -80,8 +84,7 @@ void RunDir::save_model(torch::nn::Module& model, const std::string& name) const
   if (!writer_) return;
   torch::serialize::OutputArchive ar;
   model.save(ar);
-  ar.save_to(file(name) + ".tmp");
-  commit(file(name) + ".tmp", file(name));
+  save_archive(ar, file(name));
 }
 
 void RunDir::load_model(torch::nn::Module& model, const std::string& name) const {
@@ -95,18 +98,34 @@ void RunDir::load_model(torch::nn::Module& model, const std::string& name) const
   }
 }
 
-void RunDir::save_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name) const {
+void RunDir::save_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name,
+                             const nlohmann::json& state) const {
   if (!writer_) return;
   torch::serialize::OutputArchive ar, m, o;
   model.save(m);
   opt.save(o);
   ar.write("model", m);
   ar.write("optimizer", o);
-  ar.save_to(file(name) + ".tmp");
-  commit(file(name) + ".tmp", file(name));
+  ar.write("state", c10::IValue(state.dump()));
+  save_archive(ar, file(name));
 }
 
-void RunDir::load_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name) const {
+namespace {
+
+std::optional<nlohmann::json> state_in(torch::serialize::InputArchive& ar, const std::string& path) {
+  c10::IValue v;
+  if (!ar.try_read("state", v)) return std::nullopt;
+  try {
+    return nlohmann::json::parse(v.toStringRef());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path, "state", std::string("malformed training state: ") + e.what());
+  }
+}
+
+}  // namespace
+
+std::optional<nlohmann::json> RunDir::load_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt,
+                                                      const std::string& name) const {
   if (!has(name)) throw Error(file(name), "", "missing: nothing to resume from");
   try {
     torch::serialize::InputArchive ar, m, o;
@@ -115,9 +134,24 @@ void RunDir::load_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& 
     ar.read("optimizer", o);
     model.load(m);
     opt.load(o);
+    return state_in(ar, file(name));
   } catch (const c10::Error& e) {
     throw Error(file(name), "", std::string("cannot resume from it: ") + e.what_without_backtrace());
   }
+}
+
+std::optional<nlohmann::json> RunDir::saved_state() const {
+  if (has("last.pt")) {
+    try {
+      torch::serialize::InputArchive ar;
+      ar.load_from(file("last.pt"), torch::kCPU);
+      if (auto s = state_in(ar, file("last.pt"))) return s;
+    } catch (const c10::Error& e) {
+      throw Error(file("last.pt"), "", std::string("cannot read: ") + e.what_without_backtrace());
+    }
+  }
+  if (has("state.json")) return read_json("state.json");
+  return std::nullopt;
 }
 
 }  // namespace fastslow::train

@@ -1,5 +1,6 @@
 // The run folder: config.json (every option), stats.json (normalisation),
-// log.jsonl (one line per epoch), state.json + last.pt (where to resume),
+// log.jsonl (one line per epoch), last.pt (where to resume: model,
+// optimizer and the training state) + state.json (that state, to read),
 // best.pt (the best model so far), metrics.json (per-graph scores).
 // Every file is written to a temporary name and renamed, so an interrupted
 // run never leaves a half-written file behind. Only the process that owns
@@ -8,6 +9,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace torch::optim {
@@ -37,8 +39,19 @@ class RunDir {
 
   void save_model(torch::nn::Module& model, const std::string& name) const;
   void load_model(torch::nn::Module& model, const std::string& name) const;
-  void save_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name) const;
-  void load_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name) const;
+  // A checkpoint holds the training state it was saved at (TrainState's
+  // JSON) with the model and optimizer: one file, renamed into place at
+  // once, so no stop, however hard, pairs weights with another step's state.
+  void save_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name,
+                       const nlohmann::json& state) const;
+  // Returns the state saved with it; nullopt for checkpoints written before
+  // they held one (state.json is theirs).
+  std::optional<nlohmann::json> load_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt,
+                                                const std::string& name) const;
+  // Where a run stands, without a model to load into: last.pt's state
+  // (state.json lags it after a stop between the two writes), else
+  // state.json; nullopt before the first save.
+  std::optional<nlohmann::json> saved_state() const;
 
  private:
   std::string path_;

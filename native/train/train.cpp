@@ -174,8 +174,8 @@ TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> dat
     trainer.set_step(std::make_unique<SegmentStep>(LossSpec::parse(o.loss), device, *o.segment_nodes, o.seed));
   }
   if (auto* program = dynamic_cast<models::ProgramModelImpl*>(model.get())) {
-    // Without a state to resume from, the model starts here: the table is fitted.
-    if (!run.has("state.json")) fit_table(*program, *data, o.seed, hooks.message);
+    // Without a checkpoint to resume from, the model starts here: the table is fitted.
+    if (!run.has("last.pt") && !run.has("state.json")) fit_table(*program, *data, o.seed, hooks.message);
     trainer.validate_first();  // the table alone is a model: "epoch 0" of the log
   }
   trainer.add_callback(std::make_shared<HooksCallback>(hooks));

@@ -1,5 +1,6 @@
-// Where a run is, saved as state.json beside the checkpoint last.pt after
-// every epoch and on Ctrl-C: what `--resume` restores before going on.
+// Where a run is, saved inside the checkpoint last.pt (and as state.json
+// beside it, to read) after every epoch and on Ctrl-C: what `--resume`
+// restores before going on.
 #pragma once
 
 #include <cstdint>

@@ -51,7 +51,9 @@ Verdict Trainer::ask(F&& f) {
 }
 
 void Trainer::save_state() {
-  run_.save_checkpoint(*model_, *opt_, "last.pt");
+  // The state goes inside last.pt (the copy resume reads); state.json after
+  // it is for people and tools, and lags it when a hard stop falls between.
+  run_.save_checkpoint(*model_, *opt_, "last.pt", st_.to_json());
   run_.write_json("state.json", st_.to_json());
 }
 
@@ -187,12 +189,20 @@ TrainResult Trainer::run() {
   // for a state to resume or meets the others in a collective.
   sync_->all_gather("");
   st_ = TrainState{};
-  if (run_.has("state.json")) {
-    st_ = TrainState::from_json(run_.read_json("state.json"), run_.file("state.json"));
-    run_.load_checkpoint(*model_, *opt_, "last.pt");
-    run_.truncate_log(st_.epoch);
+  if (run_.has("last.pt") || run_.has("state.json")) {
+    if (const auto inside = run_.load_checkpoint(*model_, *opt_, "last.pt")) {
+      st_ = TrainState::from_json(*inside, run_.file("last.pt"));
+      run_.write_json("state.json", *inside);  // the copy, caught up where a stop left it behind
+    } else {  // a checkpoint from before it held its state
+      st_ = TrainState::from_json(run_.read_json("state.json"), run_.file("state.json"));
+    }
     say("resuming at epoch " + std::to_string(st_.epoch + 1) + ", step " + std::to_string(st_.step));
   }
+  // Lines of epochs the state has not reached go: they are logged again.
+  // Also without a checkpoint (a stop after epoch 0's line, before the first
+  // save), where the run starts over; with its fitted table not yet
+  // validated, a per-program run's "epoch -1" line goes too.
+  run_.truncate_log(validate_first_ && !st_.pre_validated ? -1 : st_.epoch);
   // Every process starts from rank 0's weights (a fresh model is the same
   // everywhere already; this makes it so whatever the initialiser does).
   std::vector<torch::Tensor> shared = params;

@@ -60,7 +60,7 @@ class Trainer {
   // per run (TrainState::pre_validated), also when a resume finds it cut.
   void validate_first() { validate_first_ = true; }
 
-  // Starts from state.json and last.pt when the run folder has them, else
+  // Starts from last.pt (and the state saved in it) when the run folder has it, else
   // from the model as given.
   TrainResult run();
 
@@ -129,7 +129,7 @@ void write_run_header(const RunDir& run, TrainOptions& o, const PreparedData& da
 // header written): the model built with o.seed (a per-program model's table
 // fitted unless there is a state to resume from), the hooks, early stopping
 // and `extra` as callbacks, `sync` between processes (the process of rank 0
-// writes the run folder). Resumes where the folder has a state.json.
+// writes the run folder). Resumes where the folder has a last.pt.
 TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> data, std::shared_ptr<GradientSync> sync,
                          const TrainHooks& hooks = {}, const std::vector<std::shared_ptr<Callback>>& extra = {});
 // The files and group split of TrainOptions (a collection's train and valid

@@ -80,6 +80,97 @@ TEST(Trainer, ResumeAfterAnInterruptionEqualsAnUninterruptedRun) {
   }
 }
 
+// Log lines of a run, without the wall-clock seconds no two runs share.
+std::vector<nlohmann::json> log_lines(const std::string& run) {
+  std::ifstream f(run + "/log.jsonl");
+  std::vector<nlohmann::json> out;
+  for (std::string l; std::getline(f, l);) {
+    if (l.empty()) continue;
+    out.push_back(nlohmann::json::parse(l));
+    out.back().erase("seconds");
+  }
+  return out;
+}
+
+void expect_same_weights(const std::string& a_run, const std::string& b_run, const std::string& what) {
+  for (const char* file : {"best.pt", "last.pt"}) {
+    const auto a = weights(a_run, file), b = weights(b_run, file);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i])) << what << ": " << file << " " << i;
+  }
+}
+
+// A hard stop (SIGKILL, power cut) between the rename of last.pt and that
+// of state.json leaves the new checkpoint beside the previous state.json,
+// or beside none at the first save. The resume starts from the checkpoint's
+// own state and ends as the uninterrupted run (a resume from state.json
+// trained the steps between the two saves twice).
+TEST(Trainer, AStopBetweenTheCheckpointAndStateJsonResumesFromTheCheckpoint) {
+  test::TempDir dir;
+  const std::string full = dir.file("runs/full");
+  train(small_layout_run(full));
+  for (const bool state_json_missing : {false, true}) {
+    const std::string run = dir.file(state_json_missing ? "runs/first" : "runs/later");
+    auto stop_at = [](int check) {
+      TrainHooks h;
+      h.stop = [check, n = 0]() mutable { return ++n == check; };
+      return h;
+    };
+    // Saved at epoch 0 step 4, then at epoch 1 step 2 (6 steps an epoch, one valid graph).
+    ASSERT_TRUE(train(small_layout_run(run), stop_at(4)).interrupted());
+    const nlohmann::json earlier = RunDir(run).read_json("state.json");
+    ASSERT_TRUE(resume(run, std::nullopt, stop_at(5)).interrupted());
+    ASSERT_NE(RunDir(run).read_json("state.json"), earlier);
+    if (state_json_missing)
+      std::filesystem::remove(run + "/state.json");
+    else
+      RunDir(run).write_json("state.json", earlier);
+    const TrainResult rest = resume(run);
+    EXPECT_EQ(rest.reason, StopReason::Finished);
+    EXPECT_EQ(rest.epochs_done, 2);
+    expect_same_weights(full, run, run);
+    EXPECT_EQ(log_lines(run), log_lines(full)) << run;
+    // state.json caught up with the checkpoint.
+    EXPECT_EQ(RunDir(run).read_json("state.json"), RunDir(full).read_json("state.json"));
+  }
+}
+
+// A hard stop after an epoch's log line and before the first save that
+// follows it: resumed (or, with no checkpoint yet, started over) the run
+// logs that epoch once, and ends as the uninterrupted run. For a
+// per-program run, the line of its fitted table ("epoch -1") too.
+TEST(Trainer, AStopAfterALogLineBeforeTheFirstSaveLogsItOnce) {
+  test::TempDir dir;
+  const std::string graph = find_collection(tiny_data(), "layout:xla:random").split("train").front();
+  for (const bool program : {false, true}) {
+    auto options = [&](const std::string& out) {
+      TrainOptions o = small_layout_run(out);
+      if (program) {
+        o.data.clear();
+        o.collection.clear();
+        o.graph = graph;
+        o.steps_per_epoch = 3;
+      }
+      return o;
+    };
+    const std::string full = dir.file(program ? "program-full" : "full"), run = dir.file(program ? "program" : "cut");
+    train(options(full));
+    TrainHooks hooks;
+    // Collection: stopped at epoch 1 (epoch 0 logged); per-program: after
+    // the table's line and one step.
+    hooks.stop = [n = 0, at = program ? 2 : 10]() mutable { return ++n == at; };
+    ASSERT_TRUE(train(options(run), hooks).interrupted());
+    ASSERT_EQ(log_lines(run).size(), 1u);
+    // As if killed right after that line: no checkpoint yet.
+    std::filesystem::remove(run + "/last.pt");
+    std::filesystem::remove(run + "/state.json");
+    const TrainResult rest = resume(run);
+    EXPECT_EQ(rest.epochs_done, 2);
+    EXPECT_EQ(log_lines(run), log_lines(full)) << run;
+    expect_same_weights(full, run, run);
+  }
+}
+
 TEST(Trainer, LayoutModelBeatsRandomOnTinyData) {
   test::TempDir dir;
   TrainOptions o = small_layout_run(dir.file("run"));
@@ -258,6 +349,18 @@ TEST(Trainer, APerProgramRunCutWhileValidatingItsTableResumesThere) {
   EXPECT_EQ(lines(dir.file("runs/cut/log.jsonl")), lines(dir.file("runs/full/log.jsonl")));
 }
 
+// Edits the state a run resumes from: the one inside last.pt, and its copy.
+nlohmann::json edit_state(const std::string& out, const std::function<void(nlohmann::json&)>& edit) {
+  LoadedRun r = load_run(out, "cpu");
+  torch::optim::AdamW opt(r.model->trained_parameters(), torch::optim::AdamWOptions(1e-3));
+  const RunDir run(out);
+  nlohmann::json state = run.load_checkpoint(*r.model, opt, "last.pt").value();
+  edit(state);
+  run.save_checkpoint(*r.model, opt, "last.pt", state);
+  run.write_json("state.json", state);
+  return state;
+}
+
 // A run that stopped early stays stopped when resumed, whatever epochs are left.
 TEST(Trainer, ARunStoppedEarlyStaysStoppedWhenResumed) {
   test::TempDir dir;
@@ -265,12 +368,12 @@ TEST(Trainer, ARunStoppedEarlyStaysStoppedWhenResumed) {
   o.epochs = 1;
   train(o);
   const RunDir run(o.out);
-  nlohmann::json config = run.read_json("config.json"), state = run.read_json("state.json");
+  nlohmann::json config = run.read_json("config.json");
   config["patience"] = 2;
   config["epochs"] = 5;
-  state["bad_epochs"] = 2;  // as if two validations had not improved
   run.write_json("config.json", config);
-  run.write_json("state.json", state);
+  // As if two validations had not improved.
+  const nlohmann::json state = edit_state(o.out, [](nlohmann::json& s) { s["bad_epochs"] = 2; });
   const TrainResult r = resume(o.out);
   EXPECT_EQ(r.reason, StopReason::EarlyStopped);
   EXPECT_EQ(r.epochs_done, 1);

@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -74,9 +75,15 @@ struct NpzWriter::Sink {
 NpzWriter::NpzWriter(const std::string& path, Compression compression)
     : path_(path), compression_(compression), sink_(std::make_unique<Sink>()) {
   sink_->name = path;
-  tmp_path_ = temp_path_for(path);
-  sink_->f = std::fopen(tmp_path_.c_str(), "wb");
-  if (!sink_->f) throw Error(path, "", std::string("cannot create: ") + std::strerror(errno));
+  temp_ = std::make_unique<TempFile>(path);
+  // A stream of its own over the temporary file: closing it leaves the
+  // TempFile's descriptor, and with it the lock, until the rename.
+  const int fd = ::dup(temp_->fd());
+  sink_->f = fd < 0 ? nullptr : ::fdopen(fd, "wb");
+  if (!sink_->f) {
+    if (fd >= 0) ::close(fd);
+    throw Error(path, "", std::string("cannot create: ") + std::strerror(errno));
+  }
 }
 
 NpzWriter::NpzWriter(Compression compression)
@@ -85,10 +92,7 @@ NpzWriter::NpzWriter(Compression compression)
 }
 
 NpzWriter::~NpzWriter() {
-  if (sink_->f) {
-    std::fclose(sink_->f);
-    if (!closed_) std::remove(tmp_path_.c_str());
-  }
+  if (sink_->f) std::fclose(sink_->f);  // the TempFile, unless committed, is removed after
 }
 
 void NpzWriter::add(const std::string& name, const NpyArray& a) {
@@ -252,10 +256,12 @@ void NpzWriter::close() {
   if (sink_->f) {
     const bool ok = std::fclose(sink_->f) == 0;
     sink_->f = nullptr;
-    if (!ok || std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
-      std::remove(tmp_path_.c_str());
-      throw Error(path_, "", std::string("cannot finish writing: ") + std::strerror(errno));
+    if (!ok) {
+      const int err = errno;
+      temp_->discard();
+      throw Error(path_, "", std::string("cannot finish writing: ") + std::strerror(err));
     }
+    temp_->commit();
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fastslow/io/npy.h"
+#include "fastslow/io/write_file.h"
 
 namespace fastslow {
 
@@ -17,8 +18,9 @@ enum class Compression { Stored, Deflate };
 
 class NpzWriter {
  public:
-  // Writes to `path + ".tmp"` and renames on close(), so an interrupted run
-  // never leaves a half-written archive under the final name.
+  // Writes to a temporary file beside `path` (write_file.h) and renames it
+  // on close(), so an interrupted run never leaves a half-written archive
+  // under the final name.
   NpzWriter(const std::string& path, Compression compression);
   // Writes into memory; take the bytes with close_to_memory().
   explicit NpzWriter(Compression compression);
@@ -45,7 +47,8 @@ class NpzWriter {
   };
   void write_central_directory();
 
-  std::string path_, tmp_path_;
+  std::string path_;
+  std::unique_ptr<TempFile> temp_;  // file writers: where the bytes go until close()
   Compression compression_;
   std::unique_ptr<Sink> sink_;
   std::vector<Written> written_;
