@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cli_run.h"
+#include "log_lines.h"
 #include "fastslow/io/byte_source.h"
 #include "fastslow/io/npz_reader.h"
 #include "fastslow/io/zip.h"
@@ -168,16 +169,9 @@ std::vector<std::string> temp_files(const std::string& dir) {
   return out;
 }
 
-// log.jsonl without the wall-clock seconds, which no two runs share.
+// log.jsonl without what is measured (time, memory), which no two runs share.
 std::vector<nlohmann::json> log_lines(const std::string& run) {
-  std::vector<nlohmann::json> out;
-  std::istringstream lines(text(run + "/log.jsonl"));
-  for (std::string l; std::getline(lines, l);) {
-    nlohmann::json j = nlohmann::json::parse(l);
-    j.erase("seconds");
-    out.push_back(j);
-  }
-  return out;
+  return fastslow::test::unmeasured_log_lines(run);
 }
 
 constexpr int kEpochs = 40, kAttempts = 8;

@@ -12,6 +12,7 @@
 #include "fastslow/error.h"
 #include "fastslow/synth/dataset.h"
 #include "test_support.h"
+#include "log_lines.h"
 #include "tiny_data.h"
 #include "models/registry.h"
 #include "train/run_dir.h"
@@ -81,16 +82,7 @@ TEST(Trainer, ResumeAfterAnInterruptionEqualsAnUninterruptedRun) {
 }
 
 // Log lines of a run, without the wall-clock seconds no two runs share.
-std::vector<nlohmann::json> log_lines(const std::string& run) {
-  std::ifstream f(run + "/log.jsonl");
-  std::vector<nlohmann::json> out;
-  for (std::string l; std::getline(f, l);) {
-    if (l.empty()) continue;
-    out.push_back(nlohmann::json::parse(l));
-    out.back().erase("seconds");
-  }
-  return out;
-}
+std::vector<nlohmann::json> log_lines(const std::string& run) { return test::unmeasured_log_lines(run); }
 
 void expect_same_weights(const std::string& a_run, const std::string& b_run, const std::string& what) {
   for (const char* file : {"best.pt", "last.pt"}) {
