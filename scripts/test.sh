@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The test command: sets up what is missing, builds the presets (native, wasm
-# and fuzz), runs every suite, then every fuzz target for a bounded time.
+# The test command: sets up what is missing, builds the presets (native, wasm,
+# fuzz and sanitize), runs every suite, the core and CLI suites again under
+# ASan + UBSan, then every fuzz target for a bounded time.
 # Prints one summary line; exits non-zero on any failure.
 # Usage: scripts/test.sh [--no-setup]
 #   FASTSLOW_FUZZ_SECONDS: seconds per fuzz target (default 20; 0 skips fuzzing)
+#   FASTSLOW_SANITIZE_TESTS: 0 skips the sanitize build and its suites
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs
@@ -41,6 +43,30 @@ if [ -z "$n_tests" ] || [ "$n_tests" = 0 ]; then
 else
   passed=$((passed + n_tests - n_fail)); failed=$((failed + n_fail))
   [ "$n_fail" = 0 ] || { grep -E '\*\*\*Failed|Failed  ' "$LOG/ctest-native.log"; problems+=("native: $n_fail failed"); }
+fi
+
+# Sanitizers: the CLI and the core and CLI suites with ASan + UBSan.
+if [ "${FASTSLOW_SANITIZE_TESTS:-1}" != 0 ]; then
+  step "build (sanitize)"
+  t0=$SECONDS
+  cmake --preset sanitize >"$LOG/configure-sanitize.log" 2>&1 \
+    || { cat "$LOG/configure-sanitize.log"; die "configure (sanitize) failed"; }
+  cmake --build --preset sanitize -j "$JOBS" 2>&1 | tee "$LOG/build-sanitize.log" | grep -E 'error:|warning:' ;
+  [ "${PIPESTATUS[0]}" = 0 ] || { tail -50 "$LOG/build-sanitize.log"; die "build (sanitize) failed"; }
+  echo "sanitize build: $((SECONDS - t0)) s"
+  step "sanitize tests (ctest: core and CLI suites, ASan + UBSan)"
+  t0=$SECONDS
+  ctest --preset sanitize -j "$JOBS" --output-junit "$PWD/$LOG/sanitize-junit.xml" >"$LOG/ctest-sanitize.log" 2>&1
+  tail -3 "$LOG/ctest-sanitize.log"
+  echo "sanitize tests: $((SECONDS - t0)) s"
+  s_tests=$(grep -o 'tests="[0-9]*"' "$LOG/sanitize-junit.xml" | head -1 | grep -o '[0-9]*')
+  s_fail=$(grep -o 'failures="[0-9]*"' "$LOG/sanitize-junit.xml" | head -1 | grep -o '[0-9]*')
+  if [ -z "$s_tests" ] || [ "$s_tests" = 0 ]; then
+    cat "$LOG/ctest-sanitize.log"; problems+=("sanitize: no tests ran"); failed=$((failed + 1))
+  else
+    passed=$((passed + s_tests - s_fail)); failed=$((failed + s_fail))
+    [ "$s_fail" = 0 ] || { grep -E '\*\*\*Failed|Failed  ' "$LOG/ctest-sanitize.log"; problems+=("sanitize: $s_fail failed (reports in $LOG/ctest-sanitize.log)"); }
+  fi
 fi
 
 # Wasm: the same core suite compiled with emcc, one node process.
