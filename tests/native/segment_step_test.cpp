@@ -111,13 +111,7 @@ Prepared tiny_prepared(const std::string& out) {
   p.o.kind = "layout";
   p.o.khop = 0;  // whole graphs, as segment training is for
   p.o.apply_defaults();
-  const Collection c = find_collection(tiny_data(), p.o.collection);
-  DataSpec spec;
-  spec.train_files = c.split("train");
-  spec.valid_files = c.split("valid");
-  spec.cache = {p.o.cache_dir(), p.o.khop};
-  p.data = std::make_shared<const PreparedData>(prepare(spec, torch::kCPU, std::nullopt));
-  p.o.config_feat_width = p.data->config_width();
+  p.data = prepare_run_data(p.o);
   return p;
 }
 

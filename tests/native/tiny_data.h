@@ -4,9 +4,11 @@
 
 #include <string>
 
+#include "fastslow/data/collection.h"
 #include "fastslow/synth/dataset.h"
 #include "test_support.h"
 #include "train/options.h"
+#include "train/prepared_data.h"
 
 namespace fastslow::train {
 
@@ -44,6 +46,20 @@ inline TrainOptions quick_tile_run(const std::string& out) {
   o.steps_per_epoch = 2;
   o.threads = 1;
   return o;
+}
+
+// The train and valid graphs of o's collection prepared on the CPU, the
+// options completed with the data's config width (o.kind set and defaults
+// applied before).
+inline std::shared_ptr<const PreparedData> prepare_run_data(TrainOptions& o) {
+  const Collection c = find_collection(o.data, o.collection);
+  DataSpec spec;
+  spec.train_files = c.split("train");
+  spec.valid_files = c.split("valid");
+  spec.cache = {o.cache_dir(), o.khop};
+  auto data = std::make_shared<const PreparedData>(prepare(spec, torch::kCPU, std::nullopt));
+  o.config_feat_width = data->config_width();
+  return data;
 }
 
 }  // namespace fastslow::train

@@ -391,13 +391,7 @@ Parts parts(const std::string& out, bool writer = true) {
   p.o.epochs = 2;
   p.o.steps_per_epoch = 3;
   p.o.apply_defaults();
-  const Collection c = find_collection(tiny_data(), p.o.collection);
-  DataSpec spec;
-  spec.train_files = c.split("train");
-  spec.valid_files = c.split("valid");
-  spec.cache = {p.o.cache_dir(), p.o.khop};
-  p.data = std::make_shared<const PreparedData>(prepare(spec, torch::kCPU, std::nullopt));
-  p.o.config_feat_width = p.data->config_width();
+  p.data = prepare_run_data(p.o);
   torch::manual_seed(0);
   p.model = models::make_model(model_options(p.o, p.data->norm));
   std::filesystem::create_directories(out);
