@@ -83,6 +83,9 @@ TEST(ModelCard, MalformedCardsNameTheFileAndTheProblem) {
   j = card("layout");
   j["kind"] = "graph";
   EXPECT_NE(error(j.dump()).find("unknown kind 'graph'"), std::string::npos);
+  j = card("layout");
+  j["pruning"]["khop"] = int64_t{1} << 40;  // was cast to int without a check
+  EXPECT_NE(error(j.dump()).find("\"khop\" 1099511627776 is out of range"), std::string::npos);
 }
 
 TEST(ModelCard, RefusesGraphsOfAnotherKindOrOtherWidths) {

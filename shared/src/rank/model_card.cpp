@@ -1,5 +1,7 @@
 #include "fastslow/rank/model_card.h"
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -161,7 +163,12 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
   if (j.contains("ensemble") && !j["ensemble"].is_null()) c.ensemble = parse_ensemble(j["ensemble"], what);
   if (c.model == "ensemble" && !c.ensemble)
     throw Error(what, "", "model card: model \"ensemble\" without an \"ensemble\" object naming its members");
-  c.khop = static_cast<int>(int_field(field(j, "pruning", what), "khop", what, 0));
+  const int64_t khop = int_field(field(j, "pruning", what), "khop", what, 0);
+  // Hops beyond int's range reach every node anyway: refused, never wrapped.
+  if (khop > std::numeric_limits<int>::max())
+    throw Error(what, "", "model card: \"khop\" " + std::to_string(khop) + " is out of range (at most " +
+                              std::to_string(std::numeric_limits<int>::max()) + ")");
+  c.khop = static_cast<int>(khop);
   c.chunk = int_field(field(j, "batching", what), "chunk", what, 1);
   return c;
 }
