@@ -78,12 +78,21 @@ NpzWriter::NpzWriter(const std::string& path, Compression compression)
   temp_ = std::make_unique<TempFile>(path);
   // A stream of its own over the temporary file: closing it leaves the
   // TempFile's descriptor, and with it the lock, until the rename.
+#ifdef __EMSCRIPTEN__
+  // Emscripten 3.1.6's file systems fail dup + fdopen here ("File exists"):
+  // the stream opens the temporary name itself, a name of this writer's own
+  // there (write_file.cpp).
+  errno = 0;
+  sink_->f = std::fopen(temp_->temp_path().c_str(), "wb");
+  if (!sink_->f) throw Error(path, "", std::string("cannot create: ") + std::strerror(errno));
+#else
   const int fd = ::dup(temp_->fd());
   sink_->f = fd < 0 ? nullptr : ::fdopen(fd, "wb");
   if (!sink_->f) {
     if (fd >= 0) ::close(fd);
     throw Error(path, "", std::string("cannot create: ") + std::strerror(errno));
   }
+#endif
 }
 
 NpzWriter::NpzWriter(Compression compression)
