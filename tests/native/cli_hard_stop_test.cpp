@@ -266,7 +266,9 @@ TEST(HardStop, KilledAndResumedRunsEndWithTheWeightsOfAnUninterruptedOne) {
     } else if (attempt == 2) {
       aim = "a save in the run folder";  // a temporary name shows: a file is being written
       wait_until([&] { return !temp_files(cut).empty(); });
-      if (!status) aim += " (" + fs::path(temp_files(cut).empty() ? "?" : temp_files(cut).front()).filename().string() + ")";
+      // Listed once: the file seen a moment ago may have been renamed since.
+      const std::vector<std::string> seen = temp_files(cut);
+      if (!status) aim += " (" + (seen.empty() ? std::string("?") : fs::path(seen.front()).filename().string()) + ")";
     } else {
       const int target = targets[static_cast<size_t>(attempt - 3)];
       const double d = share(rng) * epoch_seconds;
