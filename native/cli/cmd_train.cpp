@@ -114,7 +114,7 @@ Command add_train_command(CLI::App& app) {
                       models::model_defaults_help([](const models::ModelEntry& e) { return std::to_string(e.eval_chunk); }) +
                       ")");
   sub->add_option("--device", o->device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}))->capture_default_str();
-  sub->add_option("--threads", o->threads, "CPU threads (0 = LibTorch's default)")->capture_default_str();
+  sub->add_option("--threads", o->threads, "CPU threads, LibTorch's and OpenBLAS's (0 = LibTorch's default; with --nproc, the cores shared out over the workers)")->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of initialisation and sampling")->capture_default_str();
   sub->add_flag("--resume", *resume, "continue the run in --out (only --epochs may change)");
   sub->add_option("--nproc", many->nproc,

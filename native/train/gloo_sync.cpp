@@ -121,10 +121,12 @@ class GlooSync : public GradientSync {
     for (Bucket& b : buckets) {
       int64_t at = 0;
       const int64_t flags_at = b.flat.numel() - static_cast<int64_t>(b.members.size());
+      const torch::Tensor flag_values = b.flat.narrow(0, flags_at, static_cast<int64_t>(b.members.size())).cpu();
+      const auto flags = flag_values.accessor<float, 1>();  // one read, not an item() per parameter
       for (size_t k = 0; k < b.members.size(); ++k) {
         torch::Tensor p = params[b.members[k]];
         const int64_t n = p.numel();
-        if (b.flat[flags_at + static_cast<int64_t>(k)].item<float>() > 0) {
+        if (flags[k] > 0) {
           torch::Tensor avg = b.flat.narrow(0, at, n).mul(scale).view(p.sizes()).to(p.dtype());
           if (p.grad().defined())
             p.mutable_grad().copy_(avg);

@@ -1,7 +1,12 @@
 #include "train/process.h"
 
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "fastslow/error.h"
 #include "models/model.h"
@@ -19,8 +24,34 @@ torch::Device pick_device(const std::string& name) {
   throw Error("--device must be auto, cpu or cuda, got '" + name + "'");
 }
 
+namespace {
+
+// LibTorch's set_num_threads does not reach OpenBLAS's own pool, whose
+// threads spin while they wait: a one-thread process still kept two cores
+// busy, and two data-parallel workers on two cores ran slower together than
+// one alone. Looked up at run time: LibTorch may use another BLAS.
+void set_blas_threads(int threads) {
+  using SetThreads = void (*)(int);
+  if (auto f = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) f(threads);
+}
+
+// Workers that share a machine share its cores, as torchrun's do.
+int default_threads() {
+  const char* local = std::getenv("LOCAL_WORLD_SIZE");
+  const int workers = local ? std::atoi(local) : 1;
+  if (workers <= 1) return 0;
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  return cores > 0 ? std::max(1, cores / workers) : 1;
+}
+
+}  // namespace
+
 void configure_process(int threads) {
-  if (threads > 0) torch::set_num_threads(threads);
+  if (threads <= 0) threads = default_threads();
+  if (threads > 0) {
+    torch::set_num_threads(threads);
+    set_blas_threads(threads);
+  }
   // Steps allocate and free the same large activations every time; keeping
   // them in the heap saves 15-25 % of a CPU step in page faults.
   models::keep_freed_cpu_memory();

@@ -13,8 +13,9 @@ namespace fastslow::train {
 // without a CUDA device.
 torch::Device pick_device(const std::string& name);
 
-// LibTorch's intra-op threads (0 = its default) and the allocator's
-// behaviour (models::keep_freed_cpu_memory).
+// LibTorch's intra-op threads and OpenBLAS's, and the allocator's behaviour
+// (models::keep_freed_cpu_memory). threads 0: LibTorch's default, or the
+// cores shared out over LOCAL_WORLD_SIZE workers of a data-parallel run.
 void configure_process(int threads);
 
 // This process's peak resident memory (Linux VmHWM), and restarting it from

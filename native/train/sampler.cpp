@@ -24,6 +24,32 @@ std::vector<int64_t> sample_groups(const std::vector<int64_t>& pool, int64_t cou
   return out;
 }
 
+void balance_steps(std::vector<size_t>* plan, int64_t graphs_per_step, const PreparedData& data, Rng& rng) {
+  if (graphs_per_step <= 1) return;
+  const size_t g = static_cast<size_t>(graphs_per_step), window = g * 8;
+  auto shuffle = [&rng](auto first, auto last) {
+    for (int64_t i = (last - first) - 1; i > 0; --i) std::swap(first[i], first[rng.uniform_int(0, i)]);
+  };
+  for (size_t at = 0; at < plan->size(); at += window) {
+    const auto first = plan->begin() + static_cast<std::ptrdiff_t>(at);
+    const auto last = plan->begin() + static_cast<std::ptrdiff_t>(std::min(plan->size(), at + window));
+    std::stable_sort(first, last, [&data](size_t a, size_t b) {
+      return data.train[a].tensors.num_nodes < data.train[b].tensors.num_nodes;
+    });
+    std::vector<std::vector<size_t>> steps;
+    for (auto it = first; it < last; it += std::min<std::ptrdiff_t>(g, last - it)) {
+      steps.emplace_back(it, it + std::min<std::ptrdiff_t>(g, last - it));
+      shuffle(steps.back().begin(), steps.back().end());
+    }
+    // A short last step (the window's end) stays last: it must not move a
+    // full step across the window's step boundaries.
+    const size_t full = (last - first) / static_cast<std::ptrdiff_t>(g);
+    shuffle(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(full));
+    auto out = first;
+    for (const auto& s : steps) out = std::copy(s.begin(), s.end(), out);
+  }
+}
+
 namespace {
 
 // The batch of a step: its graph's groups drawn with a seed of (epoch, step).
@@ -38,12 +64,13 @@ Pick pick_groups(const PreparedData& d, size_t graph, int64_t epoch, int64_t ste
 }  // namespace
 
 EpochSampler::EpochSampler(std::shared_ptr<const PreparedData> data, int64_t steps_per_epoch,
-                           int64_t configs_per_graph, uint64_t seed)
+                           int64_t configs_per_graph, uint64_t seed, int64_t graphs_per_step)
     : data_(std::move(data)),
       trainable_(data_->trainable()),
       steps_(steps_per_epoch),
       configs_per_graph_(configs_per_graph),
-      seed_(seed) {
+      seed_(seed),
+      graphs_per_step_(graphs_per_step) {
   if (trainable_.empty())
     throw Error(data_->source, "",
                 "no training graph has two distinct configs to rank (" + std::to_string(data_->train.size()) +
@@ -62,14 +89,19 @@ Pick EpochSampler::pick(int64_t epoch, int64_t step) {
       plan_.insert(plan_.end(), round.begin(), round.end());
     }
     plan_.resize(static_cast<size_t>(steps_));
+    balance_steps(&plan_, graphs_per_step_, *data_, rng);
     plan_epoch_ = epoch;
   }
   return pick_groups(*data_, plan_.at(static_cast<size_t>(step)), epoch, step, configs_per_graph_, seed_);
 }
 
 MixSampler::MixSampler(std::shared_ptr<const PreparedData> data, int64_t steps_per_epoch, int64_t configs_per_graph,
-                       uint64_t seed)
-    : data_(std::move(data)), steps_(steps_per_epoch), configs_per_graph_(configs_per_graph), seed_(seed) {
+                       uint64_t seed, int64_t graphs_per_step)
+    : data_(std::move(data)),
+      steps_(steps_per_epoch),
+      configs_per_graph_(configs_per_graph),
+      seed_(seed),
+      graphs_per_step_(graphs_per_step) {
   by_source_.resize(data_->sources.size());
   for (size_t i : data_->trainable()) by_source_.at(static_cast<size_t>(data_->train_source.at(i))).push_back(i);
   double total = 0;
@@ -99,6 +131,7 @@ Pick MixSampler::pick(int64_t epoch, int64_t step) {
       }
       plan_.push_back(round[s][next[s]++]);
     }
+    balance_steps(&plan_, graphs_per_step_, *data_, rng);
     plan_epoch_ = epoch;
   }
   return pick_groups(*data_, plan_.at(static_cast<size_t>(step)), epoch, step, configs_per_graph_, seed_);
@@ -118,10 +151,11 @@ int64_t default_steps_per_epoch(const TrainOptions& o, const PreparedData& d) {
 
 std::unique_ptr<Sampler> default_sampler(const TrainOptions& o, std::shared_ptr<const PreparedData> data) {
   // The sampler hands out picks; a step takes graphs_per_step of them.
-  const int64_t steps = default_steps_per_epoch(o, *data) * o.graphs_per_step.value_or(1);
+  const int64_t per_step = o.graphs_per_step.value_or(1);
+  const int64_t steps = default_steps_per_epoch(o, *data) * per_step;
   if (data->sources.size() > 1)
-    return std::make_unique<MixSampler>(std::move(data), steps, *o.configs_per_graph, o.seed);
-  return std::make_unique<EpochSampler>(std::move(data), steps, *o.configs_per_graph, o.seed);
+    return std::make_unique<MixSampler>(std::move(data), steps, *o.configs_per_graph, o.seed, per_step);
+  return std::make_unique<EpochSampler>(std::move(data), steps, *o.configs_per_graph, o.seed, per_step);
 }
 
 }  // namespace fastslow::train

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "train/options.h"
+#include "fastslow/rng.h"
 #include "train/prepared_data.h"
 
 namespace fastslow::train {
@@ -34,7 +35,7 @@ class EpochSampler : public Sampler {
  public:
   // Throws Error when no training graph has two groups to rank.
   EpochSampler(std::shared_ptr<const PreparedData> data, int64_t steps_per_epoch, int64_t configs_per_graph,
-               uint64_t seed);
+               uint64_t seed, int64_t graphs_per_step = 1);
   int64_t steps_per_epoch() const override { return steps_; }
   Pick pick(int64_t epoch, int64_t step) override;
 
@@ -43,6 +44,7 @@ class EpochSampler : public Sampler {
   std::vector<size_t> trainable_;
   int64_t steps_, configs_per_graph_;
   uint64_t seed_;
+  int64_t graphs_per_step_;
   int64_t plan_epoch_ = -1;
   std::vector<size_t> plan_;  // the graph of each step of plan_epoch_
 };
@@ -55,7 +57,7 @@ class MixSampler : public Sampler {
  public:
   // Throws Error when no source has a trainable graph.
   MixSampler(std::shared_ptr<const PreparedData> data, int64_t steps_per_epoch, int64_t configs_per_graph,
-             uint64_t seed);
+             uint64_t seed, int64_t graphs_per_step = 1);
   int64_t steps_per_epoch() const override { return steps_; }
   Pick pick(int64_t epoch, int64_t step) override;
 
@@ -67,6 +69,7 @@ class MixSampler : public Sampler {
   std::vector<double> cumulative_;
   int64_t steps_, configs_per_graph_;
   uint64_t seed_;
+  int64_t graphs_per_step_;
   int64_t plan_epoch_ = -1;
   std::vector<size_t> plan_;
 };
@@ -81,6 +84,14 @@ int64_t default_steps_per_epoch(const TrainOptions& o, const PreparedData& data)
 // for several sources) with the run's steps times its graphs per step
 // (one pick per graph), configs per graph and seed.
 std::unique_ptr<Sampler> default_sampler(const TrainOptions& o, std::shared_ptr<const PreparedData> data);
+
+// A plan's picks regrouped so that each run of `graphs_per_step` picks (one
+// step, whose graphs data-parallel processes train side by side and wait
+// for the slowest of) holds graphs of similar size: within windows of
+// 8 steps the picks are sorted by node count and cut into steps, and the
+// steps and the picks within each are shuffled with `rng`. Each window keeps
+// its picks, so an epoch visits what it visited before.
+void balance_steps(std::vector<size_t>* plan, int64_t graphs_per_step, const PreparedData& data, Rng& rng);
 
 // `count` distinct members of `pool` (all of it when count >= its size),
 // drawn with `seed`.

@@ -70,5 +70,54 @@ TEST(Sampler, SampleGroupsTakesTheWholePoolWhenAskedForMore) {
   EXPECT_EQ(sample_groups(pool, 2, 1).size(), 2u);
 }
 
+// Data-parallel processes wait for the slowest graph of a step: the steps
+// of a balanced plan hold graphs of neighbouring sizes, and each window of
+// 8 steps keeps the picks it had.
+TEST(Sampler, BalancedStepsHoldGraphsOfSimilarSizeAndKeepEachWindowsPicks) {
+  auto d = std::make_shared<PreparedData>();
+  d->source = "made-up";
+  const std::vector<int64_t> nodes{5, 900, 40, 7000, 12, 300, 2500, 60, 8, 1200, 75, 4000, 33, 150, 600, 20};
+  d->train.resize(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    d->train[i].tensors.num_nodes = nodes[i];
+    d->train[i].train_groups = {0, 1};
+  }
+  std::vector<size_t> plan;
+  for (int round = 0; round < 3; ++round)
+    for (size_t i = 0; i < nodes.size(); ++i) plan.push_back((i * 7 + static_cast<size_t>(round) * 5) % nodes.size());
+  plan.resize(45);  // a short last window and a short last step
+  std::vector<size_t> balanced = plan;
+  Rng rng(3);
+  balance_steps(&balanced, 2, *d, rng);
+  ASSERT_EQ(balanced.size(), plan.size());
+  EXPECT_NE(balanced, plan);
+  for (size_t at = 0; at < plan.size(); at += 16) {
+    const size_t end = std::min(plan.size(), at + 16);
+    std::vector<size_t> before(plan.begin() + at, plan.begin() + end), after(balanced.begin() + at, balanced.begin() + end);
+    std::sort(before.begin(), before.end());
+    std::sort(after.begin(), after.end());
+    EXPECT_EQ(before, after) << "window at " << at;
+    // Sorted by size, the window's steps are neighbours: no step's pair has
+    // a graph of the window between them in size.
+    std::vector<int64_t> sizes;
+    for (size_t k = at; k < end; ++k) sizes.push_back(nodes[balanced[k]]);
+    std::vector<int64_t> sorted = sizes;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t k = 0; k + 1 < sizes.size(); k += 2) {
+      const int64_t lo = std::min(sizes[k], sizes[k + 1]), hi = std::max(sizes[k], sizes[k + 1]);
+      const auto between = std::count_if(sorted.begin(), sorted.end(), [&](int64_t v) { return v > lo && v < hi; });
+      EXPECT_EQ(between, 0) << "step at " << at + k << ": " << lo << " and " << hi;
+    }
+  }
+  EXPECT_EQ(balanced.back(), [&] {  // the short last step stays last
+    std::vector<size_t> w(plan.begin() + 32, plan.end());
+    std::stable_sort(w.begin(), w.end(), [&](size_t a, size_t b) { return nodes[a] < nodes[b]; });
+    return w.back();
+  }());
+  std::vector<size_t> one = plan;
+  balance_steps(&one, 1, *d, rng);
+  EXPECT_EQ(one, plan);  // one graph per step: nothing to balance
+}
+
 }  // namespace
 }  // namespace fastslow::train
