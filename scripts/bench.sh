@@ -16,6 +16,10 @@
 #               studies on the real AlexNet and unet3d, held-out score of the best trial
 #   ddp         data-parallel training: configs/s of 1 and 2 processes (1 thread each) on generated small
 #               layout:xla:random, the all-reduce share (bench/ddp_bench.py; extra args: --steps, --epochs)
+#   segments    graph segment training: peak step memory on a generated 50,000-node graph, whole vs
+#               --segment-nodes 5000 (with and without --segment-history); validation score on generated
+#               small layout:nlp:random, --khop 0 with segments vs --khop 1 (bench/segment_bench.py;
+#               extra args: --parts 1,2, --models, --segment, --epochs, --steps, --seeds)
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
 #   ensemble-page  exported 5-member ensemble vs one member, ONNX Runtime Web (bench/ensemble_bench.mjs)
 #   explorer    the page in headless Chromium: open, frame, rank   (bench/explorer_bench.mjs)
@@ -42,6 +46,9 @@ case $what in
   ddp)
     cmake --build --preset native --target fastslow
     /usr/bin/python3 bench/ddp_bench.py build/native $work/ddp "$@" ;;
+  segments)
+    cmake --build --preset native --target fastslow
+    /usr/bin/python3 bench/segment_bench.py build/native $work/segments "$@" ;;
   search)
     # Part 4 times exported models in the page's engine: the wasm core too.
     export NODE_PATH=/usr/share/nodejs

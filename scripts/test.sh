@@ -24,6 +24,19 @@ if [ "${1:-}" != "--no-setup" ]; then
 fi
 mkdir -p "$LOG"
 
+# Adds a ctest run's JUnit counts to the totals; a run without tests is a failure.
+count_junit() {  # NAME JUNIT_XML CTEST_LOG
+  local tests fails
+  tests=$(grep -o 'tests="[0-9]*"' "$2" 2>/dev/null | head -1 | grep -o '[0-9]*')
+  fails=$(grep -o 'failures="[0-9]*"' "$2" 2>/dev/null | head -1 | grep -o '[0-9]*')
+  if [ -z "$tests" ] || [ "$tests" = 0 ]; then
+    cat "$3"; problems+=("$1: no tests ran"); failed=$((failed + 1))
+  else
+    passed=$((passed + tests - fails)); failed=$((failed + fails))
+    [ "$fails" = 0 ] || { grep -E '\*\*\*Failed|Failed  ' "$3"; problems+=("$1: $fails failed (see $3)"); }
+  fi
+}
+
 for preset in native wasm fuzz; do
   step "build ($preset)"
   cmake --preset "$preset" >"$LOG/configure-$preset.log" 2>&1 \
@@ -36,14 +49,7 @@ done
 step "native tests (ctest)"
 ctest --preset native -j "$JOBS" --output-junit "$PWD/$LOG/native-junit.xml" >"$LOG/ctest-native.log" 2>&1
 tail -3 "$LOG/ctest-native.log"
-n_tests=$(grep -o 'tests="[0-9]*"' "$LOG/native-junit.xml" | head -1 | grep -o '[0-9]*')
-n_fail=$(grep -o 'failures="[0-9]*"' "$LOG/native-junit.xml" | head -1 | grep -o '[0-9]*')
-if [ -z "$n_tests" ] || [ "$n_tests" = 0 ]; then
-  cat "$LOG/ctest-native.log"; problems+=("native: no tests ran"); failed=$((failed + 1))
-else
-  passed=$((passed + n_tests - n_fail)); failed=$((failed + n_fail))
-  [ "$n_fail" = 0 ] || { grep -E '\*\*\*Failed|Failed  ' "$LOG/ctest-native.log"; problems+=("native: $n_fail failed"); }
-fi
+count_junit native "$LOG/native-junit.xml" "$LOG/ctest-native.log"
 
 # Sanitizers: the CLI and the core and CLI suites with ASan + UBSan.
 if [ "${FASTSLOW_SANITIZE_TESTS:-1}" != 0 ]; then
@@ -59,14 +65,7 @@ if [ "${FASTSLOW_SANITIZE_TESTS:-1}" != 0 ]; then
   ctest --preset sanitize -j "$JOBS" --output-junit "$PWD/$LOG/sanitize-junit.xml" >"$LOG/ctest-sanitize.log" 2>&1
   tail -3 "$LOG/ctest-sanitize.log"
   echo "sanitize tests: $((SECONDS - t0)) s"
-  s_tests=$(grep -o 'tests="[0-9]*"' "$LOG/sanitize-junit.xml" | head -1 | grep -o '[0-9]*')
-  s_fail=$(grep -o 'failures="[0-9]*"' "$LOG/sanitize-junit.xml" | head -1 | grep -o '[0-9]*')
-  if [ -z "$s_tests" ] || [ "$s_tests" = 0 ]; then
-    cat "$LOG/ctest-sanitize.log"; problems+=("sanitize: no tests ran"); failed=$((failed + 1))
-  else
-    passed=$((passed + s_tests - s_fail)); failed=$((failed + s_fail))
-    [ "$s_fail" = 0 ] || { grep -E '\*\*\*Failed|Failed  ' "$LOG/ctest-sanitize.log"; problems+=("sanitize: $s_fail failed (reports in $LOG/ctest-sanitize.log)"); }
-  fi
+  count_junit sanitize "$LOG/sanitize-junit.xml" "$LOG/ctest-sanitize.log"
 fi
 
 # Wasm: the same core suite compiled with emcc, one node process.

@@ -109,6 +109,10 @@ Command add_train_command(CLI::App& app) {
                   "layout: graph segment training: each step back-propagates through one segment of at most S "
                   "nodes (topological order), the rest of the graph without gradient; bounds the backward pass's "
                   "memory for whole graphs (--khop 0). 0 = whole graphs (default)");
+  sub->add_flag("--segment-history", o->segment_history,
+                "with --segment-nodes: the other segments' outputs come from a table of stale ones (GST), each kept "
+                "with probability 0.5 and doubled, instead of a no-gradient pass over the whole graph; the table "
+                "lives in memory (configs x segments x the readout's width per graph) and refills after --resume");
   sub->add_option("--eval-chunk", o->eval_chunk,
                   "configs per forward when ranking, >= 1 (default: the model's: " +
                       models::model_defaults_help([](const models::ModelEntry& e) { return std::to_string(e.eval_chunk); }) +

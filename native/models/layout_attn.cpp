@@ -95,6 +95,20 @@ torch::Tensor LayoutAttnImpl::readout(const GraphTensors& g, const torch::Tensor
   return head(head_norm(attn(z)));
 }
 
+torch::Tensor LayoutAttnImpl::segment_summary(const GraphTensors& segment, const torch::Tensor& h,
+                                              const torch::Tensor&) {
+  return torch::cat({h.sum(0), h.index_select(0, segment.config_nodes).sum(0)}, -1);
+}
+
+torch::Tensor LayoutAttnImpl::summary_readout(const GraphTensors& g, const torch::Tensor& summaries,
+                                              const torch::Tensor& weights, const torch::Tensor&) {
+  const auto sums = (summaries * weights.unsqueeze(-1)).sum(0);  // [B, 2H]
+  const int64_t H = sums.size(1) / 2, nc = g.config_nodes.numel();
+  auto all = sums.narrow(1, 0, H) / static_cast<double>(std::max<int64_t>(1, g.num_nodes));
+  auto at_config = sums.narrow(1, H, H) / static_cast<double>(std::max<int64_t>(1, nc));  // mean_pool_at: zeros when nc is 0
+  return head(head_norm(attn(pool(torch::cat({all, at_config}, -1)))));
+}
+
 torch::Tensor LayoutAttnImpl::forward_split(const GraphTensors& g, const torch::Tensor& config_feat) {
   check_graph("layout attn", g, options_);
   check_layout_configs("layout attn", g, config_feat, options_);

@@ -55,6 +55,13 @@ class LayoutAttnImpl : public RankModelImpl {
   bool has_node_states() const override { return true; }
   torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat) override;
   torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat) override;
+  // The two mean pools' sums over the segment's nodes and over its
+  // configurable nodes [B, 2H].
+  bool has_segment_summaries() const override { return true; }
+  torch::Tensor segment_summary(const GraphTensors& segment, const torch::Tensor& states,
+                                const torch::Tensor& config_feat) override;
+  torch::Tensor summary_readout(const GraphTensors& g, const torch::Tensor& summaries, const torch::Tensor& weights,
+                                const torch::Tensor& config_feat) override;
 
   NodeEncoder encoder{nullptr};
   LayoutValueEmbedding values{nullptr};

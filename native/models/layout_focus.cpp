@@ -1,5 +1,6 @@
 #include "models/layout_focus.h"
 
+#include <limits>
 #include <string>
 
 #include "fastslow/features/layout_context.h"
@@ -61,8 +62,15 @@ torch::Tensor LayoutFocusImpl::readout(const GraphTensors& g, const torch::Tenso
 
 torch::Tensor LayoutFocusImpl::score_configs(const GraphTensors& g, const torch::Tensor& node,
                                              const torch::Tensor& config_feat) {
+  if (config_feat.size(1) == 0) return torch::zeros({config_feat.size(0)}, node.options());
+  // The ranking losses reward wide score gaps; a scale outside the LSE
+  // gives them that without turning the sum inside it into a max.
+  return torch::logsumexp(cost_terms(g, node, config_feat), 1) * log_scale.exp();
+}
+
+torch::Tensor LayoutFocusImpl::cost_terms(const GraphTensors& g, const torch::Tensor& node,
+                                          const torch::Tensor& config_feat) {
   const int64_t B = config_feat.size(0), nc = config_feat.size(1), H = node.size(1);
-  if (nc == 0) return torch::zeros({B}, node.options());
   auto x = node.unsqueeze(0).expand({B, nc, H});
   if (values) x = x + values(config_feat);
   torch::Tensor tiling_feat;
@@ -79,9 +87,25 @@ torch::Tensor LayoutFocusImpl::score_configs(const GraphTensors& g, const torch:
   // Byte counts reach the costs unnormalised too: LayerNorm keeps their
   // direction but not the log-linear scale that a copy's cost has in them.
   if (tiling) terms = terms + linear(cost_direct, tiling_feat);
-  // The ranking losses reward wide score gaps; a scale outside the LSE
-  // gives them that without turning the sum inside it into a max.
-  return torch::logsumexp(terms.reshape({B, nc * kCostTerms}), 1) * log_scale.exp();
+  return terms.reshape({B, nc * kCostTerms});
+}
+
+torch::Tensor LayoutFocusImpl::segment_summary(const GraphTensors& segment, const torch::Tensor& states,
+                                               const torch::Tensor& config_feat) {
+  const int64_t B = config_feat.size(0);
+  if (config_feat.size(1) == 0) return torch::full({B, 1}, -std::numeric_limits<float>::infinity(), states.options());
+  const auto node = linear(node_in, states.index_select(0, segment.config_nodes));
+  return torch::logsumexp(cost_terms(segment, node, config_feat), 1, /*keepdim=*/true);
+}
+
+torch::Tensor LayoutFocusImpl::summary_readout(const GraphTensors& g, const torch::Tensor& summaries,
+                                               const torch::Tensor& weights, const torch::Tensor& config_feat) {
+  if (g.config_nodes.numel() == 0) return torch::zeros({config_feat.size(0)}, summaries.options());
+  // log(sum_s w_s exp(l_s)). A segment without configurable nodes (-inf)
+  // and a dropped one (w = 0) add nothing; the floor keeps a batch whose
+  // every share is missing finite (no gradient then, not NaN).
+  const auto terms = (summaries.squeeze(-1) + weights.log()).clamp_min(-1e4);
+  return torch::logsumexp(terms, 0) * log_scale.exp();
 }
 
 torch::Tensor LayoutFocusImpl::forward(const GraphTensors& g, const torch::Tensor& config_feat) {

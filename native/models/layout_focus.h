@@ -62,12 +62,21 @@ class LayoutFocusImpl : public RankModelImpl {
   torch::Tensor encode_graph(const GraphTensors& g);
   // Stage 2: scores [B] from stage 1's output.
   torch::Tensor score_configs(const GraphTensors& g, const torch::Tensor& node, const torch::Tensor& config_feat);
+  // Stage 2 before its log-sum-exp: [B, nc * kCostTerms] cost terms.
+  torch::Tensor cost_terms(const GraphTensors& g, const torch::Tensor& node, const torch::Tensor& config_feat);
   // Graph segment training: stage 1's per-node states [n, H] (config-free,
   // before the configurable nodes are picked out); the readout picks them
   // and runs stage 2.
   bool has_node_states() const override { return true; }
   torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat) override;
   torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat) override;
+  // The log-sum-exp over the segment's configurable nodes' cost terms
+  // [B, 1] (-inf for a segment without any): shares add up as exp().
+  bool has_segment_summaries() const override { return true; }
+  torch::Tensor segment_summary(const GraphTensors& segment, const torch::Tensor& states,
+                                const torch::Tensor& config_feat) override;
+  torch::Tensor summary_readout(const GraphTensors& g, const torch::Tensor& summaries, const torch::Tensor& weights,
+                                const torch::Tensor& config_feat) override;
 
   NodeEncoder encoder{nullptr};
   std::vector<ResSageBlock> blocks;

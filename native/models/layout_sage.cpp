@@ -35,4 +35,13 @@ torch::Tensor LayoutSageImpl::readout(const GraphTensors&, const torch::Tensor& 
   return head(mean_pool(h));
 }
 
+torch::Tensor LayoutSageImpl::segment_summary(const GraphTensors&, const torch::Tensor& h, const torch::Tensor&) {
+  return h.sum(0);
+}
+
+torch::Tensor LayoutSageImpl::summary_readout(const GraphTensors& g, const torch::Tensor& summaries,
+                                              const torch::Tensor& weights, const torch::Tensor&) {
+  return head((summaries * weights.unsqueeze(-1)).sum(0) / static_cast<double>(std::max<int64_t>(1, g.num_nodes)));
+}
+
 }  // namespace fastslow::models

@@ -16,6 +16,12 @@ class LayoutSageImpl : public RankModelImpl {
   bool has_node_states() const override { return true; }
   torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat) override;
   torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat) override;
+  // The mean pool's sum over the segment's nodes [B, H].
+  bool has_segment_summaries() const override { return true; }
+  torch::Tensor segment_summary(const GraphTensors& segment, const torch::Tensor& states,
+                                const torch::Tensor& config_feat) override;
+  torch::Tensor summary_readout(const GraphTensors& g, const torch::Tensor& summaries, const torch::Tensor& weights,
+                                const torch::Tensor& config_feat) override;
 
   NodeEncoder encoder{nullptr};
   torch::nn::Linear config_in{nullptr};

@@ -25,6 +25,15 @@ torch::Tensor RankModelImpl::readout(const GraphTensors&, const torch::Tensor&, 
   throw Error("model '" + name() + "' has no readout of per-node states to train by segments");
 }
 
+torch::Tensor RankModelImpl::segment_summary(const GraphTensors&, const torch::Tensor&, const torch::Tensor&) {
+  throw Error("model '" + name() + "' has no readout that adds up segments (--segment-history)");
+}
+
+torch::Tensor RankModelImpl::summary_readout(const GraphTensors&, const torch::Tensor&, const torch::Tensor&,
+                                             const torch::Tensor&) {
+  throw Error("model '" + name() + "' has no readout that adds up segments (--segment-history)");
+}
+
 RankModel make_model(const ModelOptions& o) {
   const ModelEntry& entry = model_entry(o.kind, o.name);
   const std::string what = o.kind + " model '" + o.name + "'";

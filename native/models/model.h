@@ -47,6 +47,19 @@ class RankModelImpl : public torch::nn::Module {
   virtual bool has_node_states() const { return false; }
   virtual torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat);
   virtual torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat);
+
+  // GST's table of stale segment outputs (train/segment_history.h) needs a
+  // readout that adds up what each segment holds. segment_summary: one
+  // segment's share [B, P] from its subgraph, its node states and its
+  // configurable nodes' columns of config_feat. summary_readout: scores [B]
+  // of the whole graph g from the shares of its segments [S, B, P], share
+  // (s, b) counted weights[s, b] times. When the segments cut g's nodes,
+  // summary_readout(g, their shares, ones, c) == readout(g, states, c).
+  virtual bool has_segment_summaries() const { return false; }
+  virtual torch::Tensor segment_summary(const GraphTensors& segment, const torch::Tensor& states,
+                                        const torch::Tensor& config_feat);
+  virtual torch::Tensor summary_readout(const GraphTensors& g, const torch::Tensor& summaries,
+                                        const torch::Tensor& weights, const torch::Tensor& config_feat);
 };
 using RankModel = std::shared_ptr<RankModelImpl>;
 

@@ -27,6 +27,15 @@ class ProgramModelImpl : public RankModelImpl {
   torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat) override {
     return wide(config_feat) + scale * gate * deep->readout(g, states, config_feat);
   }
+  bool has_segment_summaries() const override { return deep->has_segment_summaries(); }
+  torch::Tensor segment_summary(const GraphTensors& segment, const torch::Tensor& states,
+                                const torch::Tensor& config_feat) override {
+    return deep->segment_summary(segment, states, config_feat);
+  }
+  torch::Tensor summary_readout(const GraphTensors& g, const torch::Tensor& summaries, const torch::Tensor& weights,
+                                const torch::Tensor& config_feat) override {
+    return wide(config_feat) + scale * gate * deep->summary_readout(g, summaries, weights, config_feat);
+  }
   // What training updates: the deep model and the gate, not the table.
   std::vector<torch::Tensor> trained_parameters() override;
 

@@ -85,6 +85,9 @@ struct TrainOptions {
   // Graph segment training (train/segment_step.h): segments of at most this
   // many nodes; left out (or 0) = whole graphs.
   std::optional<int64_t> segment_nodes;
+  // GST's table of stale segment outputs instead of the no-gradient pass
+  // over the whole graph (needs segment_nodes).
+  bool segment_history = false;
   std::string device = "auto";
   int threads = 0;  // 0 = LibTorch's default
   uint64_t seed = 0;

@@ -15,15 +15,28 @@ uint64_t mix(uint64_t x) {  // splitmix64's finaliser
 
 }  // namespace
 
-SegmentStep::SegmentStep(LossSpec loss, torch::Device device, int64_t max_nodes, uint64_t seed)
-    : loss_(std::move(loss)), device_(device), max_nodes_(max_nodes), seed_(seed) {
+SegmentStep::SegmentStep(LossSpec loss, torch::Device device, int64_t max_nodes, uint64_t seed, bool history)
+    : loss_(std::move(loss)), device_(device), max_nodes_(max_nodes), seed_(seed), use_history_(history) {
   if (max_nodes < 1) throw Error("--segment-nodes must be >= 1, got " + std::to_string(max_nodes));
 }
 
-size_t SegmentStep::segment_of(const Pick& pick, size_t segments) const {
-  uint64_t h = mix(seed_ ^ mix(pick.graph));
+namespace {
+
+uint64_t pick_hash(uint64_t seed, const Pick& pick) {
+  uint64_t h = mix(seed ^ mix(pick.graph));
   for (int64_t g : pick.groups) h = mix(h ^ static_cast<uint64_t>(g));
-  return static_cast<size_t>(h % segments);
+  return h;
+}
+
+}  // namespace
+
+size_t SegmentStep::segment_of(const Pick& pick, size_t segments) const {
+  return static_cast<size_t>(pick_hash(seed_, pick) % segments);
+}
+
+bool SegmentStep::keeps(const Pick& pick, size_t segment, size_t row) const {
+  const uint64_t h = mix(mix(pick_hash(seed_ ^ 0x5e6d, pick) ^ segment) ^ row);
+  return static_cast<double>(h >> 11) * 0x1.0p-53 < kKeep;
 }
 
 const std::vector<GraphSegment>& SegmentStep::segments(const PreparedData& data, size_t graph) {
@@ -36,6 +49,11 @@ torch::Tensor SegmentStep::forward_backward(models::RankModelImpl& model, const 
   const GraphEntry& e = data.train.at(pick.graph);
   const Batch b = make_batch(e, pick.groups, data.norm, device_);
   const std::vector<GraphSegment>& segs = segments(data, pick.graph);
+  if (use_history_ && segs.size() > 1) {
+    torch::Tensor loss = loss_(history_scores(model, data, pick, b), b.target);
+    loss.backward();
+    return loss;
+  }
   torch::Tensor states;
   if (segs.size() == 1) {
     states = model.node_states(e.tensors, b.config_feat);
@@ -52,6 +70,42 @@ torch::Tensor SegmentStep::forward_backward(models::RankModelImpl& model, const 
   torch::Tensor loss = loss_(model.readout(e.tensors, states, b.config_feat), b.target);
   loss.backward();
   return loss;
+}
+
+torch::Tensor SegmentStep::history_scores(models::RankModelImpl& model, const PreparedData& data, const Pick& pick,
+                                          const Batch& b) {
+  const GraphEntry& e = data.train.at(pick.graph);
+  const std::vector<GraphSegment>& segs = segments(data, pick.graph);
+  const size_t n = segs.size(), fresh_at = segment_of(pick, n);
+  const auto share = [&model](const GraphSegment& s, const torch::Tensor& config_feat) {
+    const torch::Tensor c = config_feat.index_select(1, s.config_columns);
+    return model.segment_summary(s.graph, model.node_states(s.graph, c), c);
+  };
+  const torch::Tensor fresh = share(segs[fresh_at], b.config_feat);  // [B, P], with gradient
+  {
+    torch::NoGradGuard no_grad;
+    for (size_t k = 0; k < n; ++k) {
+      if (k == fresh_at) continue;
+      const std::vector<int64_t> rows = history_.missing(pick.graph, k, pick.groups);
+      if (rows.empty()) continue;
+      std::vector<int64_t> groups;
+      for (int64_t r : rows) groups.push_back(pick.groups[static_cast<size_t>(r)]);
+      const torch::Tensor at = torch::tensor(rows, torch::kInt64).to(b.config_feat.device());
+      history_.put(pick.graph, n, k, groups, share(segs[k], b.config_feat.index_select(0, at)));
+    }
+  }
+  history_.put(pick.graph, n, fresh_at, pick.groups, fresh.detach());
+  const int64_t B = fresh.size(0);
+  std::vector<float> w(n * static_cast<size_t>(B), 1.0f);
+  for (size_t k = 0; k < n; ++k)
+    for (int64_t r = 0; r < B; ++r)
+      if (k != fresh_at) w[k * static_cast<size_t>(B) + static_cast<size_t>(r)] =
+                             keeps(pick, k, static_cast<size_t>(r)) ? static_cast<float>(1.0 / kKeep) : 0.0f;
+  const torch::Tensor weights =
+      torch::tensor(w, fresh.options().requires_grad(false)).view({static_cast<int64_t>(n), B});
+  const torch::Tensor index = torch::tensor({static_cast<int64_t>(fresh_at)}, torch::kInt64).to(fresh.device());
+  const torch::Tensor shares = history_.get(pick.graph, pick.groups).index_copy(0, index, fresh.unsqueeze(0));
+  return model.summary_readout(e.tensors, shares, weights, b.config_feat);
 }
 
 }  // namespace fastslow::train

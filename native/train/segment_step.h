@@ -5,10 +5,18 @@
 // states in place of the no-gradient ones and reads the scores out of all
 // of them. The backward pass holds one segment's activations, not the
 // graph's. With one segment it is the whole-graph step exactly.
+//
+// With a history (GST's --segment-history) the no-gradient pass over the
+// whole graph goes: the other segments' shares of the readout come from
+// the table of stale outputs (segment_history.h), each kept with
+// probability kKeep and scaled by 1 / kKeep (stale-embedding dropout, which
+// keeps the expected sum and makes the model lean less on stale values);
+// shares never computed yet are computed without gradient first.
 #pragma once
 
 #include <map>
 
+#include "train/segment_history.h"
 #include "train/segments.h"
 #include "train/train_step.h"
 
@@ -16,21 +24,30 @@ namespace fastslow::train {
 
 class SegmentStep : public TrainStep {
  public:
+  static constexpr double kKeep = 0.5;  // GST's stale-embedding dropout
   // Throws Error when max_nodes < 1.
-  SegmentStep(LossSpec loss, torch::Device device, int64_t max_nodes, uint64_t seed);
+  SegmentStep(LossSpec loss, torch::Device device, int64_t max_nodes, uint64_t seed, bool history = false);
   torch::Tensor forward_backward(models::RankModelImpl& model, const PreparedData& data, const Pick& pick) override;
 
   // The segment a pick trains: a function of the pick and the seed, so a
   // resumed run draws what the uninterrupted one drew.
   size_t segment_of(const Pick& pick, size_t segments) const;
   const std::vector<GraphSegment>& segments(const PreparedData& data, size_t graph);
+  // Whether stale share s of batch row b is kept: a function of the pick.
+  bool keeps(const Pick& pick, size_t segment, size_t row) const;
+  const SegmentHistory& history() const { return history_; }
 
  private:
   LossSpec loss_;
   torch::Device device_;
   int64_t max_nodes_;
   uint64_t seed_;
+  bool use_history_;
+  SegmentHistory history_;
   std::map<size_t, std::vector<GraphSegment>> cut_;  // per training graph, made on first use
+
+  torch::Tensor history_scores(models::RankModelImpl& model, const PreparedData& data, const Pick& pick,
+                               const Batch& b);
 };
 
 }  // namespace fastslow::train

@@ -1,9 +1,11 @@
 #include "train/segments.h"
 
 #include <algorithm>
+#include <cmath>
 #include <queue>
 
 #include "fastslow/error.h"
+#include "fastslow/features/layout_context.h"
 
 namespace fastslow::train {
 
@@ -94,7 +96,18 @@ std::vector<GraphSegment> make_segments(const models::GraphTensors& g, int64_t m
         config_positions[static_cast<size_t>(s)]);
     const torch::Tensor cols = torch::tensor(columns[static_cast<size_t>(s)], torch::kInt64);
     if (context.defined()) {
+      // Producer columns name the whole graph's configurable nodes: they
+      // become this segment's columns, or -1 (the producer's layout as
+      // built) where the producer lies in another segment.
       const torch::Tensor c = context.index_select(0, cols).contiguous();
+      auto rows = c.accessor<float, 2>();
+      const std::vector<int64_t>& mine = columns[static_cast<size_t>(s)];  // ascending
+      for (int64_t r = 0; r < rows.size(0); ++r)
+        for (int p : {LayoutContext::kInProducer, LayoutContext::kKernelProducer}) {
+          const int64_t whole = std::lround(rows[r][p]);
+          const auto at = std::lower_bound(mine.begin(), mine.end(), whole);
+          rows[r][p] = whole >= 0 && at != mine.end() && *at == whole ? static_cast<float>(at - mine.begin()) : -1.0f;
+        }
       models::set_config_context(seg.graph, std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel()),
                                  context.size(1));
     }

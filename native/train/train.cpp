@@ -154,7 +154,9 @@ void write_run_header(const RunDir& run, TrainOptions& o, const PreparedData& da
     complete_options(o, data);
     run.write_json("config.json", o.to_json());
   }
-  if (!run.has("profile.json")) write_profile(run, o, data);
+  // Only the writer's profile is kept: the others would read every
+  // training graph for nothing.
+  if (run.writer() && !run.has("profile.json")) write_profile(run, o, data);
 }
 
 TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> data, std::shared_ptr<GradientSync> sync,
@@ -171,7 +173,11 @@ TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> dat
     if (!model->has_node_states())
       throw Error("--segment-nodes: the " + o.kind + " model '" + o.model +
                   "' has no per-node states to train by segments (focus, attn and sage have)");
-    trainer.set_step(std::make_unique<SegmentStep>(LossSpec::parse(o.loss), device, *o.segment_nodes, o.seed));
+    if (o.segment_history && !model->has_segment_summaries())
+      throw Error("--segment-history: the " + o.kind + " model '" + o.model +
+                  "' has no readout that adds up segments (focus, attn and sage have)");
+    trainer.set_step(std::make_unique<SegmentStep>(LossSpec::parse(o.loss), device, *o.segment_nodes, o.seed,
+                                                   o.segment_history));
   }
   if (auto* program = dynamic_cast<models::ProgramModelImpl*>(model.get())) {
     // Without a checkpoint to resume from, the model starts here: the table is fitted.

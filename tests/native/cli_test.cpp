@@ -1,5 +1,7 @@
 // The CLI as a user runs it: a real process, exit codes, stdout/stderr.
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -262,6 +264,26 @@ TEST(CliTrain, AnExplicitZeroIsHonouredOrRefusedNamingTheOption) {
   EXPECT_EQ(lr.code, 2);
   EXPECT_NE(lr.err.find("--lr must be > 0"), std::string::npos) << lr.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("lr/config.json")));
+}
+
+TEST(CliTrain, SegmentTrainingWithAndWithoutHistoryOnWholeGraphs) {
+  fastslow::test::TempDir dir;
+  const std::string data = dir.file("data");
+  ASSERT_EQ(run("synth --scale tiny --seed 3 --out " + data).code, 0);
+  const std::string base = "train --data " + data +
+                           " --collection layout:xla:random --epochs 1 --steps-per-epoch 6 --hidden 16 --khop 0";
+  int runs = 0;
+  for (const char* extra : {" --segment-nodes 9", " --segment-nodes 9 --segment-history"}) {
+    const std::string out = dir.file("run" + std::to_string(runs++));
+    const Result t = run(base + extra + " --out " + out);
+    ASSERT_EQ(t.code, 0) << extra << "\n" << t.err;
+    const std::vector<uint8_t> bytes = fastslow::test::read_bytes(out + "/log.jsonl");
+    const nlohmann::json line = nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
+    EXPECT_TRUE(std::isfinite(line.at("train_loss").get<double>())) << extra;
+  }
+  const Result no_segments = run(base + " --segment-history --out " + dir.file("bad"));
+  EXPECT_EQ(no_segments.code, 2);
+  EXPECT_NE(no_segments.err.find("--segment-history needs --segment-nodes"), std::string::npos) << no_segments.err;
 }
 
 TEST(CliTrain, TrainEvalPredictSubmitOnGeneratedData) {

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <set>
 
 #include "fastslow/data/collection.h"
+#include "fastslow/features/layout_context.h"
 #include "model_test_graphs.h"
 #include "tiny_data.h"
 #include "train/loaded_run.h"
@@ -83,6 +85,34 @@ TEST(Segments, CutCoversEveryNodeOnceKeepsInnerEdgesAndMapsConfigColumns) {
   EXPECT_THROW(make_segments(g, 0), Error);
 }
 
+// The layout context names operands' producers by the whole graph's
+// configurable columns; a segment's names its own, or none (-1) for a
+// producer cut off into another segment.
+TEST(Segments, ProducerColumnsBecomeTheSegmentsOwn) {
+  models::GraphTensors g = test::random_graph(203, 4, 11, 37);
+  const int64_t nc = g.config_nodes.numel(), width = LayoutContext::kWidth;
+  ASSERT_GT(nc, 10);
+  std::vector<float> context(static_cast<size_t>(nc * width), 0.5f);
+  for (int64_t j = 0; j < nc; ++j) {
+    context[static_cast<size_t>(j * width + LayoutContext::kInProducer)] = j % 3 == 0 ? -1.f : static_cast<float>((j * 7) % nc);
+    context[static_cast<size_t>(j * width + LayoutContext::kKernelProducer)] = static_cast<float>((j + 1) % nc);
+  }
+  models::set_config_context(g, context, width);
+  for (const GraphSegment& seg : make_segments(g, 50)) {
+    const std::vector<int64_t> cols = values(seg.config_columns);
+    const torch::Tensor c = seg.graph.config_context;
+    ASSERT_EQ(c.size(0), static_cast<int64_t>(cols.size()));
+    for (size_t r = 0; r < cols.size(); ++r)
+      for (int p : {LayoutContext::kInProducer, LayoutContext::kKernelProducer}) {
+        const float whole = context[static_cast<size_t>(cols[r] * width + p)];
+        const auto at = std::find(cols.begin(), cols.end(), static_cast<int64_t>(whole));
+        const float expected = whole >= 0 && at != cols.end() ? static_cast<float>(at - cols.begin()) : -1.f;
+        EXPECT_EQ(c[static_cast<int64_t>(r)][p].item<float>(), expected) << "column " << cols[r];
+      }
+    EXPECT_EQ(c[0][0].item<float>(), 0.5f);  // the rest of the row is the node's own
+  }
+}
+
 TEST(Segments, ModelsSplitIntoNodeStatesAndReadoutExactly) {
   const models::GraphTensors g = test::random_graph(60, 140, 3, 9);
   for (const char* name : {"focus", "attn", "sage"}) {
@@ -97,6 +127,44 @@ TEST(Segments, ModelsSplitIntoNodeStatesAndReadoutExactly) {
     torch::NoGradGuard no_grad;
     const torch::Tensor whole = m->forward(g, c), split = m->readout(g, m->node_states(g, c), c);
     EXPECT_TRUE(torch::allclose(whole, split, 1e-5, 1e-6)) << name;
+  }
+}
+
+// GST's history adds up per-segment shares of the readout: cut a graph's
+// states into segments, and the shares of all of them, each counted once,
+// are the readout; counting one share twice is having it in two rows.
+TEST(Segments, SegmentSharesAddUpToTheReadout) {
+  const models::GraphTensors g = test::random_graph(60, 140, 3, 9);
+  for (const char* name : {"focus", "attn", "sage"}) {
+    models::ModelOptions o;
+    o.kind = "layout";
+    o.name = name;
+    o.hidden = 16;
+    torch::manual_seed(1);
+    const models::RankModel m = models::make_model(o);
+    ASSERT_TRUE(m->has_segment_summaries()) << name;
+    const torch::Tensor c = test::random_layout_configs(5, 9, 18);
+    torch::NoGradGuard no_grad;
+    const torch::Tensor states = m->node_states(g, c);
+    const std::vector<GraphSegment> segs = make_segments(g, 13);
+    ASSERT_EQ(segs.size(), 5u);
+    std::vector<torch::Tensor> shares;
+    for (const GraphSegment& s : segs) {
+      const torch::Tensor cs = c.index_select(1, s.config_columns);
+      shares.push_back(m->segment_summary(s.graph, states.index_select(0, s.nodes), cs));
+      EXPECT_EQ(shares.back().size(0), 5) << name;
+    }
+    const torch::Tensor all = torch::stack(shares);
+    const torch::Tensor ones = torch::ones({5, 5});
+    EXPECT_TRUE(torch::allclose(m->summary_readout(g, all, ones, c), m->readout(g, states, c), 1e-4, 1e-5)) << name;
+    // Weights 2 and 0 on segments 0 and 1 == segment 0's share in both rows.
+    torch::Tensor w = ones.clone();
+    w[0].fill_(2);
+    w[1].fill_(0);
+    torch::Tensor twice = all.clone();
+    twice[1].copy_(all[0]);
+    EXPECT_TRUE(torch::allclose(m->summary_readout(g, all, w, c), m->summary_readout(g, twice, ones, c), 1e-4, 1e-5))
+        << name;
   }
 }
 
@@ -158,6 +226,64 @@ TEST(SegmentStep, OneSegmentIsTheWholeGraphStepAndSmallerOnesTrainEveryLayer) {
   EXPECT_GT(differs, 0);  // and it is not the whole graph's
   // The same pick trains the same segment (a resumed run draws the same).
   EXPECT_EQ(cut.segment_of(pick, 4), cut.segment_of(pick, 4));
+}
+
+TEST(SegmentStep, HistoryKeepsEachSegmentsShareAndDropsAboutHalfOfTheStaleOnes) {
+  test::TempDir dir;
+  const Prepared p = tiny_prepared(dir.file("run"));
+  torch::manual_seed(0);
+  models::RankModel model = models::make_model(model_options(p.o, p.data->norm));
+  Pick pick;
+  pick.graph = 0;
+  for (int64_t g = 0; g < 8; ++g) pick.groups.push_back(g * 2);
+  const int64_t n = p.data->train.at(0).tensors.num_nodes;
+
+  // One segment: no table, the whole-graph step.
+  WholeGraphStep whole(LossSpec::parse(p.o.loss), torch::kCPU);
+  SegmentStep one(LossSpec::parse(p.o.loss), torch::kCPU, n, 3, /*history=*/true);
+  model->zero_grad();
+  const double whole_loss = whole.forward_backward(*model, *p.data, pick).item<double>();
+  model->zero_grad();
+  EXPECT_NEAR(one.forward_backward(*model, *p.data, pick).item<double>(), whole_loss, 1e-6);
+  EXPECT_EQ(one.history().bytes(), 0);
+
+  SegmentStep cut(LossSpec::parse(p.o.loss), torch::kCPU, n / 4 + 1, 3, /*history=*/true);
+  const std::vector<GraphSegment>& segs = cut.segments(*p.data, 0);
+  ASSERT_EQ(segs.size(), 4u);
+  model->zero_grad();
+  const double loss = cut.forward_backward(*model, *p.data, pick).item<double>();
+  EXPECT_TRUE(std::isfinite(loss));
+  double total = 0;
+  for (const torch::Tensor& g : gradients(*model)) total += g.abs().sum().item<double>();
+  EXPECT_GT(total, 0);
+  EXPECT_GT(cut.history().bytes(), 0);
+  // Every segment's stored share of every group is what the model gives
+  // that segment alone (the weights have not moved since).
+  const GraphEntry& e = p.data->train.at(0);
+  const Batch b = make_batch(e, pick.groups, p.data->norm, torch::kCPU);
+  const torch::Tensor stored = cut.history().get(0, pick.groups);
+  ASSERT_EQ(stored.size(0), 4);
+  torch::NoGradGuard no_grad;
+  for (size_t k = 0; k < segs.size(); ++k) {
+    const torch::Tensor c = b.config_feat.index_select(1, segs[k].config_columns);
+    const torch::Tensor share = model->segment_summary(segs[k].graph, model->node_states(segs[k].graph, c), c);
+    EXPECT_TRUE(torch::allclose(stored[static_cast<int64_t>(k)], share, 1e-4, 1e-5)) << "segment " << k;
+  }
+  // Another batch's groups are not this one's: their rows are missing.
+  EXPECT_EQ(cut.history().missing(0, 1, {1, 3, 5}).size(), 3u);
+  EXPECT_TRUE(cut.history().missing(0, 1, {0, 2}).empty());
+  // Stale-embedding dropout keeps about half, as a function of the pick.
+  int kept = 0, draws = 0;
+  for (int64_t s = 0; s < 200; ++s) {
+    Pick q{0, {s, s + 1}};
+    for (size_t k = 0; k < 4; ++k)
+      for (size_t r = 0; r < 2; ++r) {
+        kept += cut.keeps(q, k, r) ? 1 : 0;
+        ++draws;
+        EXPECT_EQ(cut.keeps(q, k, r), cut.keeps(q, k, r));
+      }
+  }
+  EXPECT_NEAR(static_cast<double>(kept) / draws, SegmentStep::kKeep, 0.05);
 }
 
 }  // namespace
