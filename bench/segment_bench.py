@@ -6,11 +6,12 @@
    whole-graph steps against --segment-nodes 5000, with and without
    --segment-history; and the steps' time. Per-program runs of a few steps.
 2. score: validation Kendall of whole-graph training with segments
-   (--khop 0 --segment-nodes S, with and without --segment-history) against
+   (--khop 0 --segment-nodes S; with --segment-history as GST has it, without
+   its dropout, and with stored outputs recomputed after --age steps) against
    1-hop pruning (--khop 1, the default) on generated `small`
    layout:nlp:random, the same steps for each; mean over seeds.
 
-Usage: bench/segment_bench.py BUILD_DIR WORK_DIR [--parts 1,2] [--models sage,focus] [--segment 200]
+Usage: bench/segment_bench.py BUILD_DIR WORK_DIR [--parts 1,2] [--models sage,focus] [--segment 200] [--age 1]
                               [--epochs N] [--steps N] [--seeds N]
 Prints tables and writes WORK_DIR/segments.json.
 """
@@ -58,13 +59,17 @@ def memory(fastslow, work, models):
     return rows
 
 
-def score(fastslow, work, segment, epochs, steps, seeds):
+def score(fastslow, work, segment, age, epochs, steps, seeds):
     data = os.path.join(work, "small")
     if not os.path.isdir(os.path.join(data, "npz")):
         run([fastslow, "synth", "--scale", "small", "--seed", "0", "--out", data])
+    seg = ["--khop", "0", "--segment-nodes", str(segment)]
+    hist = seg + ["--segment-history"]
     variants = (("khop 1", ["--khop", "1"]),
-                (f"khop 0, S = {segment}", ["--khop", "0", "--segment-nodes", str(segment)]),
-                (f"khop 0, S = {segment}, history", ["--khop", "0", "--segment-nodes", str(segment), "--segment-history"]))
+                (f"khop 0, S = {segment}", seg),
+                ("+ history (GST: keep 0.5)", hist),
+                ("+ history, keep 1", hist + ["--segment-keep", "1"]),
+                (f"+ history, keep 1, age {age}", hist + ["--segment-keep", "1", "--segment-history-age", str(age)]))
     rows = []
     for seed in range(1, seeds + 1):
         for k, (name, extra) in enumerate(variants):
@@ -73,11 +78,11 @@ def score(fastslow, work, segment, epochs, steps, seeds):
                            "--steps-per-epoch", str(steps), "--seed", str(seed)] + extra)
             rows.append({"variant": name, "seed": seed, "score": max(l["score"] for l in lines),
                          "seconds": sum(l["train_seconds"] for l in lines)})
-    print(f"{'variant':>28} {'valid Kendall (best epoch), per seed':>38} {'mean':>6} {'train s':>8}")
+    print(f"{'variant':>36} {'valid Kendall (best epoch), per seed':>38} {'mean':>6} {'train s':>8}")
     for name, _ in variants:
         mine = [r for r in rows if r["variant"] == name]
         scores = [r["score"] for r in mine]
-        print(f"{name:>28} {' '.join(f'{s:.3f}' for s in scores):>38} {sum(scores) / len(scores):>6.3f} "
+        print(f"{name:>36} {' '.join(f'{s:.3f}' for s in scores):>38} {sum(scores) / len(scores):>6.3f} "
               f"{sum(r['seconds'] for r in mine) / len(mine):>8.1f}")
     return rows
 
@@ -89,6 +94,7 @@ def main():
     ap.add_argument("--parts", default="1,2")
     ap.add_argument("--models", default="sage,focus")
     ap.add_argument("--segment", type=int, default=200)
+    ap.add_argument("--age", type=int, default=1)
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--seeds", type=int, default=2)
@@ -100,7 +106,7 @@ def main():
     if "1" in parts:
         result["memory"] = memory(fastslow, args.work, args.models.split(","))
     if "2" in parts:
-        result["score"] = score(fastslow, args.work, args.segment, args.epochs, args.steps, args.seeds)
+        result["score"] = score(fastslow, args.work, args.segment, args.age, args.epochs, args.steps, args.seeds)
     json.dump(result, open(os.path.join(args.work, "segments.json"), "w"), indent=1)
 
 

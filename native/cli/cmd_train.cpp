@@ -39,6 +39,7 @@ Command add_train_command(CLI::App& app) {
     bool train_on_valid = false;
     int nproc = 1;
     int dist_timeout = 60;
+    double bucket_mb = 4;
   };
   auto many = std::make_shared<Many>();
   CLI::App* sub = app.add_subcommand(
@@ -110,9 +111,18 @@ Command add_train_command(CLI::App& app) {
                   "nodes (topological order), the rest of the graph without gradient; bounds the backward pass's "
                   "memory for whole graphs (--khop 0). 0 = whole graphs (default)");
   sub->add_flag("--segment-history", o->segment_history,
-                "with --segment-nodes: the other segments' outputs come from a table of stale ones (GST), each kept "
-                "with probability 0.5 and doubled, instead of a no-gradient pass over the whole graph; the table "
+                "with --segment-nodes: the other segments' outputs come from a table of stale ones (GST), each "
+                "segment's kept with probability --segment-keep and rescaled, instead of a no-gradient pass over "
+                "the whole graph; the table "
                 "lives in memory (configs x segments x the readout's width per graph) and refills after --resume");
+  sub->add_option("--segment-history-age", o->segment_history_age,
+                  "with --segment-history: a stored output older than N steps is recomputed without gradient "
+                  "instead of used (0 = kept for good, as in GST)")
+      ->capture_default_str();
+  sub->add_option("--segment-keep", o->segment_keep,
+                  "with --segment-history: the probability that a step keeps a segment's stored output (rescaled "
+                  "by 1 / P); 1 = no dropout")
+      ->capture_default_str();
   sub->add_option("--eval-chunk", o->eval_chunk,
                   "configs per forward when ranking, >= 1 (default: the model's: " +
                       models::model_defaults_help([](const models::ModelEntry& e) { return std::to_string(e.eval_chunk); }) +
@@ -132,6 +142,10 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--dist-timeout", many->dist_timeout,
                   "data-parallel: seconds to wait for a silent process before stopping with an error")
       ->check(CLI::Range(1, 86400))->capture_default_str();
+  sub->add_option("--bucket-mb", many->bucket_mb,
+                  "data-parallel: MB of gradients per all-reduce after the first (1 MB); each starts as soon as "
+                  "backward has produced its gradients")
+      ->check(CLI::Range(0.001, 1024.0))->capture_default_str();
 
   return {sub, [o, resume, many] {
             const std::optional<train::DistEnv> dist = train::DistEnv::from_environment();
@@ -150,7 +164,8 @@ Command add_train_command(CLI::App& app) {
                 throw Error("data-parallel runs (WORLD_SIZE " + std::to_string(dist->world_size) +
                             ") train one run: leave --folds and --seeds out");
               if (!*resume && !o->graphs_per_step) o->graphs_per_step = dist->world_size;
-              sync = train::connect_gloo(*dist, std::chrono::seconds(many->dist_timeout));
+              sync = train::connect_gloo(*dist, std::chrono::seconds(many->dist_timeout),
+                                         static_cast<int64_t>(many->bucket_mb * (1 << 20)));
             }
             // Only rank 0 talks: the others' progress is the same steps.
             const bool quiet = dist && dist->rank != 0;

@@ -2,8 +2,12 @@
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/function_hook.h>
+#include <torch/csrc/autograd/variable.h>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -16,7 +20,9 @@ namespace fastslow::train {
 
 namespace {
 
-constexpr int64_t kBucketElements = int64_t{1} << 20;  // 4 MB of float32
+// As PyTorch's DDP: a small first bucket (the last layers' gradients, ready
+// first) starts communicating early.
+constexpr int64_t kFirstBucketElements = int64_t{1} << 18;  // 1 MB of float32
 constexpr auto kBeat = std::chrono::milliseconds(500);
 constexpr auto kPoll = std::chrono::milliseconds(10);
 
@@ -35,7 +41,8 @@ bool loopback(const std::string& addr) {
 
 class GlooSync : public GradientSync {
  public:
-  GlooSync(const DistEnv& env, std::chrono::milliseconds timeout) : env_(env), timeout_(timeout) {
+  GlooSync(const DistEnv& env, std::chrono::milliseconds timeout, int64_t bucket_bytes)
+      : env_(env), timeout_(timeout), bucket_elements_(std::max<int64_t>(1, bucket_bytes / 4)) {
     const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
     try {
       c10d::TCPStoreOptions so;
@@ -69,6 +76,7 @@ class GlooSync : public GradientSync {
   }
 
   ~GlooSync() override {
+    *self_ = nullptr;
     {
       std::lock_guard<std::mutex> lock(beat_mutex_);
       stopping_ = true;
@@ -80,51 +88,47 @@ class GlooSync : public GradientSync {
   int rank() const override { return env_.rank; }
   int world_size() const override { return env_.world_size; }
 
-  void reduce(const std::vector<torch::Tensor>& params) override {
+  // The buckets are planned once, over the trained parameters last first
+  // (the order backward produces their gradients in); a bucket whose
+  // gradients are all there is all-reduced at once, while backward goes on,
+  // and buckets start in plan order only, so every process issues the same
+  // collectives in the same order (a parameter one process did not train
+  // this step holds its bucket back until reduce()).
+  void expect_gradients(const std::vector<torch::Tensor>& params) override {
+    std::lock_guard<std::mutex> lock(plan_mutex_);
+    plan(params);
+    reset_buckets();
+    armed_ = true;
+  }
+
+  bool reduce(const std::vector<torch::Tensor>& params, bool loss_finite) override {
     const auto t0 = std::chrono::steady_clock::now();
     torch::NoGradGuard no_grad;
-    // Buckets of whole parameters, each followed by one flag per parameter
-    // (1 where this process has a gradient): a parameter no process
-    // trained this step keeps no gradient, as it would in one process.
-    struct Bucket {
-      std::vector<size_t> members;
-      torch::Tensor flat;
-    };
-    std::vector<Bucket> buckets(1);
-    int64_t filled = 0;
-    for (size_t i = 0; i < params.size(); ++i) {
-      const int64_t n = params[i].numel();
-      if (filled > 0 && filled + n > kBucketElements) {
-        buckets.emplace_back();
-        filled = 0;
+    {
+      std::lock_guard<std::mutex> lock(plan_mutex_);
+      if (!armed_ || !same_params(params)) {
+        plan(params);
+        reset_buckets();
       }
-      buckets.back().members.push_back(i);
-      filled += n;
+      armed_ = false;
+      launch_in_order(/*ready_or_not=*/true);
     }
-    std::vector<c10::intrusive_ptr<c10d::Work>> works;
-    for (Bucket& b : buckets) {
-      std::vector<torch::Tensor> parts;
-      for (size_t i : b.members) {
-        const torch::Tensor& g = params[i].grad();
-        parts.push_back(g.defined() ? g.detach().to(torch::kFloat32).reshape({-1})
-                                    : torch::zeros({params[i].numel()}, torch::kFloat32));
-      }
-      std::vector<float> flags;
-      for (size_t i : b.members) flags.push_back(params[i].grad().defined() ? 1.0f : 0.0f);
-      parts.push_back(torch::tensor(flags, torch::kFloat32));
-      b.flat = torch::cat(parts);
-      std::vector<torch::Tensor> one{b.flat};
-      works.push_back(pg_->allreduce(one));
-    }
-    for (auto& w : works) wait(*w, "the gradient all-reduce");
+    // The agreement on the losses travels beside the last buckets rather
+    // than after them: one collective's latency less per step.
+    std::vector<torch::Tensor> finite{torch::tensor({loss_finite ? 1 : 0}, torch::kInt32)};
+    c10d::AllreduceOptions min;
+    min.reduceOp = c10d::ReduceOp::MIN;
+    const auto agreement = pg_->allreduce(finite, min);
+    for (Bucket& b : buckets_) wait(*b.work, "the gradient all-reduce");
+    wait(*agreement, "an agreement on the step");
     const float scale = 1.0f / static_cast<float>(env_.world_size);
-    for (Bucket& b : buckets) {
+    for (Bucket& b : buckets_) {
       int64_t at = 0;
       const int64_t flags_at = b.flat.numel() - static_cast<int64_t>(b.members.size());
       const torch::Tensor flag_values = b.flat.narrow(0, flags_at, static_cast<int64_t>(b.members.size())).cpu();
       const auto flags = flag_values.accessor<float, 1>();  // one read, not an item() per parameter
       for (size_t k = 0; k < b.members.size(); ++k) {
-        torch::Tensor p = params[b.members[k]];
+        torch::Tensor p = params_[b.members[k]];
         const int64_t n = p.numel();
         if (flags[k] > 0) {
           torch::Tensor avg = b.flat.narrow(0, at, n).mul(scale).view(p.sizes()).to(p.dtype());
@@ -136,16 +140,11 @@ class GlooSync : public GradientSync {
         at += n;
       }
     }
+    reset_buckets();
     reduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return finite[0].item<int32_t>() == 1;
   }
 
-  bool all(bool local) override {
-    std::vector<torch::Tensor> t{torch::tensor({local ? 1 : 0}, torch::kInt32)};
-    c10d::AllreduceOptions o;
-    o.reduceOp = c10d::ReduceOp::MIN;
-    wait(*pg_->allreduce(t, o), "an agreement on the step");
-    return t[0].item<int32_t>() == 1;
-  }
 
   Verdict agree(Verdict local) override {
     std::vector<torch::Tensor> t{torch::tensor({local ? static_cast<int32_t>(*local) : -1}, torch::kInt32)};
@@ -192,6 +191,100 @@ class GlooSync : public GradientSync {
  private:
   std::string who() const {
     return "rank " + std::to_string(env_.rank) + " of " + std::to_string(env_.world_size);
+  }
+
+  struct Bucket {
+    std::vector<size_t> members;  // indices into params_
+    size_t ready = 0;             // members whose gradient backward has produced
+    torch::Tensor flat;           // the gradients, then one flag per member (1: this process has one)
+    c10::intrusive_ptr<c10d::Work> work;
+  };
+
+  // Calls back when backward has accumulated a parameter's gradient.
+  // The model may outlive this object: the hook then finds it gone.
+  struct ReadyHook : torch::autograd::FunctionPostHook {
+    ReadyHook(std::shared_ptr<GlooSync*> sync, int64_t plan, size_t index)
+        : sync(std::move(sync)), plan(plan), index(index) {}
+    torch::autograd::variable_list operator()(const torch::autograd::variable_list& grad_inputs,
+                                              const torch::autograd::variable_list&) override {
+      if (GlooSync* s = *sync) s->on_ready(plan, index);
+      return grad_inputs;
+    }
+    std::shared_ptr<GlooSync*> sync;
+    int64_t plan;
+    size_t index;
+  };
+
+  bool same_params(const std::vector<torch::Tensor>& params) const {
+    if (params.size() != params_.size()) return false;
+    for (size_t i = 0; i < params.size(); ++i)
+      if (!params[i].is_same(params_[i])) return false;
+    return true;
+  }
+
+  // Needs plan_mutex_. Hooks go on the first plan's parameters only: a
+  // later plan (other parameters) reduces after backward.
+  void plan(const std::vector<torch::Tensor>& params) {
+    if (!buckets_.empty() && same_params(params)) return;
+    ++plan_id_;
+    params_ = params;
+    buckets_.assign(1, Bucket{});
+    bucket_of_.assign(params.size(), 0);
+    int64_t filled = 0, cap = std::min<int64_t>(kFirstBucketElements, bucket_elements_);
+    for (size_t k = params.size(); k-- > 0;) {
+      const int64_t n = params[k].numel();
+      if (filled > 0 && filled + n > cap) {
+        buckets_.emplace_back();
+        filled = 0;
+        cap = bucket_elements_;
+      }
+      buckets_.back().members.push_back(k);
+      bucket_of_[k] = buckets_.size() - 1;
+      filled += n;
+    }
+    if (hooked_) return;
+    hooked_ = true;
+    for (size_t k = 0; k < params.size(); ++k) {
+      if (!params[k].requires_grad()) continue;
+      auto acc = torch::autograd::impl::grad_accumulator(params[k]);
+      acc->add_post_hook(std::make_unique<ReadyHook>(self_, plan_id_, k));
+      accumulators_.push_back(std::move(acc));  // the parameter holds its accumulator weakly
+    }
+  }
+
+  void reset_buckets() {  // needs plan_mutex_
+    for (Bucket& b : buckets_) {
+      b.ready = 0;
+      b.work.reset();
+    }
+    next_launch_ = 0;
+  }
+
+  void on_ready(int64_t plan, size_t index) {
+    std::lock_guard<std::mutex> lock(plan_mutex_);
+    if (!armed_ || plan != plan_id_) return;
+    ++buckets_[bucket_of_[index]].ready;
+    launch_in_order(/*ready_or_not=*/false);
+  }
+
+  void launch_in_order(bool ready_or_not) {  // needs plan_mutex_
+    torch::NoGradGuard no_grad;
+    while (next_launch_ < buckets_.size() &&
+           (ready_or_not || buckets_[next_launch_].ready == buckets_[next_launch_].members.size())) {
+      Bucket& b = buckets_[next_launch_++];
+      std::vector<torch::Tensor> parts;
+      std::vector<float> flags;
+      for (size_t i : b.members) {
+        const torch::Tensor& g = params_[i].grad();
+        parts.push_back(g.defined() ? g.detach().to(torch::kFloat32).reshape({-1})
+                                    : torch::zeros({params_[i].numel()}, torch::kFloat32));
+        flags.push_back(g.defined() ? 1.0f : 0.0f);
+      }
+      parts.push_back(torch::tensor(flags, torch::kFloat32));
+      b.flat = torch::cat(parts);
+      std::vector<torch::Tensor> one{b.flat};
+      b.work = pg_->allreduce(one);
+    }
   }
 
   void wait(c10d::Work& w, const char* what) {
@@ -253,6 +346,16 @@ class GlooSync : public GradientSync {
   c10::intrusive_ptr<c10d::ProcessGroupGloo> pg_;
   int64_t gathers_ = 0;
   double reduce_seconds_ = 0;
+  int64_t bucket_elements_;
+  std::mutex plan_mutex_;
+  std::vector<torch::Tensor> params_;
+  std::vector<Bucket> buckets_;
+  std::vector<size_t> bucket_of_;
+  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
+  int64_t plan_id_ = 0;
+  std::shared_ptr<GlooSync*> self_ = std::make_shared<GlooSync*>(this);
+  bool hooked_ = false, armed_ = false;
+  size_t next_launch_ = 0;
   std::mutex beat_mutex_;
   std::condition_variable beat_cv_;
   bool stopping_ = false;
@@ -261,8 +364,9 @@ class GlooSync : public GradientSync {
 
 }  // namespace
 
-std::shared_ptr<GradientSync> connect_gloo(const DistEnv& env, std::chrono::milliseconds timeout) {
-  return std::make_shared<GlooSync>(env, timeout);
+std::shared_ptr<GradientSync> connect_gloo(const DistEnv& env, std::chrono::milliseconds timeout,
+                                           int64_t bucket_bytes) {
+  return std::make_shared<GlooSync>(env, timeout, bucket_bytes);
 }
 
 }  // namespace fastslow::train

@@ -1,8 +1,9 @@
 // The GradientSync of a data-parallel run on CPU: LibTorch's c10d does the
 // communication (TCPStore for the rendezvous and small messages,
 // ProcessGroupGloo for the collectives); this file only decides what is
-// exchanged when. Gradients go in buckets of at most 4 MB, all of them in
-// flight at once, and come back averaged.
+// exchanged when. Gradients go in buckets (the first of at most 1 MB, the
+// others of bucket_bytes), each all-reduced as soon as backward has produced
+// its gradients, and come back averaged.
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,7 @@ namespace fastslow::train {
 // up after `timeout` with an Error naming what it waited for; a peer that has
 // died is usually noticed at once (its sockets close). Throws Error when the
 // rendezvous fails.
-std::shared_ptr<GradientSync> connect_gloo(const DistEnv& env, std::chrono::milliseconds timeout);
+std::shared_ptr<GradientSync> connect_gloo(const DistEnv& env, std::chrono::milliseconds timeout,
+                                           int64_t bucket_bytes = int64_t{4} << 20);
 
 }  // namespace fastslow::train

@@ -1,6 +1,8 @@
 // Where a training step meets the other processes of a data-parallel run:
 // between backward and clipping the gradients are made the same everywhere;
-// whether a step is applied (its loss and gradient finite) and whether the
+// whether a step is applied (its losses and gradient finite: a rare batch
+// whose gradient overflows float32 is skipped rather than allowed to turn
+// every weight into NaN) and whether the
 // run stops (Ctrl-C seen by one process, early stopping on scores that
 // differ in the last bits) are decided for all processes at once, so their
 // weights never drift apart and none waits for a peer that has left. A run
@@ -22,10 +24,15 @@ class GradientSync {
   virtual ~GradientSync() = default;
   virtual int rank() const { return 0; }
   virtual int world_size() const { return 1; }
-  // Called after backward, before clipping, with every trained parameter.
-  virtual void reduce(const std::vector<torch::Tensor>& /*params*/) {}
-  // True when `local` holds on every process.
-  virtual bool all(bool local) { return local; }
+  // Called before the backward pass whose gradients reduce() averages (a
+  // step's last micro-step), with the parameters reduce() gets: a sync may
+  // start averaging gradients while backward still produces the others.
+  virtual void expect_gradients(const std::vector<torch::Tensor>& /*params*/) {}
+  // Called after backward, before clipping, with every trained parameter
+  // and whether this process's loss is finite; returns whether every
+  // process's is. (The averaged gradients are the same everywhere, so their
+  // norm's finiteness needs no agreement.)
+  virtual bool reduce(const std::vector<torch::Tensor>& /*params*/, bool loss_finite) { return loss_finite; }
   // The stop every process takes: any process's reason stops all of them
   // (the greatest, in StopReason's order, where they differ).
   virtual Verdict agree(Verdict local) { return local; }
@@ -40,12 +47,5 @@ class GradientSync {
   // Seconds spent in reduce() so far (the benchmark's all-reduce share).
   virtual double reduce_seconds() const { return 0; }
 };
-
-// Whether to apply this step: its loss and gradient norm finite on every
-// process (a rare batch whose gradient overflows float32 is skipped rather
-// than allowed to turn every weight into NaN).
-inline bool step_is_finite(GradientSync& sync, double loss, double grad_norm) {
-  return sync.all(std::isfinite(loss) && std::isfinite(grad_norm));
-}
 
 }  // namespace fastslow::train

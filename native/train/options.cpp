@@ -81,6 +81,15 @@ void TrainOptions::apply_defaults() {
     throw Error("--segment-nodes: graph segment training is for layout graphs (tile kernels are small)");
   if (segment_history && segment_nodes.value_or(0) == 0)
     throw Error("--segment-history needs --segment-nodes S (the segments whose stale outputs it keeps)");
+  if (segment_history_age < 0)
+    throw Error("--segment-history-age must be >= 0 (0 = keep stored outputs for good), got " +
+                std::to_string(segment_history_age));
+  if (segment_history_age > 0 && !segment_history)
+    throw Error("--segment-history-age applies to --segment-history, which is not set");
+  if (!(segment_keep > 0 && segment_keep <= 1))
+    throw Error("--segment-keep must be in (0, 1], got " + num(segment_keep));
+  if (segment_keep != 0.5 && !segment_history)
+    throw Error("--segment-keep applies to --segment-history, which is not set");
   at_least<int64_t>("--eval-chunk", eval_chunk, 1, "configs per forward when ranking");
   at_least<int64_t>("--patience", patience, 0, "0 = never stop early");
   at_least<double>("--weight-decay", weight_decay, 0.0, "0 = none");
@@ -143,7 +152,7 @@ void TrainOptions::require_resolved(const std::string& what) const {
 #define FASTSLOW_OPTION_FIELDS(X)                                                                                   \
   X(data) X(collection) X(graph) X(holdout) X(valid_share) X(folds) X(fold) X(split_seed) X(train_on_valid) X(out) X(cache) X(kind) X(config_feat_width) X(model)   \
       X(join) X(loss) X(tile_features) X(wide) X(wide_nodes) X(hidden) X(layers) X(epochs) X(configs_per_graph)    \
-          X(steps_per_epoch) X(graphs_per_step) X(lr) X(weight_decay) X(warmup) X(clip) X(patience) X(eval_chunk) X(khop) X(segment_nodes) X(segment_history) X(device)   \
+          X(steps_per_epoch) X(graphs_per_step) X(lr) X(weight_decay) X(warmup) X(clip) X(patience) X(eval_chunk) X(khop) X(segment_nodes) X(segment_history) X(segment_history_age) X(segment_keep) X(device)   \
               X(threads) X(seed)
 
 nlohmann::json TrainOptions::to_json() const {

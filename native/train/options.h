@@ -88,6 +88,9 @@ struct TrainOptions {
   // GST's table of stale segment outputs instead of the no-gradient pass
   // over the whole graph (needs segment_nodes).
   bool segment_history = false;
+  // Steps after which a stored share is recomputed; 0 = never (GST).
+  int64_t segment_history_age = 0;
+  double segment_keep = 0.5;  // stale-embedding dropout's keep probability
   std::string device = "auto";
   int threads = 0;  // 0 = LibTorch's default
   uint64_t seed = 0;

@@ -16,6 +16,8 @@ torch::Device pick_device(const std::string& name);
 // LibTorch's intra-op threads and OpenBLAS's, and the allocator's behaviour
 // (models::keep_freed_cpu_memory). threads 0: LibTorch's default, or the
 // cores shared out over LOCAL_WORLD_SIZE workers of a data-parallel run.
+// Workers of `train --nproc` (FASTSLOW_BIND_CORES=1) are bound to cores of
+// their own where there are enough for every worker's threads.
 void configure_process(int threads);
 
 // This process's peak resident memory (Linux VmHWM), and restarting it from

@@ -6,17 +6,19 @@
 
 namespace fastslow::train {
 
-std::vector<int64_t> SegmentHistory::missing(size_t graph, size_t segment, const std::vector<int64_t>& groups) const {
+std::vector<int64_t> SegmentHistory::missing(size_t graph, size_t segment, const std::vector<int64_t>& groups,
+                                             int64_t oldest) const {
   std::vector<int64_t> out;
   for (size_t b = 0; b < groups.size(); ++b) {
     const auto it = rows_.find({graph, groups[b]});
-    if (it == rows_.end() || !it->second.filled.at(segment)) out.push_back(static_cast<int64_t>(b));
+    if (it == rows_.end() || !it->second.filled.at(segment) || it->second.made.at(segment) < oldest)
+      out.push_back(static_cast<int64_t>(b));
   }
   return out;
 }
 
 void SegmentHistory::put(size_t graph, size_t segments, size_t segment, const std::vector<int64_t>& groups,
-                         const torch::Tensor& shares) {
+                         const torch::Tensor& shares, int64_t step) {
   torch::NoGradGuard no_grad;
   if (shares.dim() != 2 || shares.size(0) != static_cast<int64_t>(groups.size()))
     throw Error("segment history: " + std::to_string(groups.size()) + " groups but shares of shape " +
@@ -26,9 +28,11 @@ void SegmentHistory::put(size_t graph, size_t segments, size_t segment, const st
     if (!row.shares.defined()) {
       row.shares = torch::zeros({static_cast<int64_t>(segments), shares.size(1)}, shares.options());
       row.filled.assign(segments, false);
+      row.made.assign(segments, 0);
     }
     row.shares[static_cast<int64_t>(segment)].copy_(shares[static_cast<int64_t>(b)]);
     row.filled.at(segment) = true;
+    row.made.at(segment) = step;
   }
 }
 

@@ -1,5 +1,7 @@
 #include "train/segment_step.h"
 
+#include <algorithm>
+
 #include "fastslow/error.h"
 
 namespace fastslow::train {
@@ -15,9 +17,11 @@ uint64_t mix(uint64_t x) {  // splitmix64's finaliser
 
 }  // namespace
 
-SegmentStep::SegmentStep(LossSpec loss, torch::Device device, int64_t max_nodes, uint64_t seed, bool history)
-    : loss_(std::move(loss)), device_(device), max_nodes_(max_nodes), seed_(seed), use_history_(history) {
+SegmentStep::SegmentStep(LossSpec loss, torch::Device device, int64_t max_nodes, uint64_t seed, HistoryOptions history)
+    : loss_(std::move(loss)), device_(device), max_nodes_(max_nodes), seed_(seed), history_options_(history) {
   if (max_nodes < 1) throw Error("--segment-nodes must be >= 1, got " + std::to_string(max_nodes));
+  if (!(history.keep > 0 && history.keep <= 1))
+    throw Error("--segment-keep must be in (0, 1], got " + std::to_string(history.keep));
 }
 
 namespace {
@@ -34,9 +38,9 @@ size_t SegmentStep::segment_of(const Pick& pick, size_t segments) const {
   return static_cast<size_t>(pick_hash(seed_, pick) % segments);
 }
 
-bool SegmentStep::keeps(const Pick& pick, size_t segment, size_t row) const {
-  const uint64_t h = mix(mix(pick_hash(seed_ ^ 0x5e6d, pick) ^ segment) ^ row);
-  return static_cast<double>(h >> 11) * 0x1.0p-53 < kKeep;
+bool SegmentStep::keeps(const Pick& pick, size_t segment) const {
+  const uint64_t h = mix(pick_hash(seed_ ^ 0x5e6d, pick) ^ segment);
+  return static_cast<double>(h >> 11) * 0x1.0p-53 < history_options_.keep;
 }
 
 const std::vector<GraphSegment>& SegmentStep::segments(const PreparedData& data, size_t graph) {
@@ -49,7 +53,7 @@ torch::Tensor SegmentStep::forward_backward(models::RankModelImpl& model, const 
   const GraphEntry& e = data.train.at(pick.graph);
   const Batch b = make_batch(e, pick.groups, data.norm, device_);
   const std::vector<GraphSegment>& segs = segments(data, pick.graph);
-  if (use_history_ && segs.size() > 1) {
+  if (history_options_.on && segs.size() > 1) {
     torch::Tensor loss = loss_(history_scores(model, data, pick, b), b.target);
     loss.backward();
     return loss;
@@ -77,6 +81,7 @@ torch::Tensor SegmentStep::history_scores(models::RankModelImpl& model, const Pr
   const GraphEntry& e = data.train.at(pick.graph);
   const std::vector<GraphSegment>& segs = segments(data, pick.graph);
   const size_t n = segs.size(), fresh_at = segment_of(pick, n);
+  const int64_t now = calls_++, oldest = history_options_.max_age > 0 ? now - history_options_.max_age : INT64_MIN;
   const auto share = [&model](const GraphSegment& s, const torch::Tensor& config_feat) {
     const torch::Tensor c = config_feat.index_select(1, s.config_columns);
     return model.segment_summary(s.graph, model.node_states(s.graph, c), c);
@@ -86,21 +91,22 @@ torch::Tensor SegmentStep::history_scores(models::RankModelImpl& model, const Pr
     torch::NoGradGuard no_grad;
     for (size_t k = 0; k < n; ++k) {
       if (k == fresh_at) continue;
-      const std::vector<int64_t> rows = history_.missing(pick.graph, k, pick.groups);
+      const std::vector<int64_t> rows = history_.missing(pick.graph, k, pick.groups, oldest);
       if (rows.empty()) continue;
       std::vector<int64_t> groups;
       for (int64_t r : rows) groups.push_back(pick.groups[static_cast<size_t>(r)]);
       const torch::Tensor at = torch::tensor(rows, torch::kInt64).to(b.config_feat.device());
-      history_.put(pick.graph, n, k, groups, share(segs[k], b.config_feat.index_select(0, at)));
+      history_.put(pick.graph, n, k, groups, share(segs[k], b.config_feat.index_select(0, at)), now);
     }
   }
-  history_.put(pick.graph, n, fresh_at, pick.groups, fresh.detach());
+  history_.put(pick.graph, n, fresh_at, pick.groups, fresh.detach(), now);
   const int64_t B = fresh.size(0);
   std::vector<float> w(n * static_cast<size_t>(B), 1.0f);
   for (size_t k = 0; k < n; ++k)
-    for (int64_t r = 0; r < B; ++r)
-      if (k != fresh_at) w[k * static_cast<size_t>(B) + static_cast<size_t>(r)] =
-                             keeps(pick, k, static_cast<size_t>(r)) ? static_cast<float>(1.0 / kKeep) : 0.0f;
+    if (k != fresh_at && !keeps(pick, k))
+      std::fill_n(w.begin() + static_cast<std::ptrdiff_t>(k) * B, B, 0.0f);
+    else if (k != fresh_at)
+      std::fill_n(w.begin() + static_cast<std::ptrdiff_t>(k) * B, B, static_cast<float>(1.0 / history_options_.keep));
   const torch::Tensor weights =
       torch::tensor(w, fresh.options().requires_grad(false)).view({static_cast<int64_t>(n), B});
   const torch::Tensor index = torch::tensor({static_cast<int64_t>(fresh_at)}, torch::kInt64).to(fresh.device());

@@ -176,8 +176,9 @@ TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> dat
     if (o.segment_history && !model->has_segment_summaries())
       throw Error("--segment-history: the " + o.kind + " model '" + o.model +
                   "' has no readout that adds up segments (focus, attn and sage have)");
-    trainer.set_step(std::make_unique<SegmentStep>(LossSpec::parse(o.loss), device, *o.segment_nodes, o.seed,
-                                                   o.segment_history));
+    trainer.set_step(std::make_unique<SegmentStep>(
+        LossSpec::parse(o.loss), device, *o.segment_nodes, o.seed,
+        HistoryOptions{o.segment_history, o.segment_keep, o.segment_history_age}));
   }
   if (auto* program = dynamic_cast<models::ProgramModelImpl*>(model.get())) {
     // Without a checkpoint to resume from, the model starts here: the table is fitted.

@@ -234,18 +234,21 @@ TrainResult Trainer::run() {
       double l = 0;
       for (int64_t m = 0; m < micro_; ++m) {
         pick = sampler_->pick(epoch, st_.step * graphs_per_step_ + sync_->rank() * micro_ + m);
+        if (m == micro_ - 1) sync_->expect_gradients(trained);
         l += step_->forward_backward(*model_, *data_, pick).item<double>();
       }
+      // Averaged over processes first: the reduce may have started on the
+      // summed gradients during backward.
+      const bool losses_finite = sync_->reduce(trained, std::isfinite(l));
       if (micro_ > 1) {
         torch::NoGradGuard no_grad;
         for (const torch::Tensor& p : trained)
           if (p.grad().defined()) p.mutable_grad().div_(static_cast<double>(micro_));
         l /= static_cast<double>(micro_);
       }
-      sync_->reduce(trained);
       const double grad_norm =
           torch::nn::utils::clip_grad_norm_(params, o_.clip > 0 ? o_.clip : std::numeric_limits<double>::infinity());
-      if (!step_is_finite(*sync_, l, grad_norm)) {
+      if (!losses_finite || !std::isfinite(grad_norm)) {
         ++st_.skipped;
         if (++skipped_in_a_row > kMaxSkippedInARow)
           return finish(StopReason::Diverged, data_->train.at(pick.graph).cache.source + ": training diverged (" +

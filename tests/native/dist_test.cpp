@@ -109,6 +109,14 @@ TEST(DataParallel, TwoProcessesMatchOneAveragingTheSameGraphs) {
   const double diff = max_difference(last_weights(two), last_weights(one));
   std::fprintf(stderr, "largest weight difference, 2 processes vs 1 accumulating: %.3g\n", diff);
   EXPECT_LT(diff, 1e-5);
+  // Small buckets: many all-reduces, started while backward runs, in order.
+  const std::string buckets = dir.file("buckets");
+  const test::CliResult c = run_cli(run_args(buckets) + " --nproc 2 --bucket-mb 0.01");
+  ASSERT_EQ(c.code, 0) << c.err;
+  const double diff_buckets = max_difference(last_weights(buckets), last_weights(one));
+  std::fprintf(stderr, "largest weight difference, 2 processes in 10 KB buckets vs 1 accumulating: %.3g\n",
+               diff_buckets);
+  EXPECT_LT(diff_buckets, 1e-5);
   // Not trivially equal: a run of one graph per step ends elsewhere.
   const std::string single = dir.file("single");
   ASSERT_EQ(run_cli(run_args(single)).code, 0);

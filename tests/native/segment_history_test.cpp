@@ -30,5 +30,15 @@ TEST(SegmentHistory, StoresPerGraphGroupAndSegmentAndNamesWhatIsMissing) {
   EXPECT_THROW(h.put(0, 3, 0, {4, 7}, torch::ones({1, 2})), Error);
 }
 
+TEST(SegmentHistory, SharesOlderThanAStepCountAsMissing) {
+  SegmentHistory h;
+  h.put(2, 2, 0, {1, 2}, torch::zeros({2, 1}), 10);
+  h.put(2, 2, 0, {2}, torch::zeros({1, 1}), 30);
+  EXPECT_TRUE(h.missing(2, 0, {1, 2}).empty());  // no limit
+  EXPECT_TRUE(h.missing(2, 0, {1, 2}, 10).empty());
+  EXPECT_EQ(h.missing(2, 0, {1, 2}, 11), (std::vector<int64_t>{0}));
+  EXPECT_EQ(h.missing(2, 0, {1, 2}, 31), (std::vector<int64_t>{0, 1}));
+}
+
 }  // namespace
 }  // namespace fastslow::train

@@ -240,14 +240,14 @@ TEST(SegmentStep, HistoryKeepsEachSegmentsShareAndDropsAboutHalfOfTheStaleOnes) 
 
   // One segment: no table, the whole-graph step.
   WholeGraphStep whole(LossSpec::parse(p.o.loss), torch::kCPU);
-  SegmentStep one(LossSpec::parse(p.o.loss), torch::kCPU, n, 3, /*history=*/true);
+  SegmentStep one(LossSpec::parse(p.o.loss), torch::kCPU, n, 3, HistoryOptions{true});
   model->zero_grad();
   const double whole_loss = whole.forward_backward(*model, *p.data, pick).item<double>();
   model->zero_grad();
   EXPECT_NEAR(one.forward_backward(*model, *p.data, pick).item<double>(), whole_loss, 1e-6);
   EXPECT_EQ(one.history().bytes(), 0);
 
-  SegmentStep cut(LossSpec::parse(p.o.loss), torch::kCPU, n / 4 + 1, 3, /*history=*/true);
+  SegmentStep cut(LossSpec::parse(p.o.loss), torch::kCPU, n / 4 + 1, 3, HistoryOptions{true});
   const std::vector<GraphSegment>& segs = cut.segments(*p.data, 0);
   ASSERT_EQ(segs.size(), 4u);
   model->zero_grad();
@@ -274,16 +274,16 @@ TEST(SegmentStep, HistoryKeepsEachSegmentsShareAndDropsAboutHalfOfTheStaleOnes) 
   EXPECT_TRUE(cut.history().missing(0, 1, {0, 2}).empty());
   // Stale-embedding dropout keeps about half, as a function of the pick.
   int kept = 0, draws = 0;
-  for (int64_t s = 0; s < 200; ++s) {
+  for (int64_t s = 0; s < 400; ++s) {
     Pick q{0, {s, s + 1}};
-    for (size_t k = 0; k < 4; ++k)
-      for (size_t r = 0; r < 2; ++r) {
-        kept += cut.keeps(q, k, r) ? 1 : 0;
-        ++draws;
-        EXPECT_EQ(cut.keeps(q, k, r), cut.keeps(q, k, r));
-      }
+    for (size_t k = 0; k < 4; ++k) {
+      kept += cut.keeps(q, k) ? 1 : 0;
+      ++draws;
+      EXPECT_EQ(cut.keeps(q, k), cut.keeps(q, k));
+    }
   }
-  EXPECT_NEAR(static_cast<double>(kept) / draws, SegmentStep::kKeep, 0.05);
+  EXPECT_NEAR(static_cast<double>(kept) / draws, HistoryOptions{}.keep, 0.05);
+  EXPECT_THROW(SegmentStep(LossSpec::parse(p.o.loss), torch::kCPU, 9, 3, HistoryOptions{true, 0.0}), Error);
 }
 
 }  // namespace

@@ -428,11 +428,11 @@ TEST(Trainer, ACallbackPrunesAfterAValidationAndTheStateIsSaved) {
 // Counts what the loop asks of its seams, and agrees to no step at all.
 class RefusingSync : public GradientSync {
  public:
-  void reduce(const std::vector<torch::Tensor>& params) override {
+  bool reduce(const std::vector<torch::Tensor>& params, bool) override {
     ++reduced;
     for (const auto& q : params) with_grad += q.grad().defined();  // after backward
+    return false;
   }
-  bool all(bool) override { return false; }
   int reduced = 0;
   int64_t with_grad = 0;
 };
