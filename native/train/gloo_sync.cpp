@@ -131,7 +131,7 @@ class GlooSync : public GradientSync {
         torch::Tensor p = params_[b.members[k]];
         const int64_t n = p.numel();
         if (flags[k] > 0) {
-          torch::Tensor avg = b.flat.narrow(0, at, n).mul(scale).view(p.sizes()).to(p.dtype());
+          torch::Tensor avg = b.flat.narrow(0, at, n).mul(scale).view(p.sizes()).to(p.device(), p.dtype());
           if (p.grad().defined())
             p.mutable_grad().copy_(avg);
           else
@@ -276,7 +276,8 @@ class GlooSync : public GradientSync {
       std::vector<float> flags;
       for (size_t i : b.members) {
         const torch::Tensor& g = params_[i].grad();
-        parts.push_back(g.defined() ? g.detach().to(torch::kFloat32).reshape({-1})
+        // Gloo reduces host memory: CUDA gradients (no NCCL here) go through it.
+        parts.push_back(g.defined() ? g.detach().to(torch::kCPU, torch::kFloat32).reshape({-1})
                                     : torch::zeros({params_[i].numel()}, torch::kFloat32));
         flags.push_back(g.defined() ? 1.0f : 0.0f);
       }
