@@ -113,15 +113,19 @@ TEST(Segments, ProducerColumnsBecomeTheSegmentsOwn) {
   }
 }
 
+models::RankModel small_layout_model(const char* name) {
+  models::ModelOptions o;
+  o.kind = "layout";
+  o.name = name;
+  o.hidden = 16;
+  torch::manual_seed(1);
+  return models::make_model(o);
+}
+
 TEST(Segments, ModelsSplitIntoNodeStatesAndReadoutExactly) {
   const models::GraphTensors g = test::random_graph(60, 140, 3, 9);
   for (const char* name : {"focus", "attn", "sage"}) {
-    models::ModelOptions o;
-    o.kind = "layout";
-    o.name = name;
-    o.hidden = 16;
-    torch::manual_seed(1);
-    const models::RankModel m = models::make_model(o);
+    const models::RankModel m = small_layout_model(name);
     ASSERT_TRUE(m->has_node_states()) << name;
     const torch::Tensor c = test::random_layout_configs(5, 9, 18);
     torch::NoGradGuard no_grad;
@@ -136,12 +140,7 @@ TEST(Segments, ModelsSplitIntoNodeStatesAndReadoutExactly) {
 TEST(Segments, SegmentSharesAddUpToTheReadout) {
   const models::GraphTensors g = test::random_graph(60, 140, 3, 9);
   for (const char* name : {"focus", "attn", "sage"}) {
-    models::ModelOptions o;
-    o.kind = "layout";
-    o.name = name;
-    o.hidden = 16;
-    torch::manual_seed(1);
-    const models::RankModel m = models::make_model(o);
+    const models::RankModel m = small_layout_model(name);
     ASSERT_TRUE(m->has_segment_summaries()) << name;
     const torch::Tensor c = test::random_layout_configs(5, 9, 18);
     torch::NoGradGuard no_grad;
