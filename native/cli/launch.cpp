@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -85,10 +86,16 @@ int launch_local(int nproc, const std::vector<std::string>& args, int grace_seco
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
   pid_t group = 0;
+  const pid_t launcher = ::getpid();
   for (int r = 0; r < nproc; ++r) {
     const pid_t pid = ::fork();
     if (pid < 0) throw Error(std::string("--nproc: cannot start a worker: ") + std::strerror(errno));
     if (pid == 0) {
+      // A launcher killed outright (SIGKILL, OOM) cannot stop its workers:
+      // the kernel sends them SIGTERM, which they take as Ctrl-C (save and
+      // stop), rather than leaving them to train on unattended.
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (::getppid() != launcher) ::_exit(130);  // it died before the line above
       ::setpgid(0, group);
       ::signal(SIGINT, SIG_DFL);
       ::signal(SIGTERM, SIG_DFL);

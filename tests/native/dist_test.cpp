@@ -198,6 +198,35 @@ TEST(DataParallel, TheLauncherNamesAWorkerThatDied) {
   EXPECT_NE(read_text(err).find(" of 2 was killed by signal 9"), std::string::npos) << read_text(err);
 }
 
+// A launcher killed outright cannot pass Ctrl-C on: its workers get SIGTERM
+// from the kernel and stop, saved, instead of training on unattended.
+TEST(DataParallel, WorkersStopWhenTheLauncherIsKilled) {
+  test::TempDir dir;
+  const std::string out = dir.file("run");
+  const std::string err = dir.file("launcher.err");
+  const pid_t launcher = spawn(run_args(out, 100000) + " --nproc 2", {}, err);  // hours: it must be stopped
+  ASSERT_TRUE(wait_until([&] { return log_lines(out) >= 1; }, std::chrono::seconds(120))) << read_text(err);
+  std::istringstream in(
+      read_text("/proc/" + std::to_string(launcher) + "/task/" + std::to_string(launcher) + "/children"));
+  std::vector<pid_t> workers;
+  for (pid_t p = 0; in >> p;) workers.push_back(p);
+  ASSERT_EQ(workers.size(), 2u);
+  kill(launcher, SIGKILL);
+  waitpid(launcher, nullptr, 0);
+  // Orphans are reaped by init (or a subreaper), not by this test: watch
+  // /proc for them to go, zombies counting as gone.
+  const auto gone = [](pid_t p) {
+    const std::string stat = read_text("/proc/" + std::to_string(p) + "/stat");
+    const size_t paren = stat.rfind(')');
+    return stat.empty() || (paren != std::string::npos && stat.compare(paren + 2, 1, "Z") == 0);
+  };
+  EXPECT_TRUE(wait_until([&] { return gone(workers[0]) && gone(workers[1]); }, std::chrono::seconds(30)))
+      << "workers still running after the launcher was killed";
+  for (pid_t p : workers)
+    if (!gone(p)) kill(p, SIGKILL);
+  EXPECT_TRUE(RunDir(out).has("state.json"));  // rank 0 saved where it stopped
+}
+
 // Under torchrun the agent hosts the store and every worker is a client
 // with its keys under /worker/attempt_N (Debian's torchrun 1.13 fails on
 // Python 3.11 before starting workers, so PyTorch's own TCPStore stands in
