@@ -97,7 +97,7 @@ class GlooSync : public GradientSync {
   void expect_gradients(const std::vector<torch::Tensor>& params) override {
     std::lock_guard<std::mutex> lock(plan_mutex_);
     plan(params);
-    reset_buckets();
+    reset_buckets();  // a step stopped before its reduce() leaves counts behind
     armed_ = true;
   }
 
@@ -106,10 +106,8 @@ class GlooSync : public GradientSync {
     torch::NoGradGuard no_grad;
     {
       std::lock_guard<std::mutex> lock(plan_mutex_);
-      if (!armed_ || !same_params(params)) {
-        plan(params);
-        reset_buckets();
-      }
+      if (!armed_) reset_buckets();
+      plan(params);
       armed_ = false;
       launch_in_order(/*ready_or_not=*/true);
     }
@@ -144,7 +142,6 @@ class GlooSync : public GradientSync {
     reduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return finite[0].item<int32_t>() == 1;
   }
-
 
   Verdict agree(Verdict local) override {
     std::vector<torch::Tensor> t{torch::tensor({local ? static_cast<int32_t>(*local) : -1}, torch::kInt32)};
@@ -227,6 +224,7 @@ class GlooSync : public GradientSync {
   void plan(const std::vector<torch::Tensor>& params) {
     if (!buckets_.empty() && same_params(params)) return;
     ++plan_id_;
+    next_launch_ = 0;
     params_ = params;
     buckets_.assign(1, Bucket{});
     bucket_of_.assign(params.size(), 0);

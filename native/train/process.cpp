@@ -37,10 +37,14 @@ void set_blas_threads(int threads) {
   if (auto f = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) f(threads);
 }
 
+int env_int(const char* name, int missing) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : missing;
+}
+
 // Workers that share a machine share its cores, as torchrun's do.
 int default_threads() {
-  const char* local = std::getenv("LOCAL_WORLD_SIZE");
-  const int workers = local ? std::atoi(local) : 1;
+  const int workers = env_int("LOCAL_WORLD_SIZE", 1);
   if (workers <= 1) return 0;
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   return cores > 0 ? std::max(1, cores / workers) : 1;
@@ -52,17 +56,14 @@ int default_threads() {
 // generated small layout:xla:random trained 10 % fewer configs/s. Threads
 // started before this (the communication's) stay free to run anywhere.
 void bind_cores(int threads) {
-  const char* bind = std::getenv("FASTSLOW_BIND_CORES");
-  const char* rank = std::getenv("LOCAL_RANK");
-  const char* world = std::getenv("LOCAL_WORLD_SIZE");
-  if (!bind || std::string(bind) != "1" || !rank || !world || threads <= 0) return;
+  const int r = env_int("LOCAL_RANK", -1), n = env_int("LOCAL_WORLD_SIZE", 0);
+  if (env_int("FASTSLOW_BIND_CORES", 0) != 1 || threads <= 0) return;
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
   std::vector<int> cpus;
   for (int c = 0; c < CPU_SETSIZE; ++c)
     if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
-  const int r = std::atoi(rank), n = std::atoi(world);
   if (r < 0 || n < 1 || r >= n || static_cast<size_t>(threads) * static_cast<size_t>(n) > cpus.size()) return;
   cpu_set_t mine;
   CPU_ZERO(&mine);

@@ -24,12 +24,19 @@ std::vector<int64_t> sample_groups(const std::vector<int64_t>& pool, int64_t cou
   return out;
 }
 
+namespace {
+
+// Fisher-Yates, last place first: the order every plan has been drawn in.
+template <typename It>
+void shuffle(It first, It last, Rng& rng) {
+  for (int64_t i = (last - first) - 1; i > 0; --i) std::swap(first[i], first[rng.uniform_int(0, i)]);
+}
+
+}  // namespace
+
 void balance_steps(std::vector<size_t>* plan, int64_t graphs_per_step, const PreparedData& data, Rng& rng) {
   if (graphs_per_step <= 1) return;
   const size_t g = static_cast<size_t>(graphs_per_step), window = g * 8;
-  auto shuffle = [&rng](auto first, auto last) {
-    for (int64_t i = (last - first) - 1; i > 0; --i) std::swap(first[i], first[rng.uniform_int(0, i)]);
-  };
   for (size_t at = 0; at < plan->size(); at += window) {
     const auto first = plan->begin() + static_cast<std::ptrdiff_t>(at);
     const auto last = plan->begin() + static_cast<std::ptrdiff_t>(std::min(plan->size(), at + window));
@@ -39,12 +46,12 @@ void balance_steps(std::vector<size_t>* plan, int64_t graphs_per_step, const Pre
     std::vector<std::vector<size_t>> steps;
     for (auto it = first; it < last; it += std::min<std::ptrdiff_t>(g, last - it)) {
       steps.emplace_back(it, it + std::min<std::ptrdiff_t>(g, last - it));
-      shuffle(steps.back().begin(), steps.back().end());
+      shuffle(steps.back().begin(), steps.back().end(), rng);
     }
     // A short last step (the window's end) stays last: it must not move a
     // full step across the window's step boundaries.
     const size_t full = (last - first) / static_cast<std::ptrdiff_t>(g);
-    shuffle(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(full));
+    shuffle(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(full), rng);
     auto out = first;
     for (const auto& s : steps) out = std::copy(s.begin(), s.end(), out);
   }
@@ -84,8 +91,7 @@ Pick EpochSampler::pick(int64_t epoch, int64_t step) {
     plan_.clear();
     while (static_cast<int64_t>(plan_.size()) < steps_) {
       std::vector<size_t> round = trainable_;
-      for (int64_t i = static_cast<int64_t>(round.size()) - 1; i > 0; --i)
-        std::swap(round[i], round[rng.uniform_int(0, i)]);
+      shuffle(round.begin(), round.end(), rng);
       plan_.insert(plan_.end(), round.begin(), round.end());
     }
     plan_.resize(static_cast<size_t>(steps_));
@@ -125,8 +131,7 @@ Pick MixSampler::pick(int64_t epoch, int64_t step) {
       const size_t s = static_cast<size_t>(std::upper_bound(cumulative_.begin(), cumulative_.end(), u) - cumulative_.begin());
       if (next[s] == round[s].size()) {  // a fresh shuffled round of this source
         round[s] = by_source_[s];
-        for (int64_t i = static_cast<int64_t>(round[s].size()) - 1; i > 0; --i)
-          std::swap(round[s][static_cast<size_t>(i)], round[s][static_cast<size_t>(rng.uniform_int(0, i))]);
+        shuffle(round[s].begin(), round[s].end(), rng);
         next[s] = 0;
       }
       plan_.push_back(round[s][next[s]++]);

@@ -1,7 +1,5 @@
 #include "train/segment_step.h"
 
-#include <algorithm>
-
 #include "fastslow/error.h"
 
 namespace fastslow::train {
@@ -54,7 +52,7 @@ torch::Tensor SegmentStep::forward_backward(models::RankModelImpl& model, const 
   const Batch b = make_batch(e, pick.groups, data.norm, device_);
   const std::vector<GraphSegment>& segs = segments(data, pick.graph);
   if (history_options_.on && segs.size() > 1) {
-    torch::Tensor loss = loss_(history_scores(model, data, pick, b), b.target);
+    torch::Tensor loss = loss_(history_scores(model, e, segs, pick, b), b.target);
     loss.backward();
     return loss;
   }
@@ -76,10 +74,8 @@ torch::Tensor SegmentStep::forward_backward(models::RankModelImpl& model, const 
   return loss;
 }
 
-torch::Tensor SegmentStep::history_scores(models::RankModelImpl& model, const PreparedData& data, const Pick& pick,
-                                          const Batch& b) {
-  const GraphEntry& e = data.train.at(pick.graph);
-  const std::vector<GraphSegment>& segs = segments(data, pick.graph);
+torch::Tensor SegmentStep::history_scores(models::RankModelImpl& model, const GraphEntry& e,
+                                          const std::vector<GraphSegment>& segs, const Pick& pick, const Batch& b) {
   const size_t n = segs.size(), fresh_at = segment_of(pick, n);
   const int64_t now = calls_++, oldest = history_options_.max_age > 0 ? now - history_options_.max_age : INT64_MIN;
   const auto share = [&model](const GraphSegment& s, const torch::Tensor& config_feat) {
@@ -100,15 +96,12 @@ torch::Tensor SegmentStep::history_scores(models::RankModelImpl& model, const Pr
     }
   }
   history_.put(pick.graph, n, fresh_at, pick.groups, fresh.detach(), now);
-  const int64_t B = fresh.size(0);
-  std::vector<float> w(n * static_cast<size_t>(B), 1.0f);
+  std::vector<float> w(n, 1.0f);  // one draw per segment, for every row of the batch
   for (size_t k = 0; k < n; ++k)
-    if (k != fresh_at && !keeps(pick, k))
-      std::fill_n(w.begin() + static_cast<std::ptrdiff_t>(k) * B, B, 0.0f);
-    else if (k != fresh_at)
-      std::fill_n(w.begin() + static_cast<std::ptrdiff_t>(k) * B, B, static_cast<float>(1.0 / history_options_.keep));
-  const torch::Tensor weights =
-      torch::tensor(w, fresh.options().requires_grad(false)).view({static_cast<int64_t>(n), B});
+    if (k != fresh_at) w[k] = keeps(pick, k) ? static_cast<float>(1.0 / history_options_.keep) : 0.0f;
+  const torch::Tensor weights = torch::tensor(w, fresh.options().requires_grad(false))
+                                    .unsqueeze(1)
+                                    .expand({static_cast<int64_t>(n), fresh.size(0)});
   const torch::Tensor index = torch::tensor({static_cast<int64_t>(fresh_at)}, torch::kInt64).to(fresh.device());
   const torch::Tensor shares = history_.get(pick.graph, pick.groups).index_copy(0, index, fresh.unsqueeze(0));
   return model.summary_readout(e.tensors, shares, weights, b.config_feat);

@@ -56,8 +56,8 @@ class SegmentStep : public TrainStep {
   SegmentHistory history_;
   std::map<size_t, std::vector<GraphSegment>> cut_;  // per training graph, made on first use
 
-  torch::Tensor history_scores(models::RankModelImpl& model, const PreparedData& data, const Pick& pick,
-                               const Batch& b);
+  torch::Tensor history_scores(models::RankModelImpl& model, const GraphEntry& e,
+                               const std::vector<GraphSegment>& segs, const Pick& pick, const Batch& b);
 };
 
 }  // namespace fastslow::train
