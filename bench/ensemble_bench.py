@@ -29,7 +29,7 @@ import sys
 import time
 
 COLLECTIONS = ["tile:xla", "layout:xla:random", "layout:xla:default", "layout:nlp:random", "layout:nlp:default"]
-REAL = ["../shared/data/cleaned_alexnet.npz", "../shared/data/real/layout_xla_default_train_unet3d.npz"]
+REAL = ["data/cleaned_alexnet.npz", "data/real/layout_xla_default_train_unet3d.npz"]  # the repository's real samples
 
 
 def run(cmd):

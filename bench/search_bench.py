@@ -178,7 +178,7 @@ def part4(fs, work, data, args, out):
     out["part4"] = res
 
 
-REAL = ["../shared/data/cleaned_alexnet.npz", "../shared/data/real/layout_xla_default_train_unet3d.npz"]
+REAL = ["data/cleaned_alexnet.npz", "data/real/layout_xla_default_train_unet3d.npz"]  # the repository's real samples
 REAL_SPACE = """[space]
 model = ["sage", "attn", "focus"]
 hidden = { low = 8, high = 64, log = true }

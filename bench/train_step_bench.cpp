@@ -8,6 +8,12 @@
 //                             [--dense 0|1]  (1: every node x every config,
 //                                             no shared rows for far nodes)
 //                             [--profile TRACE.json]
+//                             [--device cpu|cuda] [--engine torch|fastslow]
+// --engine torch: torch::optim::AdamW, the loss read back every step (the
+// plain LibTorch loop); fastslow: the trainer's step (train/step_engine.h's
+// parts: FlatAdamW, clipping, the masked update, CUDA graphs on a GPU),
+// nothing read back between timed blocks. On a GPU each timed block of
+// steps ends with one synchronisation.
 // Writes the graph, the first batch, its targets and the initial weights to
 // OUT.npz; prints one JSON object: first-step loss, seconds per step, configs/s.
 #include <ATen/Parallel.h>
@@ -18,6 +24,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -28,6 +36,8 @@
 #include "models/layout_attn.h"
 #include "models/model.h"
 #include "models/graph_tensors.h"
+#include "train/flat_adamw.h"
+#include "train/step_graphs.h"
 
 using namespace fastslow;
 
@@ -36,6 +46,7 @@ namespace {
 struct Args {
   std::string out, profile;  // profile: a chrome trace of two timed steps
   std::string model = "focus";
+  std::string device = "cpu", engine = "torch";
   int threads = 1, steps = 15, warmup = 2, keep_memory = 1, dense = 0;
   int64_t nodes = 5000, configurable = 300, batch = 16, hidden = 64, layers = 3;
   int64_t feat = 140, config_width = 18;
@@ -46,13 +57,14 @@ Args parse(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s OUT.npz [--model focus|attn] [--threads T] [--steps N] [--warmup W] [--nodes N] "
                  "[--configurable K] [--batch B] [--hidden H] [--layers L] [--keep-memory 0|1] "
-                 "[--dense 0|1] [--profile TRACE.json]\n", argv[0]);
+                 "[--dense 0|1] [--profile TRACE.json] [--device cpu|cuda] [--engine torch|fastslow]\n", argv[0]);
     std::exit(1);
   }
   a.out = argv[1];
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
-    const long long v = k == "--profile" || k == "--model" ? 0 : std::stoll(argv[i + 1]);
+    const bool text = k == "--profile" || k == "--model" || k == "--device" || k == "--engine";
+    const long long v = text ? 0 : std::stoll(argv[i + 1]);
     if (k == "--threads") a.threads = static_cast<int>(v);
     else if (k == "--steps") a.steps = static_cast<int>(v);
     else if (k == "--warmup") a.warmup = static_cast<int>(v);
@@ -63,6 +75,8 @@ Args parse(int argc, char** argv) {
     else if (k == "--layers") a.layers = v;
     else if (k == "--profile") a.profile = argv[i + 1];
     else if (k == "--model") a.model = argv[i + 1];
+    else if (k == "--device") a.device = argv[i + 1];
+    else if (k == "--engine") a.engine = argv[i + 1];
     else if (k == "--keep-memory") a.keep_memory = static_cast<int>(v);
     else if (k == "--dense") a.dense = static_cast<int>(v);
     else {
@@ -180,24 +194,65 @@ int main(int argc, char** argv) {
     w.close();
   }
 
-  torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-3).weight_decay(0.01));
+  const torch::Device device(a.device);
+  model->to(device);
+  g = g.to(device);
+  configs = configs.to(device);
+  target = target.to(device);
+  auto sync = [&] {
+    if (device.is_cuda()) torch::zeros({1}, torch::TensorOptions().device(device)).cpu();
+  };
   double loss0 = 0;
   std::vector<double> secs;
   int64_t params = 0;
   for (const auto& p : model->parameters()) params += p.numel();
-  auto train_step = [&] {
-    model->zero_grad(true);
-    auto loss = torch::mse_loss(forward(configs), target);
-    loss.backward();
-    opt.step();
-    return loss.item<double>();
-  };
-  for (int step = 0; step < a.warmup + a.steps; ++step) {
+  std::function<void()> train_step;
+  std::unique_ptr<torch::optim::AdamW> torch_opt;
+  std::unique_ptr<train::FlatAdamW> flat;
+  std::unique_ptr<train::StepGraphs> graphs;
+  std::unique_ptr<train::DeviceStream> stream;
+  torch::Tensor step_loss;
+  if (a.engine == "torch") {
+    torch_opt = std::make_unique<torch::optim::AdamW>(model->parameters(), torch::optim::AdamWOptions(1e-3).weight_decay(0.01));
+    train_step = [&] {
+      model->zero_grad(true);
+      auto loss = torch::mse_loss(forward(configs), target);
+      loss.backward();
+      torch_opt->step();
+      if (loss0 == 0) loss0 = loss.item<double>();
+    };
+  } else if (a.engine == "fastslow") {
+    stream = std::make_unique<train::DeviceStream>(device);
+    flat = std::make_unique<train::FlatAdamW>(model->parameters(), torch::optim::AdamWOptions(1e-3).weight_decay(0.01));
+    graphs = train::make_step_graphs(device, true, [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); });
+    step_loss = torch::zeros({}, torch::TensorOptions(torch::kFloat64).device(device));
+    train_step = [&] {
+      graphs->run("fb", [&] { step_loss.add_(torch::mse_loss(forward(configs), target).detach()); });
+      if (loss0 == 0) loss0 = step_loss.item<double>();
+      graphs->run("update", [&] {
+        torch::NoGradGuard no_grad;
+        const torch::Tensor norm = flat->clip_grad_norm(1.0);
+        flat->step_if(torch::isfinite(step_loss).logical_and(torch::isfinite(norm)));
+        step_loss.zero_();
+        flat->zero_grads();
+      });
+    };
+  } else {
+    std::fprintf(stderr, "--engine must be torch or fastslow\n");
+    return 1;
+  }
+  // Timed in blocks of steps (a GPU runs ahead of the host; each block ends
+  // with one synchronisation): the median block, per step.
+  const int block = device.is_cuda() ? std::max(1, a.steps / 3) : 1;
+  // The fastslow engine on a GPU runs each piece eagerly twice, then captures it.
+  const int warmup = a.engine == "fastslow" && device.is_cuda() ? std::max(a.warmup, 4) : a.warmup;
+  for (int step = 0; step < warmup; ++step) train_step();
+  sync();
+  for (int done = 0; done < a.steps; done += block) {
     const double t0 = now();
-    const double loss = train_step();
-    const double t = now() - t0;
-    if (step == 0) loss0 = loss;
-    if (step >= a.warmup) secs.push_back(t);
+    for (int i = 0; i < block; ++i) train_step();
+    sync();
+    secs.push_back((now() - t0) / block);
   }
   if (!a.profile.empty()) {
     torch::autograd::profiler::RecordProfile guard(a.profile);
@@ -208,9 +263,10 @@ int main(int argc, char** argv) {
   auto sorted = secs;
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted[sorted.size() / 2];
-  std::printf("{\"model\": \"%s\", \"loss0\": %.9g, \"keep_memory\": %d, \"dense\": %d, \"threads\": %d, \"params\": %lld, \"nodes\": %lld, \"edges\": %lld, "
+  if (graphs) std::fprintf(stderr, "%s\n", graphs->summary().c_str());
+  std::printf("{\"device\": \"%s\", \"engine\": \"%s\", \"model\": \"%s\", \"loss0\": %.9g, \"keep_memory\": %d, \"dense\": %d, \"threads\": %d, \"params\": %lld, \"nodes\": %lld, \"edges\": %lld, "
               "\"configurable\": %lld, \"batch\": %lld, \"step_seconds\": [",
-              a.model.c_str(), loss0, a.keep_memory, a.dense, a.threads, static_cast<long long>(params), static_cast<long long>(n),
+              a.device.c_str(), a.engine.c_str(), a.model.c_str(), loss0, a.keep_memory, a.dense, a.threads, static_cast<long long>(params), static_cast<long long>(n),
               static_cast<long long>(edges.size() / 2), static_cast<long long>(nc), static_cast<long long>(a.batch));
   for (size_t i = 0; i < secs.size(); ++i) std::printf("%s%.6f", i ? ", " : "", secs[i]);
   std::printf("], \"median_step_seconds\": %.6f, \"configs_per_second\": %.3f}\n", median, a.batch / median);

@@ -1,15 +1,16 @@
 # Compiles the opcode and feature-name tables of the published data into the
-# core. The TSVs live beside the repository (FASTSLOW_SHARED_DATA), not in it,
-# so they are read here at configure time and turned into a generated source.
+# core. The TSVs are in data/ (FASTSLOW_DATA_DIR; their source is in
+# data/README.md), read here at configure time and turned into a generated
+# source, so the tables stay data a person can diff rather than C++.
 #
 # Sets FASTSLOW_TABLES_SOURCE to the generated file's path.
 
-set(_fastslow_opcodes_tsv "${FASTSLOW_SHARED_DATA}/hlo_opcodes.tsv")
-set(_fastslow_features_tsv "${FASTSLOW_SHARED_DATA}/feature_names.tsv")
+set(_fastslow_opcodes_tsv "${FASTSLOW_DATA_DIR}/hlo_opcodes.tsv")
+set(_fastslow_features_tsv "${FASTSLOW_DATA_DIR}/feature_names.tsv")
 foreach(_tsv IN ITEMS "${_fastslow_opcodes_tsv}" "${_fastslow_features_tsv}")
   if(NOT EXISTS "${_tsv}")
     message(FATAL_ERROR "fastslow: table missing: ${_tsv} "
-      "(set FASTSLOW_SHARED_DATA to the folder holding hlo_opcodes.tsv and feature_names.tsv)")
+      "(set FASTSLOW_DATA_DIR to the folder holding hlo_opcodes.tsv and feature_names.tsv)")
   endif()
 endforeach()
 # Editing a TSV re-runs configure, so the compiled tables never go stale.

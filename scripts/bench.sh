@@ -4,9 +4,11 @@
 #   npz         core npz reads vs numpy                      (bench/npz_bench.py)
 #   train-step  default layout model step, C++ vs PyTorch    (bench/train_step_bench.py)
 #   quality     default vs paper baseline on generated small (bench/quality.py)
-#   real        per-program runs on the real graphs with runtimes vs one-hot ridge (bench/real_bench.cpp)
+#   real        per-program runs on the real graphs with runtimes vs one-hot ridge (bench/real_bench.cpp;
+#               the repository's data/ files, plus every layout .npz under each --data DIR given)
 #   realism     generated layout collections beside the real files: runtime and graph statistics
-#               (fastslow realism; extra args: synth seeds, default 0 1 2)
+#               (fastslow realism; extra args: synth seeds, default 0 1 2, and --data DIR for more
+#               real files beside data/)
 #   ensemble    seed ensembles, K-fold out-of-fold scores, mixed collections, real per-program
 #               ensembles, exported ensembles on generated test graphs (bench/ensemble_bench.py;
 #               extra args: --parts 1,2,3,4,5, --epochs, --seeds, --folds)
@@ -23,9 +25,28 @@
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
 #   ensemble-page  exported 5-member ensemble vs one member, ONNX Runtime Web (bench/ensemble_bench.mjs)
 #   explorer    the page in headless Chromium: open, frame, rank   (bench/explorer_bench.mjs)
+#   gpu         on a machine with a GPU and PyTorch: default layout training on the GPU (CUDA graphs and
+#               op by op) against the machine's CPU cores, the training step against PyTorch eager on
+#               the same GPU, rank --device cuda against the CPU (scripts/gpu_check.sh, which also
+#               checks the GPU path; extra args are its own: --prefix DIR, --out DIR)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-npz}; shift || true
+# The GPU benchmark builds its own (cuda preset) and needs no Debian setup.
+[ "$what" = gpu ] && exec bash scripts/gpu_check.sh "$@"
+# `real` and `realism` read the repository's real samples (data/); each
+# `--data DIR` adds the files of a folder of your own (the full dataset, say).
+extra_data=()
+take_data_args() {
+  rest=()
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --data) [ $# -ge 2 ] && [ -d "$2" ] || { echo "bench.sh: --data needs a folder (got '${2:-}')" >&2; exit 2; }
+              extra_data+=("$2"); shift 2 ;;
+      *) rest+=("$1"); shift ;;
+    esac
+  done
+}
 bash scripts/setup.sh
 cmake --preset native >/dev/null
 work=build/bench
@@ -56,24 +77,31 @@ case $what in
     if [ ! -f build/wasm/bin/fastslow_core.js ]; then cmake --preset wasm >/dev/null && cmake --build --preset wasm --target fastslow_core_js; fi
     /usr/bin/python3 bench/search_bench.py build/native $work/search "$@" ;;
   real)
-    # Every real layout file with runtimes beside the repository (AlexNet,
-    # the real/ folder); files with fewer than 10 unique configs are listed
-    # and skipped. Finished runs under build/bench/real are reused.
+    # Every real layout file with runtimes in data/ (AlexNet, data/real)
+    # and under each --data DIR; files with fewer than 10 unique configs
+    # are listed and skipped. Finished runs under build/bench/real are reused.
+    take_data_args "$@"
+    files=(data/cleaned_alexnet.npz data/real/layout_*.npz)
+    for d in "${extra_data[@]}"; do
+      while IFS= read -r f; do files+=("$f"); done < <(find "$d" -name 'layout_*.npz' -o -name '*alexnet*.npz' | sort)
+    done
     cmake --build --preset native --target fastslow_bench_real
-    build/native/bin/fastslow_bench_real $work/real ../shared/data/cleaned_alexnet.npz ../shared/data/real/layout_*.npz "$@" ;;
+    build/native/bin/fastslow_bench_real $work/real "${files[@]}" "${rest[@]}" ;;
   realism)
     # Generated `small` data of a few seeds (the generator's current version:
     # a dataset of another version or seed is regenerated) beside every real
-    # file in ../shared/data.
+    # file in data/ and under each --data DIR.
+    take_data_args "$@"
     cmake --build --preset native --target fastslow
     f=build/native/bin/fastslow
     roots=()
-    for seed in ${@:-0 1 2}; do
+    seeds=("${rest[@]}"); [ ${#seeds[@]} -gt 0 ] || seeds=(0 1 2)
+    for seed in "${seeds[@]}"; do
       d=$work/realism/small-$seed
       $f synth --scale small --seed "$seed" --out "$d" >/dev/null 2>&1 || { rm -rf "$d"; $f synth --scale small --seed "$seed" --out "$d" >/dev/null; }
       roots+=("$d")
     done
-    $f realism "${roots[@]}" ../shared/data/cleaned_alexnet.npz ../shared/data/real ;;
+    $f realism "${roots[@]}" data/cleaned_alexnet.npz data/real "${extra_data[@]}" ;;
   rank)
     # 1000 configs of a generated 5,000-node layout graph, scored by the
     # default layout model (briefly trained on tiny data: speed does not

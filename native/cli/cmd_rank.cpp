@@ -1,7 +1,10 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <chrono>
+#include <future>
 #include <memory>
 #include <unistd.h>
 
@@ -18,15 +21,19 @@ namespace fastslow::cli {
 
 namespace {
 
+// TMPDIR, not std::filesystem::temp_directory_path: PyTorch's wheels
+// export a static copy of libstdc++'s filesystem code that a binary built
+// against them may call instead, and its temp_directory_path crashed.
 std::string default_cache() {
-  return (std::filesystem::temp_directory_path() / ("fastslow-cache-" + std::to_string(::getuid()))).string();
+  const char* tmp = std::getenv("TMPDIR");
+  return std::string(tmp && *tmp ? tmp : "/tmp") + "/fastslow-cache-" + std::to_string(::getuid());
 }
 
 }  // namespace
 
 Command add_rank_command(CLI::App& app) {
   struct Opts {
-    std::string model, file, csv, cache, device = "cpu";
+    std::string model, file, csv, cache, inputs, device = "cpu";
     int threads = 0;
   };
   auto o = std::make_shared<Opts>();
@@ -40,17 +47,44 @@ Command add_rank_command(CLI::App& app) {
   sub->add_option("--csv", o->csv, "write rank,config,group,score,runtime per config, best first");
   sub->add_option("--cache", o->cache, "cache folder (default: a folder in the system temp dir)");
   sub->add_option("--device", o->device, "cpu, cuda or auto")->capture_default_str();
+  sub->add_option("--inputs", o->inputs,
+                  "also write what the model is fed as an npz (node_feat, node_opcode, edge_index, config_nodes,\n"
+                  "config_context, config_feat of every group in order, chunk): to check another runtime against");
   sub->add_option("--threads", o->threads, "LibTorch threads (0 = its default)");
   return {sub, [o] {
             if (o->threads > 0) exporter::set_threads(o->threads);
-            const exporter::ExportedModel m = exporter::load_exported(o->model, o->device);
+            // The model goes to its device (a GPU's start-up, then one tiny
+            // call for its kernels) while this thread reads the file.
+            using Clock = std::chrono::steady_clock;
+            const auto ms = [](Clock::time_point a, Clock::time_point b) {
+              return std::chrono::duration<double, std::milli>(b - a).count();
+            };
+            const auto t0 = Clock::now();
+            const ModelCard card = exporter::read_card(o->model);
+            Clock::time_point ready;
+            std::future<exporter::ExportedModel> loading = std::async(std::launch::async, [o, &ready] {
+              exporter::ExportedModel e = exporter::load_exported(o->model, o->device);
+              exporter::warm_up(e);
+              ready = Clock::now();
+              return e;
+            });
+            std::shared_ptr<exporter::PreparedRanking> prepared;
+            try {
+              prepared = exporter::prepare_ranking(card, o->file, o->cache.empty() ? default_cache() : o->cache);
+            } catch (...) {
+              loading.wait();  // the model's thread ends before the error leaves
+              throw;
+            }
+            const auto read = Clock::now();
+            const exporter::ExportedModel m = loading.get();
+            std::fprintf(stderr, "rank: file read and batched in %.0f ms; model loaded and warmed up on %s in %.0f ms (alongside)\n",
+                         ms(t0, read), o->device.c_str(), ms(t0, ready));
+            if (!o->inputs.empty()) exporter::write_model_inputs(card, prepared, o->inputs);
             std::unique_ptr<ProgressBar> bar;
-            const exporter::FileRanking r =
-                exporter::rank_file(m, o->file, o->cache.empty() ? default_cache() : o->cache,
-                                    [&](int64_t done, int64_t total) {
-                                      if (!bar) bar = std::make_unique<ProgressBar>("rank", total, "batches");
-                                      if (done > 0) bar->update(static_cast<size_t>(done));
-                                    });
+            const exporter::FileRanking r = exporter::score(m, prepared, [&](int64_t done, int64_t total) {
+              if (!bar) bar = std::make_unique<ProgressBar>("rank", total, "batches");
+              if (done > 0) bar->update(static_cast<size_t>(done));
+            });
             if (bar) bar->finish();
             if (m.card.training_data) {
               const std::string w = shift_warning(o->file, *m.card.training_data,

@@ -68,7 +68,7 @@ Command add_train_command(CLI::App& app) {
                 "final fit: the valid graphs (per-program: the valid share) train too; validation then scores seen "
                 "data, so early stopping is off (give --epochs) and the last epoch is kept");
   sub->add_option("--graph", o->graph, "per-program tuning: one .npz whose configs are split");
-  sub->add_option("--holdout", o->holdout, "per-program: share of unique configs held out (never seen in training)")
+  sub->add_option("--holdout", o->holdout, "per-program: share of unique configs held out (never seen in training; 0: none, learn from every measured config and validate on --valid-share)")
       ->capture_default_str();
   sub->add_option("--valid-share", o->valid_share,
                   "per-program: share of unique configs that decides early stopping (default 0.1)");
@@ -128,6 +128,8 @@ Command add_train_command(CLI::App& app) {
                       models::model_defaults_help([](const models::ModelEntry& e) { return std::to_string(e.eval_chunk); }) +
                       ")");
   sub->add_option("--device", o->device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}))->capture_default_str();
+  sub->add_option("--cuda-graphs", o->cuda_graphs, "on a GPU, replay each step as CUDA graphs (1) or launch it op by op (0)")
+      ->check(CLI::IsMember({0, 1}))->capture_default_str();
   sub->add_option("--threads", o->threads, "CPU threads, LibTorch's and OpenBLAS's (0 = LibTorch's default; with --nproc, the cores shared out over the workers)")->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of initialisation and sampling")->capture_default_str();
   sub->add_flag("--resume", *resume, "continue the run in --out (only --epochs may change)");
@@ -188,9 +190,13 @@ Command add_train_command(CLI::App& app) {
               loss_avg = 0;
             };
             hooks.step = [&](const train::StepInfo& s) {
-              loss_avg = s.step == 0 ? s.loss : 0.95 * loss_avg + 0.05 * s.loss;
+              // On a GPU the loss is read back every few steps (NaN before the first read).
+              loss_avg = s.step == 0 || std::isnan(loss_avg) ? s.loss : 0.95 * loss_avg + 0.05 * s.loss;
               char note[64];
-              std::snprintf(note, sizeof note, "loss %.4f lr %.2e", loss_avg, s.lr);
+              if (std::isnan(loss_avg))
+                std::snprintf(note, sizeof note, "loss -      lr %.2e", s.lr);
+              else
+                std::snprintf(note, sizeof note, "loss %.4f lr %.2e", loss_avg, s.lr);
               if (bar) bar->update(static_cast<size_t>(s.step + 1), note);
             };
             hooks.validate = [&](size_t done, size_t total, const std::string& graph) {

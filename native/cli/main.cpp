@@ -5,6 +5,9 @@
 #include "commands.h"
 #include "fastslow/error.h"
 #include "fastslow/io/memory_budget.h"
+#ifdef FASTSLOW_WITH_TORCH
+#include "train/device_info.h"
+#endif
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -12,7 +15,13 @@ int main(int argc, char** argv) {
       "Exit codes: 0 ok, 1 usage error, 2 bad input file (or a run that could not go on), 3 internal error\n"
       "(a bug: please report it with the command), 130 interrupted (Ctrl-C; `train --resume` continues)."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "fastslow " FASTSLOW_VERSION);
+#ifdef FASTSLOW_WITH_TORCH
+  // The second line says which LibTorch (and GPU) the trainer uses.
+  app.set_version_flag("--version",
+                       [] { return std::string("fastslow " FASTSLOW_VERSION "\n") + fastslow::train::libtorch_description(); });
+#else
+  app.set_version_flag("--version", "fastslow " FASTSLOW_VERSION "\nbuilt without LibTorch (no training commands)");
+#endif
   // Global options may also follow the subcommand (`fastslow info F --max-memory 1G`).
   app.fallthrough();
   uint64_t max_memory = 0;

@@ -169,11 +169,15 @@ models::ModelOptions model_options_from_card(const ModelCard& card) {
   return m;
 }
 
-ExportedModel load_exported(const std::string& dir, const std::string& device) {
+ModelCard read_card(const std::string& dir) {
   const std::string card_path = dir + "/model.json";
   const std::string text = read_whole_file(card_path, "cannot open (is " + dir + " a folder from `fastslow export`?)");
+  return ModelCard::from_json(text, card_path);
+}
+
+ExportedModel load_exported(const std::string& dir, const std::string& device) {
   ExportedModel e;
-  e.card = ModelCard::from_json(text, card_path);
+  e.card = read_card(dir);
   const train::RunDir folder(dir);
   if (e.card.ensemble) {
     std::vector<models::EnsembleMember> members;

@@ -37,6 +37,8 @@ struct ExportedModel {
   models::RankModel model;
 };
 ExportedModel load_exported(const std::string& dir, const std::string& device = "cpu");
+// The card of an exported model folder alone (DIR/model.json).
+ModelCard read_card(const std::string& dir);
 
 // The revision this binary was built from ("unknown" outside a git checkout).
 std::string git_revision();

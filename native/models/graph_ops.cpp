@@ -383,7 +383,10 @@ torch::Tensor csr_mean_reference(const torch::Tensor& x, const torch::Tensor& pt
   check_args(x, ptr, idx);
   const int64_t n = ptr.size(0) - 1;
   auto deg = ptr.slice(0, 1) - ptr.slice(0, 0, n);
-  auto rows = torch::repeat_interleave(torch::arange(n, ptr.options()), deg);
+  // The output size given: repeat_interleave would otherwise read the
+  // degrees' sum back from the device (a sync per layer on a GPU, and no
+  // CUDA graph could hold it).
+  auto rows = torch::repeat_interleave(torch::arange(n, ptr.options()), deg, /*dim=*/0, /*output_size=*/idx.size(0));
   auto sum = torch::zeros_like(x).index_add(0, rows, x.index_select(0, idx));
   std::vector<int64_t> shape(x.dim(), 1);
   shape[0] = n;

@@ -23,10 +23,10 @@ torch::Tensor LayoutWideImpl::value_index(const torch::Tensor& config_feat) {
 
 torch::Tensor LayoutWideImpl::row_codes(const torch::Tensor& config_feat) {
   const int64_t width = config_feat.size(2);
-  std::vector<int64_t> power(static_cast<size_t>(width));
-  int64_t p = 1;
-  for (int64_t c = 0; c < width; ++c, p *= kValues) power[static_cast<size_t>(c)] = p;
-  const torch::Tensor pw = torch::tensor(power, torch::TensorOptions(torch::kInt64).device(config_feat.device()));
+  // kValues^c per column, made on the device (a host vector copied over
+  // would wait for the device on a GPU).
+  const torch::Tensor pw =
+      torch::pow(kValues, torch::arange(width, torch::TensorOptions(torch::kInt64).device(config_feat.device())));
   return (value_index(config_feat) * pw).sum(2);
 }
 

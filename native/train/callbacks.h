@@ -29,7 +29,9 @@ const char* stop_reason_name(StopReason reason);
 
 struct StepInfo {
   int64_t epoch, step, steps;  // step within the epoch, steps per epoch
-  double loss;                 // this step's
+  // The latest loss read back from the device: this step's on the CPU, up
+  // to a few steps old on a GPU (NaN before the first read).
+  double loss;
   double lr;
 };
 

@@ -105,8 +105,7 @@ void set_targets(GraphEntry* e) {
     e->group_target[g] = static_cast<float>((std::log(std::max(best[g], 1e-9)) - mean) * scale);
 }
 
-Batch make_batch(const GraphEntry& e, const std::vector<int64_t>& groups, const Normalizer& norm,
-                 const torch::Device& device) {
+Batch make_host_batch(const GraphEntry& e, const std::vector<int64_t>& groups, const Normalizer& norm, bool pinned) {
   Batch b;
   b.groups = groups;
   const int64_t B = static_cast<int64_t>(groups.size());
@@ -114,19 +113,35 @@ Batch make_batch(const GraphEntry& e, const std::vector<int64_t>& groups, const 
   if (e.cache.kind == GraphKind::Tile) {
     std::vector<float> rows = tile_config_rows(e.cache, groups, norm.tile_features);
     norm.config.apply(rows.data(), B);
-    feat = torch::from_blob(rows.data(), {B, norm.config.width()}, torch::kFloat32).clone();
+    feat = torch::from_blob(rows.data(), {B, norm.config.width()}, torch::kFloat32);
+    feat = pinned ? feat.pin_memory() : feat.clone();
   } else {
     std::vector<float> rows = e.cache.config_rows(groups);
     const int64_t nc = static_cast<int64_t>(e.cache.pruned.config_positions.size());
-    feat = torch::from_blob(rows.data(), {B, nc, e.cache.config_feat_width}, torch::kFloat32).clone();
+    feat = torch::from_blob(rows.data(), {B, nc, e.cache.config_feat_width}, torch::kFloat32);
+    feat = pinned ? feat.pin_memory() : feat.clone();
   }
   std::vector<float> target(static_cast<size_t>(B), 0.0f);
   if (!e.group_target.empty())
     for (int64_t i = 0; i < B; ++i) target[i] = e.group_target[groups[i]];
-  b.target = torch::tensor(target, torch::kFloat32);
-  b.config_feat = feat.to(device);
-  b.target = b.target.to(device);
+  b.target = torch::from_blob(target.data(), {B}, torch::kFloat32);
+  b.target = pinned ? b.target.pin_memory() : b.target.clone();
+  b.config_feat = feat;
   return b;
+}
+
+Batch upload(const Batch& host, const torch::Device& device) {
+  if (device.is_cpu()) return host;
+  Batch b;
+  b.groups = host.groups;
+  b.config_feat = host.config_feat.to(device, /*non_blocking=*/host.config_feat.is_pinned());
+  b.target = host.target.to(device, /*non_blocking=*/host.target.is_pinned());
+  return b;
+}
+
+Batch make_batch(const GraphEntry& e, const std::vector<int64_t>& groups, const Normalizer& norm,
+                 const torch::Device& device) {
+  return upload(make_host_batch(e, groups, norm, /*pinned=*/device.is_cuda()), device);
 }
 
 }  // namespace fastslow::train

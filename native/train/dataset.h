@@ -55,5 +55,11 @@ void set_targets(GraphEntry* e);
 // Reads the groups' rows from the cache and normalises them for the model.
 Batch make_batch(const GraphEntry& e, const std::vector<int64_t>& groups, const Normalizer& norm,
                  const torch::Device& device);
+// The same in host memory (page-locked when `pinned`, so that upload()
+// copies it without waiting); upload() sends it to the device.
+Batch make_host_batch(const GraphEntry& e, const std::vector<int64_t>& groups, const Normalizer& norm, bool pinned);
+// A host batch on `device`: the same tensors on the CPU; elsewhere copied
+// without blocking the host when they are page-locked.
+Batch upload(const Batch& host, const torch::Device& device);
 
 }  // namespace fastslow::train

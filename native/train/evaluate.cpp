@@ -15,17 +15,17 @@ std::vector<double> score_groups(models::RankModelImpl& model, const GraphEntry&
   torch::NoGradGuard no_grad;
   const bool was_training = model.is_training();
   model.eval();
-  std::vector<double> out;
-  out.reserve(groups.size());
+  // Every chunk queued before one read: on a GPU nothing waits in between.
+  std::vector<torch::Tensor> parts;
   const int64_t chunks = rank_chunk_count(static_cast<int64_t>(groups.size()), chunk);
   for (int64_t c = 0; c < chunks; ++c) {
-    const std::vector<int64_t> part = rank_chunk(groups, chunk, c);
-    const Batch b = make_batch(e, part, norm, device);
-    const torch::Tensor s = model.forward(e.tensors, b.config_feat).to(torch::kCPU, torch::kFloat64).contiguous();
-    out.insert(out.end(), s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
+    const Batch b = make_batch(e, rank_chunk(groups, chunk, c), norm, device);
+    parts.push_back(model.forward(e.tensors, b.config_feat).to(torch::kFloat64));
   }
   model.train(was_training);
-  return out;
+  if (parts.empty()) return {};
+  const torch::Tensor s = torch::cat(parts).to(torch::kCPU).contiguous();
+  return std::vector<double>(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
 }
 
 GraphResult graph_result(const GraphEntry& e, const std::vector<double>& scores) {

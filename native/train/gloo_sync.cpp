@@ -6,6 +6,9 @@
 #include <torch/csrc/autograd/function_hook.h>
 #include <torch/csrc/autograd/variable.h>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef FASTSLOW_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -13,6 +16,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "fastslow/error.h"
 
@@ -68,6 +72,13 @@ class GlooSync : public GradientSync {
         options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
       options->threads = 2;
       pg_ = c10::make_intrusive<c10d::ProcessGroupGloo>(store_, env.rank, env.world_size, options);
+#ifdef FASTSLOW_NCCL
+      // GPU gradients all-reduce in device memory through NCCL; the small
+      // host-side agreements stay on Gloo. The communicator is made at the
+      // first collective, so a run on the CPU never starts one.
+      if (torch::cuda::is_available())
+        nccl_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(with_prefix(store_, "nccl/"), env.rank, env.world_size);
+#endif
     } catch (const std::exception& e) {
       throw Error("rank " + std::to_string(env.rank) + " of " + std::to_string(env.world_size) +
                   ": rendezvous at " + where + " failed within " + seconds_text(timeout) + ": " + e.what());
@@ -101,8 +112,9 @@ class GlooSync : public GradientSync {
     armed_ = true;
   }
 
-  bool reduce(const std::vector<torch::Tensor>& params, bool loss_finite) override {
+  torch::Tensor reduce(const std::vector<torch::Tensor>& params, const torch::Tensor& loss_finite_here) override {
     const auto t0 = std::chrono::steady_clock::now();
+    const bool loss_finite = loss_finite_here.item<bool>();
     torch::NoGradGuard no_grad;
     {
       std::lock_guard<std::mutex> lock(plan_mutex_);
@@ -140,7 +152,7 @@ class GlooSync : public GradientSync {
     }
     reset_buckets();
     reduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return finite[0].item<int32_t>() == 1;
+    return torch::full({}, finite[0].item<int32_t>() == 1, loss_finite_here.options());
   }
 
   Verdict agree(Verdict local) override {
@@ -270,18 +282,27 @@ class GlooSync : public GradientSync {
     while (next_launch_ < buckets_.size() &&
            (ready_or_not || buckets_[next_launch_].ready == buckets_[next_launch_].members.size())) {
       Bucket& b = buckets_[next_launch_++];
+      // NCCL reduces GPU memory where this LibTorch has it; Gloo reduces
+      // host memory, so without NCCL CUDA gradients go through the host.
+      const bool on_device = nccl_on(params_[b.members.front()]);
+      const torch::TensorOptions where =
+          torch::TensorOptions(torch::kFloat32).device(on_device ? params_[b.members.front()].device() : torch::kCPU);
       std::vector<torch::Tensor> parts;
       std::vector<float> flags;
       for (size_t i : b.members) {
         const torch::Tensor& g = params_[i].grad();
-        // Gloo reduces host memory: CUDA gradients (no NCCL here) go through it.
-        parts.push_back(g.defined() ? g.detach().to(torch::kCPU, torch::kFloat32).reshape({-1})
-                                    : torch::zeros({params_[i].numel()}, torch::kFloat32));
+        parts.push_back(g.defined() ? g.detach().to(where).reshape({-1}) : torch::zeros({params_[i].numel()}, where));
         flags.push_back(g.defined() ? 1.0f : 0.0f);
       }
-      parts.push_back(torch::tensor(flags, torch::kFloat32));
+      parts.push_back(torch::tensor(flags, torch::kFloat32).to(where.device()));
       b.flat = torch::cat(parts);
       std::vector<torch::Tensor> one{b.flat};
+#ifdef FASTSLOW_NCCL
+      if (on_device) {
+        b.work = nccl_->allreduce(one);
+        continue;
+      }
+#endif
       b.work = pg_->allreduce(one);
     }
   }
@@ -343,6 +364,12 @@ class GlooSync : public GradientSync {
   std::chrono::milliseconds timeout_;
   c10::intrusive_ptr<c10d::Store> store_, beat_store_;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> pg_;
+#ifdef FASTSLOW_NCCL
+  c10::intrusive_ptr<c10d::ProcessGroupNCCL> nccl_;  // null without a GPU
+  bool nccl_on(const torch::Tensor& t) const { return nccl_ && t.is_cuda(); }
+#else
+  static bool nccl_on(const torch::Tensor&) { return false; }
+#endif
   int64_t gathers_ = 0;
   double reduce_seconds_ = 0;
   int64_t bucket_elements_;
@@ -350,7 +377,8 @@ class GlooSync : public GradientSync {
   std::vector<torch::Tensor> params_;
   std::vector<Bucket> buckets_;
   std::vector<size_t> bucket_of_;
-  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
+  // shared_ptr<Node> in older LibTorch, intrusive_ptr in newer.
+  std::vector<decltype(torch::autograd::impl::grad_accumulator(std::declval<const torch::Tensor&>()))> accumulators_;
   int64_t plan_id_ = 0;
   std::shared_ptr<GlooSync*> self_ = std::make_shared<GlooSync*>(this);
   bool hooked_ = false, armed_ = false;

@@ -29,10 +29,14 @@ class GradientSync {
   // start averaging gradients while backward still produces the others.
   virtual void expect_gradients(const std::vector<torch::Tensor>& /*params*/) {}
   // Called after backward, before clipping, with every trained parameter
-  // and whether this process's loss is finite; returns whether every
-  // process's is. (The averaged gradients are the same everywhere, so their
-  // norm's finiteness needs no agreement.)
-  virtual bool reduce(const std::vector<torch::Tensor>& /*params*/, bool loss_finite) { return loss_finite; }
+  // and whether this process's loss is finite (a bool scalar on the
+  // device); returns whether every process's is, likewise. (The averaged
+  // gradients are the same everywhere, so their norm's finiteness needs no
+  // agreement.) One process agrees with itself without reading anything
+  // back from the device.
+  virtual torch::Tensor reduce(const std::vector<torch::Tensor>& /*params*/, const torch::Tensor& loss_finite) {
+    return loss_finite;
+  }
   // The stop every process takes: any process's reason stops all of them
   // (the greatest, in StopReason's order, where they differ).
   virtual Verdict agree(Verdict local) { return local; }

@@ -88,8 +88,11 @@ std::vector<GraphEntry> load_split(const LoadedRun& run, const std::string& spli
     std::vector<int64_t> eval;
     if (split == "valid")
       eval = validating_groups(h);
-    else if (split == "holdout" || split == "test")
+    else if (split == "holdout" || split == "test") {
+      if (h.holdout.empty())
+        throw Error(o.graph, "", "the run held no configs out (--holdout 0): rank --split valid, train or all");
       eval = h.holdout;
+    }
     else if (split == "train")
       eval = h.train;
     else

@@ -152,7 +152,7 @@ void TrainOptions::require_resolved(const std::string& what) const {
 #define FASTSLOW_OPTION_FIELDS(X)                                                                                   \
   X(data) X(collection) X(graph) X(holdout) X(valid_share) X(folds) X(fold) X(split_seed) X(train_on_valid) X(out) X(cache) X(kind) X(config_feat_width) X(model)   \
       X(join) X(loss) X(tile_features) X(wide) X(wide_nodes) X(hidden) X(layers) X(epochs) X(configs_per_graph)    \
-          X(steps_per_epoch) X(graphs_per_step) X(lr) X(weight_decay) X(warmup) X(clip) X(patience) X(eval_chunk) X(khop) X(segment_nodes) X(segment_history) X(segment_history_age) X(segment_keep) X(device)   \
+          X(steps_per_epoch) X(graphs_per_step) X(lr) X(weight_decay) X(warmup) X(clip) X(patience) X(eval_chunk) X(khop) X(segment_nodes) X(segment_history) X(segment_history_age) X(segment_keep) X(device) X(cuda_graphs) \
               X(threads) X(seed)
 
 nlohmann::json TrainOptions::to_json() const {

@@ -92,6 +92,8 @@ struct TrainOptions {
   int64_t segment_history_age = 0;
   double segment_keep = 0.5;  // stale-embedding dropout's keep probability
   std::string device = "auto";
+  // On a GPU, replay each step's device work as CUDA graphs (train/step_graphs.h); 0 = eager.
+  int cuda_graphs = 1;
   int threads = 0;  // 0 = LibTorch's default
   uint64_t seed = 0;
 

@@ -15,14 +15,27 @@
 
 namespace fastslow::train {
 
+namespace {
+
+// A data-parallel worker on a machine with several GPUs takes its own:
+// LOCAL_RANK's, as torchrun (and --nproc) number them.
+torch::Device cuda_device() {
+  const auto count = static_cast<int64_t>(torch::cuda::device_count());
+  const char* local = std::getenv("LOCAL_RANK");
+  if (count > 1 && local && *local) return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(std::atoi(local) % count));
+  return torch::kCUDA;
+}
+
+}  // namespace
+
 torch::Device pick_device(const std::string& name) {
   if (name == "cpu") return torch::kCPU;
   if (name == "cuda") {
     if (!torch::cuda::is_available())
       throw Error("--device cuda: this build of LibTorch sees no CUDA device (use --device auto or cpu)");
-    return torch::kCUDA;
+    return cuda_device();
   }
-  if (name == "auto") return torch::cuda::is_available() ? torch::kCUDA : torch::kCPU;
+  if (name == "auto") return torch::cuda::is_available() ? cuda_device() : torch::Device(torch::kCPU);
   throw Error("--device must be auto, cpu or cuda, got '" + name + "'");
 }
 

@@ -47,9 +47,9 @@ const std::vector<GraphSegment>& SegmentStep::segments(const PreparedData& data,
   return it->second;
 }
 
-torch::Tensor SegmentStep::forward_backward(models::RankModelImpl& model, const PreparedData& data, const Pick& pick) {
+torch::Tensor SegmentStep::forward_backward(models::RankModelImpl& model, const PreparedData& data, const Pick& pick,
+                                            const Batch& b) {
   const GraphEntry& e = data.train.at(pick.graph);
-  const Batch b = make_batch(e, pick.groups, data.norm, device_);
   const std::vector<GraphSegment>& segs = segments(data, pick.graph);
   if (history_options_.on && segs.size() > 1) {
     torch::Tensor loss = loss_(history_scores(model, e, segs, pick, b), b.target);

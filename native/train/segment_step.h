@@ -33,7 +33,8 @@ class SegmentStep : public TrainStep {
  public:
   // Throws Error when max_nodes < 1 or keep is outside (0, 1].
   SegmentStep(LossSpec loss, torch::Device device, int64_t max_nodes, uint64_t seed, HistoryOptions history = {});
-  torch::Tensor forward_backward(models::RankModelImpl& model, const PreparedData& data, const Pick& pick) override;
+  torch::Tensor forward_backward(models::RankModelImpl& model, const PreparedData& data, const Pick& pick,
+                                 const Batch& b) override;
 
   // The segment a pick trains: a function of the pick and the seed, so a
   // resumed run draws what the uninterrupted one drew.

@@ -13,6 +13,7 @@
 #include "train/process.h"
 #include "train/segment_step.h"
 #include "train/trainer.h"
+#include "train/device_info.h"
 #include "train/wide_init.h"
 
 namespace fastslow::train {
@@ -164,6 +165,8 @@ TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> dat
   const torch::Device device = pick_device(o.device);
   // The one place that decides who writes the run folder: the first process.
   const RunDir run(o.out, sync->rank() == 0);
+  if (hooks.message && sync->rank() == 0)
+    hooks.message("training on " + device_description(o.device) + " with " + libtorch_description());
   torch::manual_seed(o.seed);
   models::RankModel model = models::make_model(model_options(o, data->norm));
   model->to(device);
@@ -197,7 +200,7 @@ TrainOptions resolve_options(TrainOptions o) {
     if (o.data.empty() || o.collection.empty()) throw Error("give --data and --collection, or --graph");
     o.kind = parse_collection_id(data_sources(o).front().collection).kind;
   } else {
-    if (!(o.holdout > 0 && o.holdout < 1)) throw Error("--holdout must be in (0, 1), got " + std::to_string(o.holdout));
+    if (!(o.holdout >= 0 && o.holdout < 1)) throw Error("--holdout must be in [0, 1), got " + std::to_string(o.holdout));
     o.kind = graph_kind_name(detect_graph_kind(NpzReader::open(o.graph)));
     o.collection = o.kind == "tile" ? "tile:xla" : "layout:xla:random";
   }
@@ -206,6 +209,9 @@ TrainOptions resolve_options(TrainOptions o) {
   if (!o.graph.empty() && o.folds == 0 && !(o.holdout + *o.valid_share < 1))
     throw Error("--valid-share " + std::to_string(*o.valid_share) + " and --holdout " + std::to_string(o.holdout) +
                 " leave no configs to train on (their sum must be below 1)");
+  if (!o.graph.empty() && o.folds == 0 && o.holdout == 0 && *o.valid_share == 0)
+    throw Error("--holdout 0 with --valid-share 0 leaves nothing to validate on: keep a --valid-share (0.1 by "
+                "default) for early stopping, or learn from it too with --train-on-valid and a fixed --epochs");
   if (!o.graph.empty() && o.folds > 0) o.valid_share = 0.0;  // the fold validates
   if (*o.wide == 1 && (o.graph.empty() || o.kind != "layout"))
     throw Error("--wide 1: a wide table belongs to one layout graph's configurable nodes (per-program mode, --graph)");

@@ -2,11 +2,19 @@
 
 namespace fastslow::train {
 
+Batch TrainStep::prepare(const PreparedData& data, const Pick& pick, bool pinned) const {
+  return make_host_batch(data.train.at(pick.graph), pick.groups, data.norm, pinned);
+}
+
+torch::Tensor TrainStep::run(models::RankModelImpl& model, const PreparedData& data, const Pick& pick,
+                             const torch::Device& device) {
+  return forward_backward(model, data, pick, upload(prepare(data, pick, device.is_cuda()), device));
+}
+
 torch::Tensor WholeGraphStep::forward_backward(models::RankModelImpl& model, const PreparedData& data,
-                                               const Pick& pick) {
+                                               const Pick& pick, const Batch& batch) {
   const GraphEntry& e = data.train.at(pick.graph);
-  const Batch b = make_batch(e, pick.groups, data.norm, device_);
-  torch::Tensor loss = loss_(model.forward(e.tensors, b.config_feat), b.target);
+  torch::Tensor loss = loss_(model.forward(e.tensors, batch.config_feat), batch.target);
   loss.backward();
   return loss;
 }

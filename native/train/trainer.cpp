@@ -8,6 +8,7 @@
 #include "train/evaluate.h"
 #include "train/process.h"
 #include "train/schedule.h"
+#include "train/step_graphs.h"
 
 namespace fastslow::train {
 
@@ -15,10 +16,9 @@ namespace {
 
 // Non-finite steps in a row after which a run is judged diverged.
 constexpr int64_t kMaxSkippedInARow = 20;
-
-void set_lr(torch::optim::Optimizer& opt, double lr) {
-  for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
-}
+// Steps between reads of the device counters on a GPU: the progress line's
+// loss is at most this old, and a diverged run stops at most this late.
+constexpr int64_t kReadEvery = 25;
 
 }  // namespace
 
@@ -53,7 +53,7 @@ Verdict Trainer::ask(F&& f) {
 void Trainer::save_state() {
   // The state goes inside last.pt (the copy resume reads); state.json after
   // it is for people and tools, and lags it when a hard stop falls between.
-  run_.save_checkpoint(*model_, *opt_, "last.pt", st_.to_json());
+  run_.save_checkpoint(*model_, engine_->optimizer(), "last.pt", st_.to_json());
   run_.write_json("state.json", st_.to_json());
 }
 
@@ -138,6 +138,8 @@ Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::st
       line["steps_resident_mb"] = static_cast<double>(steps_memory_.first) / (1 << 20);
       line["steps_peak_mb"] = static_cast<double>(steps_memory_.second) / (1 << 20);
     }
+    // On a GPU: how the steps ran ("CUDA graphs: N captured, M replays", or eager and why).
+    if (device_.is_cuda()) line["cuda_graphs"] = engine_->summary();
     if (sync_->world_size() > 1) {
       line["processes"] = sync_->world_size();
       line["allreduce_seconds"] = epoch_timing_.second;
@@ -170,7 +172,7 @@ Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::st
 
 TrainResult Trainer::run() {
   if (!sampler_) sampler_ = default_sampler(o_, data_);
-  if (!step_) step_ = std::make_unique<WholeGraphStep>(LossSpec::parse(o_.loss), device_);
+  if (!step_) step_ = std::make_unique<WholeGraphStep>(LossSpec::parse(o_.loss));
   graphs_per_step_ = o_.graphs_per_step.value_or(1);
   const int64_t world = sync_->world_size();
   if (graphs_per_step_ % world != 0)
@@ -182,15 +184,24 @@ TrainResult Trainer::run() {
   if (steps_ < 1) throw Error(run_.path(), "", "trainer: the sampler has fewer picks per epoch than graphs per step");
   total_steps_ = steps_ * *o_.epochs;
   warmup_steps_ = static_cast<int64_t>(o_.warmup * static_cast<double>(total_steps_));
+  // The whole run's device work goes to a stream of its own (a CUDA graph
+  // is captured from one); nothing changes on the CPU.
+  const DeviceStream stream(device_);
   const std::vector<torch::Tensor> trained = model_->trained_parameters();
-  opt_ = std::make_unique<torch::optim::AdamW>(trained, torch::optim::AdamWOptions(*o_.lr).weight_decay(*o_.weight_decay));
+  StepEngineOptions eo;
+  eo.clip = o_.clip;
+  eo.lr = *o_.lr;
+  eo.weight_decay = *o_.weight_decay;
+  eo.cuda_graphs = o_.cuda_graphs;
+  engine_ = std::make_unique<StepEngine>(*model_, trained, *step_, *sync_, device_, eo,
+                                         [this](const std::string& m) { say(m); });
   const std::vector<torch::Tensor> params = model_->parameters();
   // Every process is prepared (however long each took) before any looks
   // for a state to resume or meets the others in a collective.
   sync_->all_gather("");
   st_ = TrainState{};
   if (run_.has("last.pt") || run_.has("state.json")) {
-    if (const auto inside = run_.load_checkpoint(*model_, *opt_, "last.pt")) {
+    if (const auto inside = run_.load_checkpoint(*model_, engine_->optimizer(), "last.pt")) {
       st_ = TrainState::from_json(*inside, run_.file("last.pt"));
       run_.write_json("state.json", *inside);  // the copy, caught up where a stop left it behind
     } else {  // a checkpoint from before it held its state
@@ -214,7 +225,10 @@ TrainResult Trainer::run() {
   }
   if (const Verdict v = ask([&](Callback& c) { return c.on_start(st_); })) return finish(*v);
 
-  int64_t skipped_in_a_row = 0;
+  // On a GPU the counters are read every few steps (a read waits for the
+  // queued work); on the CPU after every step, where it costs nothing.
+  const int64_t read_every = engine_->reads_are_free() ? 1 : kReadEvery;
+  std::vector<Pick> picks(static_cast<size_t>(micro_));
   while (st_.epoch < *o_.epochs) {
     const auto t0 = std::chrono::steady_clock::now();
     const int64_t epoch = st_.epoch;
@@ -223,48 +237,32 @@ TrainResult Trainer::run() {
     const double synced_before = sync_->reduce_seconds();
     reset_peak_memory();
     const int64_t resident_before = resident_memory_bytes();
+    engine_->start_epoch(st_.loss_sum, st_.skipped);
+    double shown_loss = std::numeric_limits<double>::quiet_NaN();
     for (; st_.step < steps_; ++st_.step) {
       const double lr = cosine_lr(epoch * steps_ + st_.step, total_steps_, warmup_steps_, *o_.lr);
-      set_lr(*opt_, lr);
-      opt_->zero_grad();
       // Global step s takes picks s*G .. s*G+G-1; this process the run of
       // micro_ starting at its rank's place, so any split of G over
       // processes sees the same graphs.
-      Pick pick;
-      double l = 0;
-      for (int64_t m = 0; m < micro_; ++m) {
-        pick = sampler_->pick(epoch, st_.step * graphs_per_step_ + sync_->rank() * micro_ + m);
-        if (m == micro_ - 1) sync_->expect_gradients(trained);
-        l += step_->forward_backward(*model_, *data_, pick).item<double>();
-      }
-      // Averaged over processes first: the reduce may have started on the
-      // summed gradients during backward.
-      const bool losses_finite = sync_->reduce(trained, std::isfinite(l));
-      if (micro_ > 1) {
-        torch::NoGradGuard no_grad;
-        for (const torch::Tensor& p : trained)
-          if (p.grad().defined()) p.mutable_grad().div_(static_cast<double>(micro_));
-        l /= static_cast<double>(micro_);
-      }
-      const double grad_norm =
-          torch::nn::utils::clip_grad_norm_(params, o_.clip > 0 ? o_.clip : std::numeric_limits<double>::infinity());
-      if (!losses_finite || !std::isfinite(grad_norm)) {
-        ++st_.skipped;
-        if (++skipped_in_a_row > kMaxSkippedInARow)
-          return finish(StopReason::Diverged, data_->train.at(pick.graph).cache.source + ": training diverged (" +
-                                                  std::to_string(kMaxSkippedInARow) +
+      for (int64_t m = 0; m < micro_; ++m)
+        picks[static_cast<size_t>(m)] = sampler_->pick(epoch, st_.step * graphs_per_step_ + sync_->rank() * micro_ + m);
+      engine_->run(picks, *data_, lr);
+      if ((st_.step + 1) % read_every == 0 || st_.step + 1 == steps_) {
+        const StepTotals t = engine_->read();
+        shown_loss = t.last_loss;
+        if (t.skipped_in_a_row > kMaxSkippedInARow)
+          return finish(StopReason::Diverged, data_->train.at(picks.back().graph).cache.source +
+                                                  ": training diverged (" + std::to_string(kMaxSkippedInARow) +
                                                   " steps in a row with a non-finite loss or gradient); try a lower --lr");
-      } else {
-        skipped_in_a_row = 0;
-        opt_->step();
-        st_.loss_sum += l;
       }
-      if (const Verdict v = ask([&](Callback& c) { return c.on_step({epoch, st_.step, steps_, l, lr}); })) {
+      if (const Verdict v = ask([&](Callback& c) { return c.on_step({epoch, st_.step, steps_, shown_loss, lr}); })) {
         ++st_.step;
+        take_totals();
         save_state();
         return finish(*v);
       }
     }
+    take_totals();
     const double train_loss =
         sync_->mean(st_.loss_sum / static_cast<double>(std::max<int64_t>(1, steps_ - st_.skipped)));
     // The steps' own time (a resumed epoch: since the resume) and, with
@@ -275,6 +273,12 @@ TrainResult Trainer::run() {
     if (const Verdict v = validate_and_log(epoch, train_loss, t0)) return finish(*v);
   }
   return finish(StopReason::Finished);
+}
+
+void Trainer::take_totals() {
+  const StepTotals t = engine_->read();
+  st_.loss_sum = t.loss_sum;
+  st_.skipped = t.skipped;
 }
 
 }  // namespace fastslow::train

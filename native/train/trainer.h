@@ -1,6 +1,7 @@
 // Training: the Trainer runs the loop over prepared data (AdamW, cosine
 // schedule with warm-up, gradient clipping, validation after every epoch,
-// best checkpoint, resume), with its seams set from outside:
+// best checkpoint, resume; each step's device work in step_engine.h), with
+// its seams set from outside:
 //   - the data (prepared_data.h), prepared once and reusable across runs;
 //   - the Sampler (sampler.h): which graph and configs each step sees;
 //   - the TrainStep (train_step.h): one step's forward and backward;
@@ -31,6 +32,7 @@
 #include "train/run_dir.h"
 #include "train/sampler.h"
 #include "train/train_state.h"
+#include "train/step_engine.h"
 #include "train/train_step.h"
 
 namespace fastslow::train {
@@ -88,7 +90,10 @@ class Trainer {
   // cut it (one process only: with several, every graph is finished).
   std::optional<std::vector<GraphResult>> validate_shared(Verdict& stop);
 
-  std::unique_ptr<torch::optim::AdamW> opt_;
+  // The epoch's sums (loss, skipped steps) from the engine's device counters.
+  void take_totals();
+
+  std::unique_ptr<StepEngine> engine_;
   TrainState st_;
   int64_t steps_ = 0, total_steps_ = 0, warmup_steps_ = 0;
   // Each step averages the gradients of graphs_per_step graphs: this

@@ -22,7 +22,7 @@ auto run = run_cli;
 }  // namespace
 
 TEST(CliInfo, JsonOnTheRealSample) {
-  const Result r = run("info " + fastslow::test::shared_data("cleaned_alexnet.npz") + " --json");
+  const Result r = run("info " + fastslow::test::data_file("cleaned_alexnet.npz") + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("kind"), "layout");
@@ -38,7 +38,7 @@ TEST(CliInfo, JsonOnTheRealSample) {
 }
 
 TEST(CliInfo, TextOnTheRealSample) {
-  const Result r = run("info " + fastslow::test::shared_data("cleaned_alexnet.npz"));
+  const Result r = run("info " + fastslow::test::data_file("cleaned_alexnet.npz"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("unique configs      29905"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("validation          ok"), std::string::npos) << r.out;
@@ -46,7 +46,7 @@ TEST(CliInfo, TextOnTheRealSample) {
 
 TEST(CliInfo, BadFileExitsTwoWithTheFileNamed) {
   fastslow::test::TempDir dir;
-  const std::vector<uint8_t> real = fastslow::test::read_bytes(fastslow::test::shared_data("cleaned_alexnet.npz"));
+  const std::vector<uint8_t> real = fastslow::test::read_bytes(fastslow::test::data_file("cleaned_alexnet.npz"));
   const std::string cut = dir.file("cut.npz");
   fastslow::test::write_bytes(cut, std::vector<uint8_t>(real.begin(), real.begin() + real.size() / 2));
   const std::string text = dir.file("notes.npz");
@@ -63,7 +63,7 @@ TEST(CliInfo, ValidationErrorsExitTwoWithAndWithoutJson) {
   // AlexNet with one edge pointing at node 40,000 of a 372-node graph: it
   // reads, but `rank` and `train` refuse it, so `info` must not say 0.
   fastslow::test::TempDir dir;
-  const fastslow::NpzReader real = fastslow::NpzReader::open(fastslow::test::shared_data("cleaned_alexnet.npz"));
+  const fastslow::NpzReader real = fastslow::NpzReader::open(fastslow::test::data_file("cleaned_alexnet.npz"));
   const std::string bad = dir.file("bad_edge.npz");
   {
     fastslow::NpzWriter w(bad, fastslow::Compression::Stored);
@@ -84,7 +84,7 @@ TEST(CliInfo, ValidationErrorsExitTwoWithAndWithoutJson) {
     EXPECT_EQ(r.code, 2) << json << r.err;
     EXPECT_FALSE(r.out.empty());  // the description is still printed, problems included
   }
-  EXPECT_EQ(run("info " + fastslow::test::shared_data("cleaned_alexnet.npz")).code, 0);  // a valid file
+  EXPECT_EQ(run("info " + fastslow::test::data_file("cleaned_alexnet.npz")).code, 0);  // a valid file
 }
 
 TEST(CliInfo, HelpExplainsItself) {
@@ -106,7 +106,10 @@ TEST(Cli, VersionAndExitCodesComeFromOnePlace) {
   // The version is the project's (CMakeLists.txt), not a second copy.
   Result r = run("--version");
   EXPECT_EQ(r.code, 0);
-  EXPECT_EQ(r.out, std::string("fastslow ") + FASTSLOW_VERSION + "\n");
+  EXPECT_EQ(r.out.rfind(std::string("fastslow ") + FASTSLOW_VERSION + "\n", 0), 0u) << r.out;
+  // The second line names the LibTorch the trainer was built against, and whether it sees a GPU.
+  EXPECT_NE(r.out.find("LibTorch "), std::string::npos) << r.out;
+  EXPECT_TRUE(r.out.find("CUDA device") != std::string::npos) << r.out;
   r = run("--help");
   for (const char* code : {"0 ok", "1 usage error", "2 bad input", "3 internal error", "130 interrupted"})
     EXPECT_NE(r.out.find(code), std::string::npos) << code << " missing from:\n" << r.out;
@@ -118,7 +121,7 @@ std::string write_bomb(const fastslow::test::TempDir& dir) {
   const std::string bomb = dir.file("bomb.npz");
   // AlexNet's 372 nodes x 2886218 float32 zeros = 4.0 GB.
   fastslow::test::write_bytes(
-      bomb, fastslow::test::npz_bomb(fastslow::test::read_bytes(fastslow::test::shared_data("cleaned_alexnet.npz")),
+      bomb, fastslow::test::npz_bomb(fastslow::test::read_bytes(fastslow::test::data_file("cleaned_alexnet.npz")),
                                      "node_feat", {372, 2886218}));
   return bomb;
 }
@@ -157,13 +160,13 @@ TEST(CliMemory, TheIssuesBombUnderAnAddressSpaceLimitGetsExitTwo) {
                        "budget of 1.4 GB (half of the address-space limit set by ulimit -v; --max-memory changes it)\n");
   // The real sample still reads under that limit.
   EXPECT_EQ(fastslow::test::run_cli_after("ulimit -v 3000000; ",
-                                          "info " + fastslow::test::shared_data("cleaned_alexnet.npz"))
+                                          "info " + fastslow::test::data_file("cleaned_alexnet.npz"))
                 .code,
             0);
 }
 
 TEST(CliMemory, StreamedArraysMayExceedTheBudgetAndWholeFilesMayNot) {
-  const std::string alexnet = fastslow::test::shared_data("cleaned_alexnet.npz");
+  const std::string alexnet = fastslow::test::data_file("cleaned_alexnet.npz");
   // node_config_feat (47 MB) streams through a 16 MB budget: the same figures.
   Result r = run("info " + alexnet + " --json --max-memory 16M");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -190,7 +193,7 @@ TEST(CliMemory, StreamedArraysMayExceedTheBudgetAndWholeFilesMayNot) {
 }
 
 TEST(CliMemory, BadValuesAreUsageErrorsNamingTheOption) {
-  const std::string alexnet = fastslow::test::shared_data("cleaned_alexnet.npz");
+  const std::string alexnet = fastslow::test::data_file("cleaned_alexnet.npz");
   for (const std::string bad : {"12Q", "0", "lots", "101%", "1.2.3"}) {
     const Result r = run("info " + alexnet + " --max-memory " + bad);
     EXPECT_EQ(r.code, 1) << bad;
@@ -324,6 +327,37 @@ TEST(CliTrain, TrainEvalPredictSubmitOnGeneratedData) {
   const Result again = run("train --data " + data + " --collection layout:xla:random --out " + runs + "/lx");
   EXPECT_EQ(again.code, 2);
   EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
+}
+
+// --holdout 0 on the real unet3d: an engineer learns from every measured
+// config (the valid share still validates); nothing is held out, so
+// ranking the held-out share is refused by name, and leaving nothing to
+// validate on is refused before any work.
+TEST(CliTrain, HoldoutZeroLearnsFromEveryConfigButTheValidShare) {
+  fastslow::test::TempDir dir;
+  const std::string unet = fastslow::test::data_file("real/layout_xla_default_train_unet3d.npz");
+  const std::string base = "train --graph " + unet + " --epochs 1 --steps-per-epoch 2 --hidden 16 --layers 1";
+  const Result t = run(base + " --holdout 0 --out " + dir.file("all"));
+  ASSERT_EQ(t.code, 0) << t.err;
+  const std::vector<uint8_t> bytes = fastslow::test::read_bytes(dir.file("all/config.json"));
+  EXPECT_EQ(nlohmann::json::parse(std::string(bytes.begin(), bytes.end())).at("holdout"), 0.0);
+  // Nothing held out: the valid and training shares together are every config of the file (1,159).
+  int64_t configs = 0;
+  for (const char* split : {"valid", "train"}) {
+    const Result e = run("eval --run " + dir.file("all") + " --split " + split + " --json");
+    ASSERT_EQ(e.code, 0) << e.err;
+    const int64_t n = nlohmann::json::parse(e.out).at("graphs")[0].at("configs");
+    EXPECT_GT(n, 0) << split;
+    configs += n;
+  }
+  EXPECT_EQ(configs, 1159);
+  const Result held = run("eval --run " + dir.file("all") + " --split holdout");
+  EXPECT_EQ(held.code, 2);
+  EXPECT_NE(held.err.find("held no configs out (--holdout 0)"), std::string::npos) << held.err;
+  const Result none = run(base + " --holdout 0 --valid-share 0 --out " + dir.file("none"));
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("nothing to validate on"), std::string::npos) << none.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("none/config.json")));
 }
 
 TEST(CliTrain, FoldsSeedsMixedCollectionsAndEnsemblesEndToEnd) {

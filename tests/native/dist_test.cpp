@@ -232,8 +232,7 @@ TEST(DataParallel, WorkersStopWhenTheLauncherIsKilled) {
 // Python 3.11 before starting workers, so PyTorch's own TCPStore stands in
 // for the agent here).
 TEST(DataParallel, WorkersUseATorchrunAgentsStore) {
-  if (std::system("/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null") != 0)
-    GTEST_SKIP() << "no python3-torch for the agent's store";
+  if (const std::string why = test::python_torch_skip_reason(); !why.empty()) GTEST_SKIP() << why;
   test::TempDir dir;
   const std::string out = dir.file("run");
   const std::string port = std::to_string(free_port() + 1);

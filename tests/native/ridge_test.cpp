@@ -224,7 +224,7 @@ TEST(OneHotRidge, Errors) {
 // node_config_feat flattened (configurable nodes x 10).
 TEST(OneHotRidge, AlexNetHeldOutKendallIsPositive) {
   const auto start = std::chrono::steady_clock::now();
-  const LayoutGraph g = load_layout_graph(NpzReader::open(test::shared_data("cleaned_alexnet.npz")));
+  const LayoutGraph g = load_layout_graph(NpzReader::open(test::data_file("cleaned_alexnet.npz")));
   const int64_t width = g.num_configurable() * g.config_feat_width;
   ASSERT_GT(g.num_configs, 100);
   ASSERT_EQ(static_cast<int64_t>(g.node_config_feat.size()), g.num_configs * width);

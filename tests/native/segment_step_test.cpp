@@ -199,21 +199,21 @@ TEST(SegmentStep, OneSegmentIsTheWholeGraphStepAndSmallerOnesTrainEveryLayer) {
   const int64_t n = p.data->train.at(0).tensors.num_nodes;
   ASSERT_GT(n, 20);
 
-  WholeGraphStep whole(LossSpec::parse(p.o.loss), torch::kCPU);
+  WholeGraphStep whole(LossSpec::parse(p.o.loss));
   model->zero_grad();
-  const double whole_loss = whole.forward_backward(*model, *p.data, pick).item<double>();
+  const double whole_loss = whole.run(*model, *p.data, pick, torch::kCPU).item<double>();
   const std::vector<torch::Tensor> g_whole = gradients(*model);
 
   SegmentStep one(LossSpec::parse(p.o.loss), torch::kCPU, n, 3);
   model->zero_grad();
-  EXPECT_NEAR(one.forward_backward(*model, *p.data, pick).item<double>(), whole_loss, 1e-6);
+  EXPECT_NEAR(one.run(*model, *p.data, pick, torch::kCPU).item<double>(), whole_loss, 1e-6);
   const std::vector<torch::Tensor> g_one = gradients(*model);
   for (size_t i = 0; i < g_whole.size(); ++i) EXPECT_TRUE(torch::allclose(g_one[i], g_whole[i], 1e-5, 1e-7)) << i;
 
   SegmentStep cut(LossSpec::parse(p.o.loss), torch::kCPU, n / 4 + 1, 3);
   EXPECT_EQ(cut.segments(*p.data, 0).size(), 4u);
   model->zero_grad();
-  const double cut_loss = cut.forward_backward(*model, *p.data, pick).item<double>();
+  const double cut_loss = cut.run(*model, *p.data, pick, torch::kCPU).item<double>();
   EXPECT_TRUE(std::isfinite(cut_loss));
   const std::vector<torch::Tensor> g_cut = gradients(*model);
   double differs = 0, total = 0;
@@ -238,19 +238,19 @@ TEST(SegmentStep, HistoryKeepsEachSegmentsShareAndDropsAboutHalfOfTheStaleOnes) 
   const int64_t n = p.data->train.at(0).tensors.num_nodes;
 
   // One segment: no table, the whole-graph step.
-  WholeGraphStep whole(LossSpec::parse(p.o.loss), torch::kCPU);
+  WholeGraphStep whole(LossSpec::parse(p.o.loss));
   SegmentStep one(LossSpec::parse(p.o.loss), torch::kCPU, n, 3, HistoryOptions{true});
   model->zero_grad();
-  const double whole_loss = whole.forward_backward(*model, *p.data, pick).item<double>();
+  const double whole_loss = whole.run(*model, *p.data, pick, torch::kCPU).item<double>();
   model->zero_grad();
-  EXPECT_NEAR(one.forward_backward(*model, *p.data, pick).item<double>(), whole_loss, 1e-6);
+  EXPECT_NEAR(one.run(*model, *p.data, pick, torch::kCPU).item<double>(), whole_loss, 1e-6);
   EXPECT_EQ(one.history().bytes(), 0);
 
   SegmentStep cut(LossSpec::parse(p.o.loss), torch::kCPU, n / 4 + 1, 3, HistoryOptions{true});
   const std::vector<GraphSegment>& segs = cut.segments(*p.data, 0);
   ASSERT_EQ(segs.size(), 4u);
   model->zero_grad();
-  const double loss = cut.forward_backward(*model, *p.data, pick).item<double>();
+  const double loss = cut.run(*model, *p.data, pick, torch::kCPU).item<double>();
   EXPECT_TRUE(std::isfinite(loss));
   double total = 0;
   for (const torch::Tensor& g : gradients(*model)) total += g.abs().sum().item<double>();

@@ -428,10 +428,10 @@ TEST(Trainer, ACallbackPrunesAfterAValidationAndTheStateIsSaved) {
 // Counts what the loop asks of its seams, and agrees to no step at all.
 class RefusingSync : public GradientSync {
  public:
-  bool reduce(const std::vector<torch::Tensor>& params, bool) override {
+  torch::Tensor reduce(const std::vector<torch::Tensor>& params, const torch::Tensor& finite) override {
     ++reduced;
     for (const auto& q : params) with_grad += q.grad().defined();  // after backward
-    return false;
+    return torch::zeros_like(finite);
   }
   int reduced = 0;
   int64_t with_grad = 0;
@@ -439,10 +439,11 @@ class RefusingSync : public GradientSync {
 
 class CountingStep : public TrainStep {
  public:
-  explicit CountingStep(const std::string& loss) : inner(LossSpec::parse(loss), torch::kCPU) {}
-  torch::Tensor forward_backward(models::RankModelImpl& m, const PreparedData& d, const Pick& pick) override {
+  explicit CountingStep(const std::string& loss) : inner(LossSpec::parse(loss)) {}
+  torch::Tensor forward_backward(models::RankModelImpl& m, const PreparedData& d, const Pick& pick,
+                                 const Batch& b) override {
     ++calls;
-    return inner.forward_backward(m, d, pick);
+    return inner.forward_backward(m, d, pick, b);
   }
   WholeGraphStep inner;
   int calls = 0;

@@ -238,7 +238,7 @@ TEST(DistributionShift, RealUnet3dAgainstGeneratedTrainingGraphs) {
   const DataProfile generated = b.finish();
   EXPECT_EQ(generated.origin, "generated");
 
-  const std::string unet = test::shared_data("real/layout_xla_default_train_unet3d.npz");
+  const std::string unet = test::data_file("real/layout_xla_default_train_unet3d.npz");
   const GraphSample real = sample_graph(CachedGraph::open(unet, {dir.file("cache"), 1}));
   const ShiftReport r = distribution_shift(generated, real);
   EXPECT_TRUE(r.shifted());

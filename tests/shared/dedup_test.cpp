@@ -223,7 +223,7 @@ TEST(DedupStream, ArchiveMatchesInMemoryForStoredAndDeflated) {
 }
 
 TEST(DedupStream, RealSampleHas29905Groups) {
-  const NpzReader npz = NpzReader::open(test::shared_data("cleaned_alexnet.npz"));
+  const NpzReader npz = NpzReader::open(test::data_file("cleaned_alexnet.npz"));
   const LayoutGraph g = load_layout_graph(npz);
   const std::vector<double> runtime = g.target();
   // 47712 rows of 26 x 10 floats span three ~16 MB chunks.
@@ -244,7 +244,7 @@ TEST(DedupStream, RealSampleHas29905Groups) {
 
 TEST(DedupStream, RealSampleMatchesNumpy) {
   if (!test::numpy_available()) GTEST_SKIP() << "numpy not available";
-  const std::string path = test::shared_data("cleaned_alexnet.npz");
+  const std::string path = test::data_file("cleaned_alexnet.npz");
   const NpzReader npz = NpzReader::open(path);
   LoadOptions opt;
   opt.config_features = false;

@@ -182,7 +182,7 @@ TEST(GraphCache, BuiltInMemoryFromAnOpenArchiveEqualsTheCacheFile) {
   for (const char* name : {"real/layout_xla_default_train_unet3d.npz",
                            "real/tile_xla_valid_inception_v3_batch_128_train_426e203f19335d17.npz"}) {
     SCOPED_TRACE(name);
-    const std::string src = test::shared_data(name);
+    const std::string src = test::data_file(name);
     test::TempDir dir;
     const NpzReader opened = NpzReader::from_memory("opened.npz", test::read_bytes(src));
     for (int khop : {1, 0}) {
@@ -208,7 +208,7 @@ TEST(GraphCache, BuiltInMemoryBadInputNamesTheArchive) {
 }
 
 TEST(GraphCache, RealAlexNetGroupsAndRows) {
-  const std::string src = test::shared_data("cleaned_alexnet.npz");
+  const std::string src = test::data_file("cleaned_alexnet.npz");
   if (!std::filesystem::exists(src)) GTEST_SKIP() << "no " << src;
   test::TempDir dir;
   const CachedGraph c = CachedGraph::open(src, {dir.file("cache"), 1});

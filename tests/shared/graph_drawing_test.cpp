@@ -139,7 +139,7 @@ TEST(GraphLayout, EmptyAndBadInput) {
 }
 
 TEST(GraphLayout, TheRealAlexNetGraph) {
-  const NpzReader npz = NpzReader::open(test::shared_data("cleaned_alexnet.npz"));
+  const NpzReader npz = NpzReader::open(test::data_file("cleaned_alexnet.npz"));
   const std::vector<int64_t> e = npz.read("edge_index").to_int64();
   const int64_t n = npz.header("node_opcode").shape[0];
   const GraphDrawing d = draw_layered(n, e);

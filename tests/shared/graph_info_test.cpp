@@ -72,7 +72,7 @@ TEST(GraphInfoStats, ComputationsCountDistinctStarts) {
 }
 
 TEST(GraphInfoSample, RealAlexNetFigures) {
-  const std::string path = test::shared_data("cleaned_alexnet.npz");
+  const std::string path = test::data_file("cleaned_alexnet.npz");
   const GraphInfo info = graph_info(NpzReader::open(path));
   EXPECT_EQ(info.file, path);
   EXPECT_EQ(info.kind, GraphKind::Layout);
@@ -95,7 +95,7 @@ TEST(GraphInfoSample, RealAlexNetFigures) {
 
 TEST(GraphInfoSample, RuntimeStatsMatchNumpy) {
   if (!test::numpy_available()) GTEST_SKIP() << "numpy not available";
-  const std::string path = test::shared_data("cleaned_alexnet.npz");
+  const std::string path = test::data_file("cleaned_alexnet.npz");
   std::string out;
   ASSERT_EQ(test::run_python("import numpy as np\n"
                              "r = np.load('" + path + "')['config_runtime']\n"
@@ -112,7 +112,7 @@ TEST(GraphInfoSample, RuntimeStatsMatchNumpy) {
 }
 
 TEST(GraphInfoSample, JsonParsesBack) {
-  const std::string path = test::shared_data("cleaned_alexnet.npz");
+  const std::string path = test::data_file("cleaned_alexnet.npz");
   const GraphInfo info = graph_info(NpzReader::open(path));
   const json j = json::parse(graph_info_json(info));
   EXPECT_EQ(j.at("file"), path);

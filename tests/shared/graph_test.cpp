@@ -262,7 +262,7 @@ TEST(GraphShapes, NonIntegralEdgesAreRejected) {
 // ---- The real AlexNet layout sample. ----
 
 TEST(GraphSample, RealAlexNetLoads) {
-  const NpzReader npz = NpzReader::open(test::shared_data("cleaned_alexnet.npz"));
+  const NpzReader npz = NpzReader::open(test::data_file("cleaned_alexnet.npz"));
   EXPECT_EQ(detect_graph_kind(npz), GraphKind::Layout);
   EXPECT_TRUE(npz.header("node_feat").fortran_order);
   EXPECT_EQ(npz.header("node_opcode").dtype, DType::U8);
@@ -292,7 +292,7 @@ TEST(GraphSample, RealAlexNetLoads) {
 TEST(GraphSample, RealAlexNetWithoutConfigFeatures) {
   LoadOptions opt;
   opt.config_features = false;
-  const LayoutGraph g = load_layout_graph(NpzReader::open(test::shared_data("cleaned_alexnet.npz")), opt);
+  const LayoutGraph g = load_layout_graph(NpzReader::open(test::data_file("cleaned_alexnet.npz")), opt);
   EXPECT_TRUE(g.node_config_feat.empty());
   EXPECT_EQ(g.num_configs, 47712);
   EXPECT_EQ(g.config_feat_width, 10);
@@ -301,7 +301,7 @@ TEST(GraphSample, RealAlexNetWithoutConfigFeatures) {
 
 TEST(GraphSample, RealAlexNetMatchesNumpy) {
   if (!test::numpy_available()) GTEST_SKIP() << "numpy not available";
-  const std::string path = test::shared_data("cleaned_alexnet.npz");
+  const std::string path = test::data_file("cleaned_alexnet.npz");
   const LayoutGraph g = load_layout_graph(NpzReader::open(path));
   test::TempDir dir;
   const std::string script =

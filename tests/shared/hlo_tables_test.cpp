@@ -15,7 +15,7 @@ namespace {
 
 // Rows of a TSV, header dropped, fields split on tabs.
 std::vector<std::vector<std::string>> read_tsv(const std::string& name) {
-  std::ifstream in(test::shared_data(name));
+  std::ifstream in(test::data_file(name));
   std::vector<std::vector<std::string>> rows;
   std::string line;
   std::getline(in, line);

@@ -73,7 +73,7 @@ TEST(HoldoutSplit, EveryGroupEquallyLikely) {
 }
 
 TEST(HoldoutSplit, RejectsBadArguments) {
-  for (double f : {0.0, 1.0, -0.1, 1.5, std::nan("")}) {
+  for (double f : {1.0, -0.1, 1.5, -0.0001, std::nan("")}) {
     const std::string e = test::error_of([f] { split_holdout(10, f, 1); });
     EXPECT_NE(e.find("fraction"), std::string::npos) << f << ": " << e;
   }
@@ -81,6 +81,17 @@ TEST(HoldoutSplit, RejectsBadArguments) {
     const std::string e = test::error_of([n] { split_holdout(n, 0.5, 1); });
     EXPECT_NE(e.find(std::to_string(n)), std::string::npos) << e;
   }
+}
+
+TEST(HoldoutSplit, ZeroHoldsNothingOut) {
+  for (int64_t n : {1, 2, 681}) {
+    const HoldoutSplit s = split_holdout(n, 0.0, 9);
+    EXPECT_TRUE(s.holdout.empty());
+    EXPECT_TRUE(s.valid.empty());
+    ASSERT_EQ(static_cast<int64_t>(s.train.size()), n);
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(s.train[static_cast<size_t>(i)], i);
+  }
+  EXPECT_NE(test::error_of([] { split_holdout(0, 0.0, 1); }).find("no unique configs"), std::string::npos);
 }
 
 void expect_partition3(const HoldoutSplit& s, int64_t n) {
@@ -124,6 +135,25 @@ TEST(ProgramSplit, RejectsSharesThatLeaveNothing) {
   EXPECT_NE(test::error_of([] { split_program(10, 0.2, 1.0, 1); }).find("valid share"), std::string::npos);
   EXPECT_NE(test::error_of([] { split_program(10, 0.2, -0.1, 1); }).find("valid share"), std::string::npos);
   EXPECT_NE(test::error_of([] { split_program(2, 0.2, 0.1, 1); }).find("at least 3"), std::string::npos);
+  EXPECT_NE(test::error_of([] { split_program(10, 0.0, 0.0, 1); }).find("nothing is left to validate"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([] { split_program(1, 0.0, 0.5, 1); }).find("at least 2"), std::string::npos);
+}
+
+// --holdout 0: every config learns or validates; the valid share is the one
+// the same seed draws with a held-out share (the second stream), so only
+// the held-out groups move to training.
+TEST(ProgramSplit, NoHeldOutShareValidatesOnTheValidShare) {
+  for (int64_t n : {2, 10, 681}) {
+    const HoldoutSplit s = split_program(n, 0.0, 0.1, 4);
+    EXPECT_TRUE(s.holdout.empty());
+    expect_partition3(s, n);
+    EXPECT_GE(s.valid.size(), 1u);
+    EXPECT_GE(s.train.size(), 1u);
+    if (n >= 100) EXPECT_EQ(static_cast<int64_t>(s.valid.size()), std::llround(0.1 * static_cast<double>(n)));
+  }
+  EXPECT_EQ(split_program(100, 0.0, 0.1, 5).valid, split_program(100, 0.0, 0.1, 5).valid);
+  EXPECT_NE(split_program(100, 0.0, 0.1, 5).valid, split_program(100, 0.0, 0.1, 6).valid);
 }
 
 }  // namespace

@@ -268,7 +268,7 @@ TEST(MemoryBudgetStreaming, InfoStreamsConfigFeaturesLargerThanTheBudget) {
   // AlexNet's node_config_feat is 47 MB; a 16 MB budget cannot hold it, but
   // graph_info streams it in chunks of a quarter of the budget and gives
   // the same figures.
-  const NpzReader npz = NpzReader::open(test::shared_data("cleaned_alexnet.npz"));
+  const NpzReader npz = NpzReader::open(test::data_file("cleaned_alexnet.npz"));
   const GraphInfo full = graph_info(npz);
   ScopedMemoryBudget budget(16 * kMB);
   const GraphInfo streamed = graph_info(npz);
@@ -342,8 +342,8 @@ TEST(MemoryBudgetStreaming, TileInfoKeepsTheOrderOfProblems) {
 }
 
 TEST(MemoryBudgetReal, SamplesReadWithTheDefaultBudget) {
-  std::vector<std::string> files = {test::shared_data("cleaned_alexnet.npz")};
-  for (const auto& e : std::filesystem::directory_iterator(test::shared_data("real")))
+  std::vector<std::string> files = {test::data_file("cleaned_alexnet.npz")};
+  for (const auto& e : std::filesystem::directory_iterator(test::data_file("real")))
     if (e.path().extension() == ".npz") files.push_back(e.path().string());
   ASSERT_GE(files.size(), 2u);
   for (const std::string& f : files) {
@@ -358,7 +358,7 @@ TEST(MemoryBudgetReal, SamplesReadWithTheDefaultBudget) {
 }
 
 TEST(MemoryBudgetEdges, ZipDirectoryAndWholeFiles) {
-  const std::vector<uint8_t> alexnet = test::read_bytes(test::shared_data("cleaned_alexnet.npz"));
+  const std::vector<uint8_t> alexnet = test::read_bytes(test::data_file("cleaned_alexnet.npz"));
   {
     ScopedMemoryBudget tiny(256);
     const Error e = error_from([&] { NpzReader::from_memory("a.npz", alexnet); });

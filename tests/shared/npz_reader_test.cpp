@@ -76,7 +76,7 @@ void check_partial_reads(const NpzReader& npz, const std::string& name, std::mt1
 }  // namespace
 
 TEST(NpzReader, ReadsTheRealSample) {
-  const NpzReader npz = NpzReader::open(test::shared_data("cleaned_alexnet.npz"));
+  const NpzReader npz = NpzReader::open(test::data_file("cleaned_alexnet.npz"));
   EXPECT_EQ(npz.names(), (std::vector<std::string>{"edge_index", "node_opcode", "node_config_ids", "node_splits",
                                                      "config_runtime", "node_feat", "node_config_feat"}));
   EXPECT_TRUE(npz.compressed("node_config_feat"));
@@ -96,7 +96,7 @@ TEST(NpzReader, ReadsTheRealSample) {
 }
 
 TEST(NpzReader, PartialReadsEqualFullReadsOnTheRealSample) {
-  const NpzReader npz = NpzReader::open(test::shared_data("cleaned_alexnet.npz"));
+  const NpzReader npz = NpzReader::open(test::data_file("cleaned_alexnet.npz"));
   std::mt19937 rng(7);
   for (const char* name : {"node_config_feat", "config_runtime", "node_feat", "edge_index", "node_opcode"})
     check_partial_reads(npz, name, rng);
@@ -104,7 +104,7 @@ TEST(NpzReader, PartialReadsEqualFullReadsOnTheRealSample) {
 
 TEST(NpzReader, PartialReadsOnStoredCopy) {
   // Re-pack the sample uncompressed: rows are then read at their offsets.
-  const NpzReader src = NpzReader::open(test::shared_data("cleaned_alexnet.npz"));
+  const NpzReader src = NpzReader::open(test::data_file("cleaned_alexnet.npz"));
   NpzWriter w(Compression::Stored);
   for (const std::string& n : src.names()) w.add(n, src.read(n));
   const NpzReader npz = NpzReader::from_memory("stored.npz", w.close_to_memory());
@@ -115,7 +115,7 @@ TEST(NpzReader, PartialReadsOnStoredCopy) {
 }
 
 TEST(NpzReader, FortranOrderIsTransposedToCOrder) {
-  const NpzReader npz = NpzReader::open(test::shared_data("cleaned_alexnet.npz"));
+  const NpzReader npz = NpzReader::open(test::data_file("cleaned_alexnet.npz"));
   const NpyArray f = npz.read("node_feat");  // stored in Fortran order
   ASSERT_EQ(f.shape(), (std::vector<int64_t>{372, 70}));
   // The raw entry is the transposed (70, 372) C array; compare element-wise
@@ -125,7 +125,7 @@ TEST(NpzReader, FortranOrderIsTransposedToCOrder) {
   if (!test::numpy_available()) GTEST_SKIP() << "numpy not available";
   std::string out;
   ASSERT_EQ(test::run_python("import numpy as np\n"
-                             "a = np.load('" + test::shared_data("cleaned_alexnet.npz") + "')['node_feat']\n"
+                             "a = np.load('" + test::data_file("cleaned_alexnet.npz") + "')['node_feat']\n"
                              "print(repr(float(a[5, 3])), repr(float(a[371, 69])), repr(float(a[100, 0])))\n",
                              &out),
             0);
@@ -196,7 +196,7 @@ with open(sys.argv[1] + '/ref.txt', 'w') as f:
 }
 
 TEST(NpzReader, ErrorsNameFileAndArray) {
-  const NpzReader npz = NpzReader::open(test::shared_data("cleaned_alexnet.npz"));
+  const NpzReader npz = NpzReader::open(test::data_file("cleaned_alexnet.npz"));
   try {
     npz.read("nope");
     FAIL();
@@ -211,9 +211,9 @@ TEST(NpzReader, ErrorsNameFileAndArray) {
 
 TEST(NpzReader, ReadsFromABorrowedBuffer) {
   // The browser hands over a file's bytes; the view reads them in place.
-  const std::vector<uint8_t> bytes = test::read_bytes(test::shared_data("cleaned_alexnet.npz"));
+  const std::vector<uint8_t> bytes = test::read_bytes(test::data_file("cleaned_alexnet.npz"));
   const NpzReader view(memory_view_source("alexnet.npz", bytes.data(), bytes.size()));
-  const NpzReader file = NpzReader::open(test::shared_data("cleaned_alexnet.npz"));
+  const NpzReader file = NpzReader::open(test::data_file("cleaned_alexnet.npz"));
   EXPECT_EQ(view.file(), "alexnet.npz");
   for (const std::string& name : file.names()) EXPECT_EQ(bytes_of(view.read(name)), bytes_of(file.read(name))) << name;
   EXPECT_EQ(bytes_of(view.read_rows("node_config_feat", {3, 47000})),

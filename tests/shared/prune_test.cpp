@@ -212,7 +212,7 @@ TEST(PruneGraph, GatherRowsFollowsKept) {
 }
 
 TEST(PruneGraph, RealAlexNetOneHop) {
-  const NpzReader npz = NpzReader::open(test::shared_data("cleaned_alexnet.npz"));
+  const NpzReader npz = NpzReader::open(test::data_file("cleaned_alexnet.npz"));
   const LayoutGraph g = load_layout_graph(npz, LoadOptions{false});
   ASSERT_EQ(g.num_nodes, 372);
   ASSERT_EQ(g.num_configurable(), 26);

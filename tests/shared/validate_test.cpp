@@ -52,7 +52,7 @@ TEST(ValidateClean, HandMadeGraphsHaveNoProblems) {
 }
 
 TEST(ValidateClean, RealSampleHasNoErrors) {
-  const NpzReader npz = NpzReader::open(test::shared_data("cleaned_alexnet.npz"));
+  const NpzReader npz = NpzReader::open(test::data_file("cleaned_alexnet.npz"));
   const Graph g = load_graph(npz);
   const std::vector<Problem> ps = validate(g);
   EXPECT_FALSE(has_errors(ps)) << describe(ps);

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -20,9 +21,9 @@ namespace fs = std::filesystem;
 
 namespace fastslow::test {
 
-std::string shared_data(const std::string& name) {
-  const std::string p = std::string(FASTSLOW_SHARED_DATA) + "/" + name;
-  if (!fs::exists(p)) throw std::runtime_error("sample data missing: " + p + " (the repo expects ../shared beside it)");
+std::string data_file(const std::string& name) {
+  const std::string p = std::string(FASTSLOW_DATA_DIR) + "/" + name;
+  if (!fs::exists(p)) throw std::runtime_error("sample data missing: " + p + " (data/ is part of the repository)");
   return p;
 }
 
@@ -33,16 +34,16 @@ std::vector<uint8_t> fuzz_input(const std::string& target, const std::string& na
 }
 
 TempDir::TempDir() {
-  // ctest runs test processes in parallel: retry until the name is ours.
-  static std::atomic<int> counter{0};
-  std::random_device rd;
-  for (;;) {
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = (fs::temp_directory_path() / ("fastslow-test-" + std::to_string(stamp) + "-" +
-                                          std::to_string(rd()) + "-" + std::to_string(counter++)))
-                .string();
-    if (fs::create_directories(path_)) return;
-  }
+  // mkdtemp makes a fresh name atomically (ctest runs test processes in
+  // parallel). TMPDIR is read here rather than by
+  // std::filesystem::temp_directory_path: PyTorch's wheels export their own
+  // static copy of libstdc++'s filesystem code (pytorch/pytorch#133437),
+  // which a binary linked against them may call instead, and that call
+  // crashed every test making a temporary folder (SIGSEGV at address 0).
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/fastslow-test-XXXXXX";
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot make a temporary folder: " + pattern);
+  path_ = pattern;
 }
 
 TempDir::~TempDir() {
@@ -68,7 +69,9 @@ int run_python(const std::string& script, std::string* out) {
   TempDir dir;
   const std::string path = dir.file("script.py");
   std::ofstream(path) << script;
-  FILE* p = popen(("/usr/bin/python3 " + path + " 2>&1").c_str(), "r");
+  // A clean environment: the libraries a build under test is run with
+  // (LD_LIBRARY_PATH to a carried prefix, say) are not Debian's python's.
+  FILE* p = popen(("env -i PATH=/usr/bin:/bin HOME=/tmp /usr/bin/python3 " + path + " 2>&1").c_str(), "r");
   if (!p) return -1;
   std::string text;
   char buf[4096];
@@ -79,6 +82,29 @@ int run_python(const std::string& script, std::string* out) {
   else if (rc != 0) fprintf(stderr, "python failed:\n%s\n", text.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 #endif
+}
+
+std::string python_torch_version() {
+#ifdef __EMSCRIPTEN__
+  return "";
+#else
+  static const std::string version = [] {
+    std::string out;
+    if (run_python("import torch\nprint(torch.__version__)\n", &out) != 0) return std::string();
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    const size_t nl = out.rfind('\n');  // warnings may come first
+    return nl == std::string::npos ? out : out.substr(nl + 1);
+  }();
+  return version;
+#endif
+}
+
+std::string python_torch_skip_reason() {
+  const std::string v = python_torch_version();
+  if (v.empty()) return "no /usr/bin/python3 with torch (Debian's python3-torch) for the reference";
+  if (v.rfind("1.13", 0) != 0)
+    return "/usr/bin/python3's torch is " + v + ", not the 1.13 (Debian's) this reference was checked against";
+  return "";
 }
 
 std::vector<uint8_t> read_bytes(const std::string& path) {

@@ -1,4 +1,4 @@
-// Helpers shared by the test suites: sample data beside the repo, scratch
+// Helpers shared by the test suites: the repository's sample data, scratch
 // directories, and numpy as an independent reference (native only).
 #pragma once
 
@@ -10,8 +10,8 @@
 
 namespace fastslow::test {
 
-// Path of a file in ../shared/data (the real AlexNet sample and the tables).
-std::string shared_data(const std::string& name);
+// Path of a file in the repository's data/ (the tables and the real samples).
+std::string data_file(const std::string& name);
 
 // A fresh directory removed with everything in it when the object dies.
 class TempDir {
@@ -30,8 +30,15 @@ class TempDir {
 // numpy (Debian's /usr/bin/python3 + python3-numpy) is there natively; the
 // wasm suite running under node has no subprocesses.
 bool numpy_available();
-// Runs a Python script; returns its exit code, stdout in *out.
+// Runs a Python script with /usr/bin/python3 in a clean environment;
+// returns its exit code, stdout and stderr in *out.
 int run_python(const std::string& script, std::string* out = nullptr);
+// The version of /usr/bin/python3's torch ("" when python3 or torch is missing).
+std::string python_torch_version();
+// Why a test comparing against Python torch must skip here, or "" when it
+// can run: python3 or its torch missing, or a torch other than the 1.13
+// (Debian's python3-torch) the reference was checked against.
+std::string python_torch_skip_reason();
 
 // The message of the fastslow::Error thrown by f, or "" when none is thrown.
 template <class F>

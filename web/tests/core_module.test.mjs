@@ -13,7 +13,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const require = createRequire(import.meta.url);
 const createFastslowCore = require(path.join(root, 'build/wasm/bin/fastslow_core.js'));
-const sample = path.resolve(root, '..', 'shared', 'data', 'cleaned_alexnet.npz');
+const sample = path.resolve(root, 'data', 'cleaned_alexnet.npz');
 
 const core = await createFastslowCore();
 

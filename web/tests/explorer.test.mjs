@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodePng } from './png.mjs';
 import { layoutBomb } from './npz_bomb.mjs';
-import { fastslow, sharedData, run, makeDemo, openExplorer, nativeRanking, assertSameRanking } from './explorer_page.mjs';
+import { fastslow, sampleData, run, makeDemo, openExplorer, nativeRanking, assertSameRanking } from './explorer_page.mjs';
 
-const alexnet = path.join(sharedData, 'cleaned_alexnet.npz');
-const unet3d = path.join(sharedData, 'real', 'layout_xla_default_train_unet3d.npz');
+const alexnet = path.join(sampleData, 'cleaned_alexnet.npz');
+const unet3d = path.join(sampleData, 'real', 'layout_xla_default_train_unet3d.npz');
 const work = mkdtempSync(path.join(tmpdir(), 'fastslow-explorer-'));
 
 let explorer, page, layoutFile, demo, bigFile, longFile, nlpModel, programModel, ensembleModel, layoutFiles;

@@ -14,7 +14,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '..', '..');
 export const fastslow = path.join(root, 'build/native/bin/fastslow');
 // The real data beside the repository.
-export const sharedData = path.resolve(root, '..', 'shared', 'data');
+export const sampleData = path.resolve(root, 'data');
 export const run = (...args) => execFileSync(fastslow, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 // Tiny generated data (in WORK/tiny), a default layout model trained briefly

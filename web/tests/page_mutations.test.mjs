@@ -13,14 +13,14 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { fastslow, sharedData, makeDemo, openExplorer, nativeRanking, assertSameRanking } from './explorer_page.mjs';
+import { fastslow, sampleData, makeDemo, openExplorer, nativeRanking, assertSameRanking } from './explorer_page.mjs';
 import { mutations } from './npz_mutations.mjs';
 
 const work = mkdtempSync(path.join(tmpdir(), 'fastslow-mutations-'));
 const good = {
-  layout: readFileSync(path.join(sharedData, 'real', 'layout_xla_random_train_openai_v0_rnn_optimized.npz')),
-  tile: readFileSync(path.join(sharedData, 'real', 'tile_xla_train_retinanet.2x2.fp32_-342c949e14733d96.npz')),
-  alexnet: readFileSync(path.join(sharedData, 'cleaned_alexnet.npz')),
+  layout: readFileSync(path.join(sampleData, 'real', 'layout_xla_random_train_openai_v0_rnn_optimized.npz')),
+  tile: readFileSync(path.join(sampleData, 'real', 'tile_xla_train_retinanet.2x2.fp32_-342c949e14733d96.npz')),
+  alexnet: readFileSync(path.join(sampleData, 'cleaned_alexnet.npz')),
 };
 // What the wasm runtime says when it dies: an abort, a trap, a C++ exception it could not hand over.
 const fatal = /Aborted|RuntimeError|unreachable|out of bounds|uncaught|exception thrown|OOM|Cannot enlarge memory/i;

@@ -23,8 +23,15 @@ std::string show(double x) {
 
 HoldoutSplit split_holdout(int64_t num_groups, double fraction, uint64_t seed) {
   // Written so that NaN fails too.
-  if (!(fraction > 0.0 && fraction < 1.0))
-    throw Error("holdout: fraction must be in (0, 1), got " + show(fraction));
+  if (!(fraction >= 0.0 && fraction < 1.0))
+    throw Error("holdout: fraction must be in [0, 1), got " + show(fraction));
+  if (fraction == 0.0) {  // nothing held out: every group trains (an engineer ranking configs not yet measured)
+    if (num_groups < 1) throw Error("holdout: no unique configs to train on");
+    HoldoutSplit all;
+    all.train.resize(static_cast<size_t>(num_groups));
+    std::iota(all.train.begin(), all.train.end(), int64_t{0});
+    return all;
+  }
   if (num_groups < 2)
     throw Error("holdout: need at least 2 unique configs to hold some out, got " + std::to_string(num_groups));
 
@@ -47,12 +54,15 @@ HoldoutSplit split_holdout(int64_t num_groups, double fraction, uint64_t seed) {
 
 HoldoutSplit split_program(int64_t num_groups, double holdout, double valid, uint64_t seed) {
   if (!(valid >= 0.0 && valid < 1.0)) throw Error("valid share must be in [0, 1), got " + show(valid));
+  if (valid == 0.0 && holdout == 0.0)
+    throw Error("holdout and valid shares are both 0: nothing is left to validate on");
   if (valid == 0.0) return split_holdout(num_groups, holdout, seed);
   if (!(holdout + valid < 1.0))
     throw Error("holdout (" + show(holdout) + ") and valid (" + show(valid) + ") shares leave nothing to train on");
-  if (num_groups < 3)
-    throw Error("holdout: need at least 3 unique configs to train, validate and hold some out, got " +
-                std::to_string(num_groups));
+  const int64_t need = holdout > 0.0 ? 3 : 2;
+  if (num_groups < need)
+    throw Error(std::string("holdout: need at least ") + std::to_string(need) + " unique configs to train, validate" +
+                (holdout > 0.0 ? " and hold some out" : "") + ", got " + std::to_string(num_groups));
   HoldoutSplit split = split_holdout(num_groups, holdout, seed);
   const auto rest = static_cast<int64_t>(split.train.size());
   const int64_t k = std::clamp<int64_t>(std::llround(valid * static_cast<double>(num_groups)), 1, rest - 1);

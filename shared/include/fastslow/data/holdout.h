@@ -18,16 +18,18 @@ struct HoldoutSplit {
 
 // round(fraction * num_groups) (halves away from zero) groups held out (at least 1 and at most
 // num_groups - 1 when num_groups >= 2), chosen by a portable shuffle with
-// `seed`: the same on every platform. Throws Error on fraction outside (0, 1)
-// or num_groups < 2.
+// `seed`: the same on every platform. fraction 0 holds nothing out (every
+// group trains). Throws Error on fraction outside [0, 1), or num_groups < 2
+// when some are held out.
 HoldoutSplit split_holdout(int64_t num_groups, double fraction, uint64_t seed);
 
 // Three ways: the held-out groups are exactly split_holdout's for the same
 // (num_groups, holdout, seed), so adding a valid share never changes what
 // is held out; round(valid * num_groups) of the rest validate (at least 1,
 // and at least 1 stays for training). valid = 0 is split_holdout. Throws
-// Error on valid outside [0, 1), holdout + valid >= 1, or fewer than 3
-// groups when valid > 0.
+// Error on valid outside [0, 1), holdout + valid >= 1, both 0 (nothing to
+// validate on), or fewer than 3 groups (2 without a held-out share) when
+// valid > 0.
 HoldoutSplit split_program(int64_t num_groups, double holdout, double valid, uint64_t seed);
 
 }  // namespace fastslow

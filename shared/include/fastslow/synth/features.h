@@ -12,7 +12,7 @@ namespace fastslow::synth {
 // name once, so a feature_names.tsv that lacks a name the generator fills
 // throws fastslow::Error instead of shifting columns silently.
 //
-// Conventions follow the published files (../shared/data/real): fields a
+// Conventions follow the published files (data/real): fields a
 // node does not have are 0, except products, which are 1 (the empty
 // product; a scalar's and a tuple's shape product too); per-dimension fields
 // are 0 beyond the rank; element_size_in_bits is 0, as no published file
