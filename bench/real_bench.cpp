@@ -45,7 +45,7 @@ std::vector<double> best_runtimes(const CachedGraph& c, const std::vector<int64_
 
 Row score_row(const std::string& name, const train::GraphEntry& held, const std::vector<double>& scores) {
   Row r{name, evaluate_graph(scores, best_runtimes(held.cache, held.eval_groups)), kNaN};
-  r.kendall_all = evaluate_ranking(rank_configs(held.cache.groups, held.eval_groups, scores), held.cache.runtime).kendall;
+  r.kendall_all = evaluate_ranking(rank_configs(held.cache.groups, held.eval_groups, scores), held.cache.runtime, held.cache.groups).kendall;
   return r;
 }
 
@@ -118,14 +118,19 @@ bool bench_file(const std::string& out, const std::string& file) {
     return true;
   }
   const std::string dir = out + "/" + stem;
-  train::TrainHooks hooks;
-  hooks.stop = [] { return g_stop != 0; };
-  hooks.message = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
-  hooks.epoch_end = [&](const nlohmann::json& l) {
-    std::fprintf(stderr, "%s epoch %lld: valid kendall %.4f%s\n", stem.c_str(),
-                 static_cast<long long>(l["epoch"].get<int64_t>() + 1), l["score"].get<double>(),
-                 l["best"].get<bool>() ? " (best)" : "");
+  // The bench's view of a run: one line per epoch, Ctrl-C stops (and saves).
+  struct Progress : train::Callback {
+    std::string stem;
+    void on_message(const std::string& s) override { std::fprintf(stderr, "%s\n", s.c_str()); }
+    train::Verdict on_validation(const train::ValidationInfo& v) override {
+      std::fprintf(stderr, "%s epoch %lld: valid kendall %.4f%s\n", stem.c_str(),
+                   static_cast<long long>(v.result.epoch + 1), v.result.score, v.result.best ? " (best)" : "");
+      return std::nullopt;
+    }
   };
+  auto progress = std::make_shared<Progress>();
+  progress->stem = stem;
+  const train::Callbacks hooks = {progress, std::make_shared<train::StopWhen>([] { return g_stop != 0; })};
   train::TrainResult tr;
   if (train::RunDir(dir).has("config.json")) {
     tr = train::resume(dir, std::nullopt, hooks);

@@ -34,6 +34,7 @@
 #include "fastslow/features/layout_context.h"
 #include "fastslow/io/npz_writer.h"
 #include "models/layout_attn.h"
+#include "models/registry.h"
 #include "models/model.h"
 #include "models/graph_tensors.h"
 #include "train/flat_adamw.h"

@@ -66,13 +66,15 @@ count_junit() {  # NAME JUNIT_XML CTEST_LOG
     [ "$fails" = 0 ] || { grep -E '\*\*\*Failed|Failed  ' "$3"; problems+=("$1: $fails failed (see $3)"); }
   fi
   # Skipped cases say why (a GPU, a Python reference): counted as passed by
-  # JUnit, listed here so a skip is never silent.
+  # JUnit, listed here with the reason their output gives, so a skip is
+  # never silent.
   local skipped
   skipped=$(grep -c '<skipped' "$2" 2>/dev/null || true)
   if [ "${skipped:-0}" != 0 ]; then
     echo "$1: $skipped skipped:"
-    grep -oE 'testcase name="[^"]*"[^>]*status="(notrun|skipped)"' "$2" 2>/dev/null | head -20 | sed 's/^/  /'
-    grep -h -A2 '<skipped' "$2" 2>/dev/null | grep -oE 'message="[^"]*"' | sort | uniq -c | head -10 | sed 's/^/  /'
+    awk '/<testcase name=/ { match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7); skip = 0 }
+         /<skipped/ { skip = 1 }
+         skip && /: Skipped$/ { getline why; printf "  %s: %s\n", name, why; skip = 0 }' "$2" | head -20
     skipped_total=$((skipped_total + skipped))
   fi
 }

@@ -56,7 +56,7 @@ EMSCRIPTEN_KEEPALIVE char* fastslow_rank_finish(RankSession* session, const doub
         fastslow::rank_configs(s.graph.groups, s.groups, fastslow::wasm::doubles(scores, count));
     nlohmann::json j = {{"ranking", ranking}, {"group_of", s.graph.groups.group_of}, {"metrics", nullptr}};
     if (s.graph.has_runtime()) {
-      j["metrics"] = fastslow::metrics_json(fastslow::evaluate_ranking(ranking, s.graph.runtime));
+      j["metrics"] = fastslow::metrics_json(fastslow::evaluate_ranking(ranking, s.graph.runtime, s.graph.groups));
       j["runtime"] = s.graph.runtime;
     }
     return j.dump();

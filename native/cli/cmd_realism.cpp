@@ -10,7 +10,7 @@
 #include "fastslow/data/collection.h"
 #include "fastslow/error.h"
 #include "fastslow/graph/graph.h"
-#include "fastslow/data/realism.h"
+#include "fastslow/analysis/realism.h"
 #include "progress.h"
 
 namespace fastslow::cli {

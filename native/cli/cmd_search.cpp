@@ -12,8 +12,8 @@
 #include "fastslow/io/read_file.h"
 #include "fastslow/io/write_file.h"
 #include "progress.h"
-#include "search/figure.h"
-#include "search/report.h"
+#include "fastslow/search/figure.h"
+#include "fastslow/search/report.h"
 #include "search/search_config.h"
 #include "search/study.h"
 #include "search/train_trials.h"
@@ -22,6 +22,34 @@ namespace fs = std::filesystem;
 
 namespace fastslow::cli {
 namespace {
+
+// What the terminal shows of a trial's training: messages, the cache, and
+// (one trial at a time on a terminal) each checkpoint's steps as a bar.
+class TrialProgress : public train::Callback {
+ public:
+  explicit TrialProgress(bool bars) : bars_(bars), cache_(cache_progress()) {}
+  void on_message(const std::string& s) override { std::fprintf(stderr, "%s\n", s.c_str()); }
+  void on_prepare(size_t done, size_t total, const std::string& file) override { cache_(done, total, file); }
+  void on_epoch_begin(int64_t epoch, int64_t epochs, int64_t steps) override {
+    if (bars_)
+      bar_ = std::make_shared<ProgressBar>("  checkpoint " + std::to_string(epoch + 1) + "/" + std::to_string(epochs),
+                                           static_cast<size_t>(steps), "steps");
+  }
+  train::Verdict on_step(const train::StepInfo& s) override {
+    if (bar_) bar_->update(static_cast<size_t>(s.step + 1));
+    return std::nullopt;
+  }
+  train::Verdict on_validation(const train::ValidationInfo&) override {
+    if (bar_) bar_->finish();
+    bar_.reset();
+    return std::nullopt;
+  }
+
+ private:
+  bool bars_;
+  std::function<void(size_t, size_t, const std::string&)> cache_;
+  std::shared_ptr<ProgressBar> bar_;
+};
 
 std::string read_text(const std::string& path) { return read_whole_file(path, "cannot be read"); }
 
@@ -99,26 +127,10 @@ Command add_search_command(CLI::App& app) {
 
             const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
             const int threads = o->threads > 0 ? o->threads : o->parallel > 1 ? std::max(1, static_cast<int>(cores) / o->parallel) : 0;
-            train::TrainHooks hooks;
-            hooks.message = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
-            hooks.prepare = cache_progress();
             // One trial at a time on a terminal: its steps as a bar. Otherwise
             // (several at once, or a log) each trial's start and end only.
-            std::shared_ptr<ProgressBar> bar;
-            if (o->parallel == 1 && isatty(2)) {
-              hooks.epoch_begin = [&bar](int64_t epoch, int64_t epochs, int64_t steps) {
-                bar = std::make_shared<ProgressBar>("  checkpoint " + std::to_string(epoch + 1) + "/" + std::to_string(epochs),
-                                                    static_cast<size_t>(steps), "steps");
-              };
-              hooks.step = [&bar](const train::StepInfo& s) {
-                if (bar) bar->update(static_cast<size_t>(s.step + 1));
-              };
-              hooks.epoch_end = [&bar](const nlohmann::json&) {
-                if (bar) bar->finish();
-                bar.reset();
-              };
-            }
-            search::TrainTrialRunner runner(config, threads, o->parallel == 1, hooks);
+            auto progress = std::make_shared<TrialProgress>(o->parallel == 1 && isatty(2));
+            search::TrainTrialRunner runner(config, threads, o->parallel == 1, {progress});
             runner.check_space();
             auto sampler = search::make_sampler(config.sampler, config.space, config.objectives);
             auto pruner = search::make_pruner(config.pruner);

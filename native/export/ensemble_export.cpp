@@ -7,6 +7,7 @@
 #include "export/export_onnx.h"
 #include "export/model_card_json.h"
 #include "fastslow/error.h"
+#include "train/run_files.h"
 #include "train/run_dir.h"
 
 namespace fastslow::exporter {
@@ -44,7 +45,7 @@ std::string preparation_difference(const train::LoadedRun& first, const train::L
            (pa.empty() ? std::string("none (a collection run)") : pa);
   if (first.model_options.opcode_vocab != r.model_options.opcode_vocab)
     return differs("opcode vocabulary", first.model_options.opcode_vocab, r.model_options.opcode_vocab);
-  if (train::RunDir(a.out).read_json("stats.json") != train::RunDir(b.out).read_json("stats.json"))
+  if (train::read_stats(train::RunDir(a.out)).to_json() != train::read_stats(train::RunDir(b.out)).to_json())
     return "normalisation statistics (stats.json) differ";
   return "";
 }

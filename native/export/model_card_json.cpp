@@ -5,11 +5,12 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "export/export_onnx.h"
 #include "models/ensemble_model.h"
+#include "models/registry.h"
+#include "train/run_files.h"
 #include "fastslow/data/collection.h"
 #include "train/data_sources.h"
 #include "fastslow/error.h"
@@ -56,19 +57,9 @@ namespace {
 
 // Epochs trained and the last epoch's line, from log.jsonl.
 nlohmann::json training_log(const train::RunDir& run) {
-  nlohmann::json out = {{"epochs_trained", 0}};
-  std::ifstream in(run.file("log.jsonl"));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    try {
-      const nlohmann::json j = nlohmann::json::parse(line);
-      out["epochs_trained"] = out["epochs_trained"].get<int64_t>() + 1;
-      out["last_epoch"] = j;
-    } catch (const std::exception&) {
-      throw Error(run.file("log.jsonl"), "", "malformed line: " + line.substr(0, 80));
-    }
-  }
+  const std::vector<nlohmann::json> lines = train::read_log(run);
+  nlohmann::json out = {{"epochs_trained", static_cast<int64_t>(lines.size())}};
+  if (!lines.empty()) out["last_epoch"] = lines.back();
   return out;
 }
 
@@ -139,8 +130,8 @@ nlohmann::json model_card_json(const train::LoadedRun& run, const std::string& r
                              {"seed", o.seed}};
   training.update(training_log(dir));
   j["training"] = training;
-  if (dir.has("metrics.json")) {
-    const nlohmann::json metrics = dir.read_json("metrics.json");
+  if (const std::optional<nlohmann::json> found = train::read_metrics(dir)) {
+    const nlohmann::json& metrics = *found;
     j["validation"] = {{"split", metrics.value("split", "valid")},
                        {"score", metrics.value("score", nlohmann::json(nullptr))},
                        {"mean", metrics.value("mean", nlohmann::json(nullptr))},
@@ -148,7 +139,7 @@ nlohmann::json model_card_json(const train::LoadedRun& run, const std::string& r
   } else {
     j["validation"] = nullptr;
   }
-  j["training_data"] = dir.has("profile.json") ? dir.read_json("profile.json") : nlohmann::json(nullptr);
+  j["training_data"] = train::read_profile(dir).value_or(nlohmann::json(nullptr));
   j["created"] = utc_now();
   j["fastslow_version"] = FASTSLOW_VERSION;
   j["git_revision"] = git_revision();

@@ -84,7 +84,7 @@ FileRanking score(const ExportedModel& model, const std::shared_ptr<PreparedRank
   r.group_scores.assign(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
   r.graph = prepared->graph;
   r.ranking = rank_configs(r.graph.groups, prepared->groups, r.group_scores);
-  if (r.graph.has_runtime()) r.metrics = evaluate_ranking(r.ranking, r.graph.runtime);
+  if (r.graph.has_runtime()) r.metrics = evaluate_ranking(r.ranking, r.graph.runtime, r.graph.groups);
   r.metrics.configs = static_cast<int64_t>(r.ranking.size());
   return r;
 }

@@ -40,7 +40,7 @@ class ConfigAttentionImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ConfigAttention);
 
-class LayoutAttnImpl : public RankModelImpl {
+class LayoutAttnImpl : public RankModelImpl, public SegmentableModel {
  public:
   explicit LayoutAttnImpl(const ModelOptions& options);
   // Picks forward_split where it saves work, else forward_dense (same
@@ -51,17 +51,10 @@ class LayoutAttnImpl : public RankModelImpl {
   // Only the nodes within l hops of a configurable node get per-config rows
   // after block l; all others are computed once for the batch.
   torch::Tensor forward_split(const GraphTensors& g, const torch::Tensor& config_feat);
-  // forward_dense in its two halves (graph segment training).
-  bool has_node_states() const override { return true; }
-  torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat) override;
-  torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat) override;
-  // The two mean pools' sums over the segment's nodes and over its
-  // configurable nodes [B, 2H].
-  bool has_segment_summaries() const override { return true; }
-  torch::Tensor segment_summary(const GraphTensors& segment, const torch::Tensor& states,
-                                const torch::Tensor& config_feat) override;
-  torch::Tensor summary_readout(const GraphTensors& g, const torch::Tensor& summaries, const torch::Tensor& weights,
-                                const torch::Tensor& config_feat) override;
+  // Graph segment training (segmentable.h): forward_dense in its two
+  // halves; a segment's share is the two mean pools' sums over its nodes
+  // and over its configurable nodes [B, 2H].
+  FASTSLOW_SEGMENTABLE_OVERRIDES
 
   NodeEncoder encoder{nullptr};
   LayoutValueEmbedding values{nullptr};

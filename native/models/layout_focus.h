@@ -47,7 +47,7 @@ TORCH_MODULE(ResMlpBlock);
 // over the published 18 layout values per node.
 bool uses_layout_context(const ModelOptions& o);
 
-class LayoutFocusImpl : public RankModelImpl {
+class LayoutFocusImpl : public RankModelImpl, public SegmentableModel {
  public:
   static constexpr int64_t kNodeBlocks = 2;
   // Log-costs per node: its output's, input's and kernel's relayouts and
@@ -64,19 +64,12 @@ class LayoutFocusImpl : public RankModelImpl {
   torch::Tensor score_configs(const GraphTensors& g, const torch::Tensor& node, const torch::Tensor& config_feat);
   // Stage 2 before its log-sum-exp: [B, nc * kCostTerms] cost terms.
   torch::Tensor cost_terms(const GraphTensors& g, const torch::Tensor& node, const torch::Tensor& config_feat);
-  // Graph segment training: stage 1's per-node states [n, H] (config-free,
-  // before the configurable nodes are picked out); the readout picks them
-  // and runs stage 2.
-  bool has_node_states() const override { return true; }
-  torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat) override;
-  torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat) override;
-  // The log-sum-exp over the segment's configurable nodes' cost terms
-  // [B, 1] (-inf for a segment without any): shares add up as exp().
-  bool has_segment_summaries() const override { return true; }
-  torch::Tensor segment_summary(const GraphTensors& segment, const torch::Tensor& states,
-                                const torch::Tensor& config_feat) override;
-  torch::Tensor summary_readout(const GraphTensors& g, const torch::Tensor& summaries, const torch::Tensor& weights,
-                                const torch::Tensor& config_feat) override;
+  // Graph segment training (segmentable.h): stage 1's per-node states
+  // [n, H] (config-free, before the configurable nodes are picked out); the
+  // readout picks them and runs stage 2. A segment's share is the
+  // log-sum-exp over its configurable nodes' cost terms [B, 1] (-inf for a
+  // segment without any): shares add up as exp().
+  FASTSLOW_SEGMENTABLE_OVERRIDES
 
   NodeEncoder encoder{nullptr};
   std::vector<ResSageBlock> blocks;

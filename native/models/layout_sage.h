@@ -9,19 +9,13 @@
 
 namespace fastslow::models {
 
-class LayoutSageImpl : public RankModelImpl {
+class LayoutSageImpl : public RankModelImpl, public SegmentableModel {
  public:
   explicit LayoutSageImpl(const ModelOptions& options);
   torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) override;
-  bool has_node_states() const override { return true; }
-  torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat) override;
-  torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat) override;
-  // The mean pool's sum over the segment's nodes [B, H].
-  bool has_segment_summaries() const override { return true; }
-  torch::Tensor segment_summary(const GraphTensors& segment, const torch::Tensor& states,
-                                const torch::Tensor& config_feat) override;
-  torch::Tensor summary_readout(const GraphTensors& g, const torch::Tensor& summaries, const torch::Tensor& weights,
-                                const torch::Tensor& config_feat) override;
+  // Graph segment training (segmentable.h): a segment's share is the mean
+  // pool's sum over its nodes [B, H].
+  FASTSLOW_SEGMENTABLE_OVERRIDES
 
   NodeEncoder encoder{nullptr};
   torch::nn::Linear config_in{nullptr};

@@ -1,7 +1,7 @@
 // What every ranking model offers the trainer: scores for a batch of configs
 // of one graph, lower = predicted faster. Concrete models are XxxImpl +
-// TORCH_MODULE(Xxx), one file each, listed in registry.h; make_model builds
-// one by name.
+// TORCH_MODULE(Xxx), one file each, listed in registry.h, which builds one
+// by name (make_model).
 #pragma once
 
 #include <torch/torch.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/graph_tensors.h"
+#include "models/segmentable.h"
 
 namespace fastslow::models {
 
@@ -38,35 +39,11 @@ class RankModelImpl : public torch::nn::Module {
   // a model keeps some fixed.
   virtual std::vector<torch::Tensor> trained_parameters() { return parameters(); }
 
-  // Graph segment training (train/segment_step.h) splits a layout model in
-  // two: per-node states after the graph layers (nodes on dim 0: [n, B, H],
-  // or [n, H] for a model whose graph stage is config-free), and the
-  // readout of those states to scores [B];
-  // forward(g, c) == readout(g, node_states(g, c), c).
-  // Models without that split say so and throw.
-  virtual bool has_node_states() const { return false; }
-  virtual torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat);
-  virtual torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat);
-
-  // GST's table of stale segment outputs (train/segment_history.h) needs a
-  // readout that adds up what each segment holds. segment_summary: one
-  // segment's share [B, P] from its subgraph, its node states and its
-  // configurable nodes' columns of config_feat. summary_readout: scores [B]
-  // of the whole graph g from the shares of its segments [S, B, P], share
-  // (s, b) counted weights[s, b] times. When the segments cut g's nodes,
-  // summary_readout(g, their shares, ones, c) == readout(g, states, c).
-  virtual bool has_segment_summaries() const { return false; }
-  virtual torch::Tensor segment_summary(const GraphTensors& segment, const torch::Tensor& states,
-                                        const torch::Tensor& config_feat);
-  virtual torch::Tensor summary_readout(const GraphTensors& g, const torch::Tensor& summaries,
-                                        const torch::Tensor& weights, const torch::Tensor& config_feat);
+  // The model's view for graph segment training (segmentable.h), or null
+  // when it cannot be trained by segments.
+  virtual SegmentableModel* segmentable() { return nullptr; }
 };
 using RankModel = std::shared_ptr<RankModelImpl>;
-
-// Throws fastslow::Error on an unknown kind/name/join or bad sizes, listing
-// the valid names. wide_nodes > 0 wraps the named model in a per-program
-// model (program_model.h).
-RankModel make_model(const ModelOptions& options);
 
 // Keeps freed CPU memory in the process (glibc: no mmap for big blocks, no
 // trimming) so a training loop reuses its tensors' pages instead of asking

@@ -15,26 +15,26 @@
 
 namespace fastslow::models {
 
-class ProgramModelImpl : public RankModelImpl {
+class ProgramModelImpl : public RankModelImpl, public SegmentableModel {
  public:
   ProgramModelImpl(const ModelOptions& options, RankModel deep);
   torch::Tensor forward(const GraphTensors& g, const torch::Tensor& config_feat) override;
-  // The deep model's states; the readout adds the wide table.
-  bool has_node_states() const override { return deep->has_node_states(); }
+  // Trained by segments when its deep model is: the deep model's states and
+  // shares, the readouts adding the wide table.
+  SegmentableModel* segmentable() override { return deep->segmentable() ? this : nullptr; }
   torch::Tensor node_states(const GraphTensors& g, const torch::Tensor& config_feat) override {
-    return deep->node_states(g, config_feat);
+    return deep->segmentable()->node_states(g, config_feat);
   }
   torch::Tensor readout(const GraphTensors& g, const torch::Tensor& states, const torch::Tensor& config_feat) override {
-    return wide(config_feat) + scale * gate * deep->readout(g, states, config_feat);
+    return wide(config_feat) + scale * gate * deep->segmentable()->readout(g, states, config_feat);
   }
-  bool has_segment_summaries() const override { return deep->has_segment_summaries(); }
   torch::Tensor segment_summary(const GraphTensors& segment, const torch::Tensor& states,
                                 const torch::Tensor& config_feat) override {
-    return deep->segment_summary(segment, states, config_feat);
+    return deep->segmentable()->segment_summary(segment, states, config_feat);
   }
   torch::Tensor summary_readout(const GraphTensors& g, const torch::Tensor& summaries, const torch::Tensor& weights,
                                 const torch::Tensor& config_feat) override {
-    return wide(config_feat) + scale * gate * deep->summary_readout(g, summaries, weights, config_feat);
+    return wide(config_feat) + scale * gate * deep->segmentable()->summary_readout(g, summaries, weights, config_feat);
   }
   // What training updates: the deep model and the gate, not the table.
   std::vector<torch::Tensor> trained_parameters() override;

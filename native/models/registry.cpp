@@ -7,6 +7,7 @@
 #include "models/layout_attn.h"
 #include "models/layout_focus.h"
 #include "models/layout_sage.h"
+#include "models/program_model.h"
 #include "models/tile_gcn.h"
 #include "models/tile_mlp.h"
 #include "models/tile_sage.h"
@@ -79,6 +80,27 @@ std::string model_defaults_help(std::string (*value)(const ModelEntry&)) {
   std::string s;
   for (const auto& [v, names] : groups) s += (s.empty() ? "" : "; ") + v + " (" + names + ")";
   return s;
+}
+
+RankModel make_model(const ModelOptions& o) {
+  const ModelEntry& entry = model_entry(o.kind, o.name);
+  const std::string what = o.kind + " model '" + o.name + "'";
+  if (o.join != "early" && o.join != "late")
+    throw Error("unknown join '" + o.join + "' for " + what + " (valid: early, late)");
+  if (o.hidden < 1) throw Error(what + ": hidden must be >= 1, got " + std::to_string(o.hidden));
+  if (o.layers < 0) throw Error(what + ": layers must be >= 0, got " + std::to_string(o.layers));
+  if (o.node_feat_width < 0 || o.config_feat_width < 0)
+    throw Error(what + ": feature widths must be >= 0, got " + std::to_string(o.node_feat_width) + " and " +
+                std::to_string(o.config_feat_width));
+  if (o.opcode_vocab < 1) throw Error(what + ": opcode vocabulary must be >= 1");
+  if (o.wide_nodes < 0) throw Error(what + ": wide_nodes must be >= 0");
+  if (o.wide_nodes > 0) {
+    if (o.kind != "layout") throw Error(what + ": a wide table is for layout graphs");
+    ModelOptions deep = o;
+    deep.wide_nodes = 0;
+    return ProgramModel(o, make_model(deep)).ptr();
+  }
+  return entry.make(o);
 }
 
 }  // namespace fastslow::models

@@ -53,6 +53,11 @@ struct ModelEntry {
 // In table order.
 const std::vector<ModelEntry>& model_registry();
 
+// Builds the model the options name. Throws fastslow::Error on an unknown
+// kind/name/join or bad sizes, listing the valid names. wide_nodes > 0 wraps
+// the named model in a per-program model (program_model.h).
+RankModel make_model(const ModelOptions& options);
+
 // Throws fastslow::Error on an unknown kind or name, listing the valid names.
 const ModelEntry& model_entry(const std::string& kind, const std::string& name);
 std::vector<std::string> model_names(const std::string& kind);

@@ -52,9 +52,9 @@ class GridSampler : public SearchSampler {
 
 }  // namespace
 
-std::unique_ptr<SearchSampler> make_grid_sampler(const Space& space, uint64_t seed, int points) {
-  if (points < 1) throw Error("search: grid_points must be at least 1, got " + std::to_string(points));
-  return std::make_unique<GridSampler>(space, seed, points);
+std::unique_ptr<SearchSampler> make_grid_sampler(const Space& space, uint64_t seed, const GridSettings& s) {
+  if (s.points < 1) throw Error("search: grid_points must be at least 1, got " + std::to_string(s.points));
+  return std::make_unique<GridSampler>(space, seed, s.points);
 }
 
 }  // namespace fastslow::search

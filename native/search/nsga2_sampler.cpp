@@ -53,8 +53,8 @@ struct Recorder {
 
 class Nsga2Sampler : public SearchSampler {
  public:
-  Nsga2Sampler(Space space, std::vector<Objective> objectives, SamplerSettings s)
-      : space_(std::move(space)), objectives_(std::move(objectives)), s_(std::move(s)) {
+  Nsga2Sampler(Space space, std::vector<Objective> objectives, uint64_t seed, Nsga2Settings s)
+      : space_(std::move(space)), objectives_(std::move(objectives)), seed_(seed), s_(std::move(s)) {
     for (size_t i = 0; i < space_.params.size(); ++i)
       (space_.params[i].kind == ParamKind::Float ? floats_ : ints_).push_back(i);
     rec_.nobj = objectives_.size();
@@ -74,7 +74,7 @@ class Nsga2Sampler : public SearchSampler {
   std::optional<nlohmann::json> ask(int64_t number, const std::vector<Trial>& finished) override {
     const int64_t P = s_.population, gen = number / P, member = number % P;
     if (gen == 0) {
-      std::mt19937_64 rng(trial_seed(s_.seed, number));
+      std::mt19937_64 rng(trial_seed(seed_, number));
       std::uniform_real_distribution<double> unit(0.0, 1.0);
       std::vector<double> u(space_.params.size());
       for (double& x : u) x = unit(rng);
@@ -118,7 +118,7 @@ class Nsga2Sampler : public SearchSampler {
       }
     } catch (const std::exception&) {
       x.clear();
-      std::mt19937_64 rng(trial_seed(s_.seed, number, 7));
+      std::mt19937_64 rng(trial_seed(seed_, number, 7));
       std::uniform_real_distribution<double> unit(0.0, 1.0);
       for (size_t k = 0; k < rec_.lower.size(); ++k) {
         const double v = rec_.lower[k] + unit(rng) * (rec_.upper[k] - rec_.lower[k]);
@@ -150,7 +150,7 @@ class Nsga2Sampler : public SearchSampler {
     Recorder rec = rec_;
     rec.asked = std::make_shared<std::vector<pagmo::vector_double>>();
     pagmo::problem prob(rec);
-    const unsigned seed = static_cast<unsigned>(trial_seed(s_.seed, gen, 11));
+    const unsigned seed = static_cast<unsigned>(trial_seed(seed_, gen, 11));
     pagmo::population pop(prob, 0u, seed);
     for (const Member& m : parents) pop.push_back(m.x, m.f);
     const double mutation = s_.mutation > 0 ? s_.mutation : 1.0 / static_cast<double>(space_.params.size());
@@ -180,7 +180,8 @@ class Nsga2Sampler : public SearchSampler {
 
   Space space_;
   std::vector<Objective> objectives_;
-  SamplerSettings s_;
+  uint64_t seed_;
+  Nsga2Settings s_;
   std::vector<size_t> floats_, ints_;
   Recorder rec_;
 };
@@ -188,7 +189,7 @@ class Nsga2Sampler : public SearchSampler {
 }  // namespace
 
 std::unique_ptr<SearchSampler> make_nsga2_sampler(const Space& space, const std::vector<Objective>& objectives,
-                                                  const SamplerSettings& s) {
+                                                  uint64_t seed, const Nsga2Settings& s) {
   if (objectives.size() < 2)
     throw Error("search: nsga2 is for several objectives; with one, use tpe (or random, qmc, grid)");
   if (s.population < 8 || s.population % 4 != 0)
@@ -196,7 +197,7 @@ std::unique_ptr<SearchSampler> make_nsga2_sampler(const Space& space, const std:
                 std::to_string(s.population));
   if (!(s.crossover >= 0 && s.crossover < 1)) throw Error("search: crossover must be in [0, 1)");
   if (!(s.mutation >= 0 && s.mutation <= 1)) throw Error("search: mutation must be in [0, 1]");
-  return std::make_unique<Nsga2Sampler>(space, objectives, s);
+  return std::make_unique<Nsga2Sampler>(space, objectives, seed, s);
 }
 
 }  // namespace fastslow::search

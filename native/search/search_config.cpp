@@ -10,6 +10,7 @@
 
 #include "fastslow/error.h"
 #include "fastslow/io/read_file.h"
+#include "train/option_table.h"
 
 namespace fastslow::search {
 namespace {
@@ -114,9 +115,7 @@ Param read_param(const Reader& r, const std::string& name, const toml::node& n) 
 }  // namespace
 
 const std::vector<std::string>& searchable_options() {
-  static const std::vector<std::string> names = {
-      "model", "join",  "loss",   "hidden", "layers",        "tile_features", "wide", "configs_per_graph",
-      "lr",    "weight_decay", "warmup", "clip", "patience", "eval_chunk", "khop", "seed"};
+  static const std::vector<std::string> names = train::searchable_option_keys();  // option_table.h
   return names;
 }
 
@@ -196,18 +195,24 @@ SearchConfig parse_search_config(const std::string& toml_text, const std::string
 
   // [search]
   if (const toml::table* s = r.table(root, "search", false)) {
-    r.only(*s, "search", {"sampler", "trials", "seed", "grid_points", "startup", "candidates", "prior_weight", "population",
-                          "crossover", "mutation", "pruner", "reference"});
+    // The study's own keys, then the named sampler's (search_sampler.h):
+    // a key of another sampler is refused, naming whose it is.
     c.sampler.name = r.text(*s, "search", "sampler", "tpe");
+    std::vector<std::string> keys = {"sampler", "trials", "seed", "pruner", "reference"};
+    const std::vector<std::string>& own = sampler_setting_keys(c.sampler.name);
+    for (const auto& [k, v] : *s) {
+      const std::string key(k.str());
+      if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+      if (std::find(own.begin(), own.end(), key) == own.end()) {
+        const std::string owner = sampler_owning(key);
+        throw r.error("search", owner.empty() ? "unknown key '" + key + "'"
+                                              : "'" + key + "' is a setting of sampler " + owner + ", not of " +
+                                                    c.sampler.name);
+      }
+      c.sampler.settings[key] = r.value(v, "search", key);
+    }
     c.trials = r.integer(*s, "search", "trials", 30, 1);
     c.sampler.seed = static_cast<uint64_t>(r.integer(*s, "search", "seed", 0, 0));
-    c.sampler.grid_points = static_cast<int>(r.integer(*s, "search", "grid_points", 5, 1));
-    c.sampler.startup = static_cast<int>(r.integer(*s, "search", "startup", 10, 0));
-    c.sampler.candidates = static_cast<int>(r.integer(*s, "search", "candidates", 24, 1));
-    c.sampler.prior_weight = r.number(*s, "search", "prior_weight", 1.0);
-    c.sampler.population = static_cast<int>(r.integer(*s, "search", "population", 8, 1));
-    c.sampler.crossover = r.number(*s, "search", "crossover", 0.9);
-    c.sampler.mutation = r.number(*s, "search", "mutation", 0.0);
     c.pruner.name = r.text(*s, "search", "pruner", c.objectives.size() == 1 ? "median" : "none");
     if (const toml::node* ref = s->get("reference")) {
       auto t = ref->as_table();
@@ -270,9 +275,7 @@ nlohmann::json SearchConfig::to_json() const {
   j["train"] = train;
   j["space"] = space.to_json();
   for (const auto& o : objectives) j["objectives"][o.name] = direction_name(o.direction);
-  j["sampler"] = {{"name", sampler.name},         {"seed", sampler.seed},         {"grid_points", sampler.grid_points},
-                  {"startup", sampler.startup},   {"candidates", sampler.candidates}, {"prior_weight", sampler.prior_weight},
-                  {"population", sampler.population}, {"crossover", sampler.crossover}, {"mutation", sampler.mutation}};
+  j["sampler"] = {{"name", sampler.name}, {"seed", sampler.seed}, {"settings", sampler.settings}};
   j["pruner"] = {{"name", pruner.name}, {"startup", pruner.startup}, {"warmup", pruner.warmup}, {"reduction", pruner.reduction}};
   j["trials"] = trials;
   j["budget"] = {{"steps", budget.steps ? nlohmann::json(*budget.steps) : nlohmann::json(nullptr)},

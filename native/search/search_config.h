@@ -47,7 +47,7 @@ struct SearchConfig {
   nlohmann::json train = nlohmann::json::object();  // [data] and [train] as TrainOptions JSON keys
   Space space;
   std::vector<Objective> objectives;  // score first, then latency, params, onnx_bytes as given
-  SamplerSettings sampler;
+  SamplerChoice sampler;
   PrunerSettings pruner;
   int64_t trials = 30;
   Budget budget;
@@ -65,6 +65,6 @@ SearchConfig read_search_config(const std::string& path);
 
 // The train option names a study may vary or fix (the model, the loss, the
 // optimiser, the pruning of graphs), with dashes accepted for underscores.
-const std::vector<std::string>& searchable_options();
+const std::vector<std::string>& searchable_options();  // train/option_table.h's searchable keys
 
 }  // namespace fastslow::search

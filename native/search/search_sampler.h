@@ -17,17 +17,43 @@
 
 namespace fastslow::search {
 
-struct SamplerSettings {
-  std::string name = "tpe";  // grid | random | qmc | tpe | nsga2
-  uint64_t seed = 0;
-  int grid_points = 5;     // grid: values per int or float range
-  int startup = 10;        // tpe: random trials first
-  int candidates = 24;     // tpe: draws from l(x), the best l(x)/g(x) kept
-  double prior_weight = 1.0;  // tpe
-  int population = 8;      // nsga2: trials per generation (>= 8, a multiple of 4)
-  double crossover = 0.9;  // nsga2: crossover probability
-  double mutation = 0.0;   // nsga2: per-gene mutation probability; 0 = 1 / parameters
+// Each sampler owns its settings, as Optuna's samplers take their own
+// arguments: read from a study file's [search] table by the sampler named
+// there (a key of another sampler is refused), checked by its own reader,
+// written back to study.json.
+struct GridSettings {
+  int points = 5;  // values per int or float range
+  static GridSettings from_json(const nlohmann::json& j, const std::string& what);
+  nlohmann::json to_json() const;
 };
+struct TpeSettings {
+  int startup = 10;           // random trials first
+  int candidates = 24;        // draws from l(x), the best l(x)/g(x) kept
+  double prior_weight = 1.0;  // weight of the prior in the Parzen estimators
+  static TpeSettings from_json(const nlohmann::json& j, const std::string& what);
+  nlohmann::json to_json() const;
+};
+struct Nsga2Settings {
+  int population = 8;      // trials per generation (>= 8, a multiple of 4)
+  double crossover = 0.9;  // crossover probability
+  double mutation = 0.0;   // per-gene mutation probability; 0 = 1 / parameters
+  static Nsga2Settings from_json(const nlohmann::json& j, const std::string& what);
+  nlohmann::json to_json() const;
+};
+
+// A sampler as a study names it: grid | random | qmc | tpe | nsga2, its
+// seed, and its own settings (only its keys; missing ones take its defaults).
+struct SamplerChoice {
+  std::string name = "tpe";
+  uint64_t seed = 0;
+  nlohmann::json settings = nlohmann::json::object();
+};
+
+// The setting keys of the sampler `name` (random and qmc have none);
+// Error on an unknown name.
+const std::vector<std::string>& sampler_setting_keys(const std::string& name);
+// The sampler whose settings include `key`, or "" (for error messages).
+std::string sampler_owning(const std::string& key);
 
 class SearchSampler {
  public:
@@ -45,17 +71,17 @@ class SearchSampler {
 
 // Throws Error on an unknown name or settings the sampler cannot use
 // (nsga2 with one objective, a population that is not a multiple of 4).
-std::unique_ptr<SearchSampler> make_sampler(const SamplerSettings& s, const Space& space,
+std::unique_ptr<SearchSampler> make_sampler(const SamplerChoice& c, const Space& space,
                                             const std::vector<Objective>& objectives);
 
 // Each sampler alone (make_sampler picks one).
 std::unique_ptr<SearchSampler> make_random_sampler(const Space& space, uint64_t seed);
-std::unique_ptr<SearchSampler> make_grid_sampler(const Space& space, uint64_t seed, int points);
+std::unique_ptr<SearchSampler> make_grid_sampler(const Space& space, uint64_t seed, const GridSettings& s = {});
 std::unique_ptr<SearchSampler> make_qmc_sampler(const Space& space, uint64_t seed);
 std::unique_ptr<SearchSampler> make_tpe_sampler(const Space& space, const std::vector<Objective>& objectives,
-                                                const SamplerSettings& s);
+                                                uint64_t seed, const TpeSettings& s = {});
 std::unique_ptr<SearchSampler> make_nsga2_sampler(const Space& space, const std::vector<Objective>& objectives,
-                                                  const SamplerSettings& s);
+                                                  uint64_t seed, const Nsga2Settings& s = {});
 
 // A generator for trial `number` of a sampler seeded `seed`: draws that do
 // not depend on how many trials ran before in this process.

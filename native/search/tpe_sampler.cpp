@@ -127,11 +127,11 @@ std::vector<double> categorical_probs(const std::vector<int>& obs, const std::ve
 
 class TpeSampler : public SearchSampler {
  public:
-  TpeSampler(Space space, std::vector<Objective> objectives, SamplerSettings s)
-      : space_(std::move(space)), objectives_(std::move(objectives)), s_(std::move(s)) {}
+  TpeSampler(Space space, std::vector<Objective> objectives, uint64_t seed, TpeSettings s)
+      : space_(std::move(space)), objectives_(std::move(objectives)), seed_(seed), s_(std::move(s)) {}
 
   std::optional<nlohmann::json> ask(int64_t number, const std::vector<Trial>& finished) override {
-    std::mt19937_64 rng(trial_seed(s_.seed, number));
+    std::mt19937_64 rng(trial_seed(seed_, number));
     std::vector<const Trial*> ranked = rank(finished);
     if (static_cast<int>(ranked.size()) < s_.startup) {
       std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -259,18 +259,19 @@ class TpeSampler : public SearchSampler {
 
   Space space_;
   std::vector<Objective> objectives_;
-  SamplerSettings s_;
+  uint64_t seed_;
+  TpeSettings s_;
 };
 
 }  // namespace
 
 std::unique_ptr<SearchSampler> make_tpe_sampler(const Space& space, const std::vector<Objective>& objectives,
-                                                const SamplerSettings& s) {
+                                                uint64_t seed, const TpeSettings& s) {
   if (objectives.empty()) throw Error("search: tpe needs at least one objective");
   if (s.candidates < 1) throw Error("search: candidates must be at least 1, got " + std::to_string(s.candidates));
   if (s.startup < 0) throw Error("search: startup must be >= 0, got " + std::to_string(s.startup));
   if (!(s.prior_weight > 0)) throw Error("search: prior_weight must be > 0");
-  return std::make_unique<TpeSampler>(space, objectives, s);
+  return std::make_unique<TpeSampler>(space, objectives, seed, s);
 }
 
 }  // namespace fastslow::search

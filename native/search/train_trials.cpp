@@ -7,6 +7,7 @@
 #include "search/model_costs.h"
 #include "train/loaded_run.h"
 #include "train/process.h"
+#include "train/run_files.h"
 #include "train/trainer.h"
 
 namespace fs = std::filesystem;
@@ -40,8 +41,8 @@ std::string data_key(const train::TrainOptions& o) {
 
 }  // namespace
 
-TrainTrialRunner::TrainTrialRunner(SearchConfig config, int threads, bool measure_alone, train::TrainHooks hooks)
-    : config_(std::move(config)), threads_(threads), measure_alone_(measure_alone), hooks_(std::move(hooks)) {}
+TrainTrialRunner::TrainTrialRunner(SearchConfig config, int threads, bool measure_alone, train::Callbacks callbacks)
+    : config_(std::move(config)), threads_(threads), measure_alone_(measure_alone), callbacks_(std::move(callbacks)) {}
 
 train::TrainOptions TrainTrialRunner::trial_options(const nlohmann::json& params, const std::string& dir) const {
   nlohmann::json j = config_.train;
@@ -91,7 +92,8 @@ std::shared_ptr<const train::PreparedData> TrainTrialRunner::data_for(const trai
   // collection's graphs are large.
   data_.clear();
   auto d = std::make_shared<const train::PreparedData>(
-      train::prepare(train::data_spec(o), train::pick_device(o.device), std::nullopt, hooks_.prepare, hooks_.message));
+      train::prepare(train::data_spec(o), train::pick_device(o.device), std::nullopt,
+                     train::preparation_progress(callbacks_), train::messages(callbacks_)));
   data_[key] = d;
   return d;
 }
@@ -122,9 +124,7 @@ TrialOutcome TrainTrialRunner::run(TrialContext& t) {
   train::TrainOptions o;
   const train::RunDir run(t.dir);
   if (t.resumed && run.has("config.json")) {
-    o = train::TrainOptions::from_json(run.read_json("config.json"), run.file("config.json"));
-    o.out = t.dir;
-    o.require_resolved(run.file("config.json"));
+    o = train::read_config(run);
   } else {
     std::error_code ec;
     fs::remove_all(t.dir, ec);  // a trial cut before its run began
@@ -133,10 +133,10 @@ TrialOutcome TrainTrialRunner::run(TrialContext& t) {
   }
   auto data = data_for(o);
   train::write_run_header(run, o, *data);
-  train::TrainHooks hooks = hooks_;
-  hooks.stop = t.stop;
-  const train::TrainResult r =
-      train::run_prepared(o, data, std::make_shared<train::GradientSync>(), hooks, {std::make_shared<Checkpoints>(t)});
+  train::Callbacks callbacks = callbacks_;
+  callbacks.push_back(std::make_shared<train::StopWhen>(t.stop));
+  callbacks.push_back(std::make_shared<Checkpoints>(t));
+  const train::TrainResult r = train::run_prepared(o, data, std::make_shared<train::GradientSync>(), callbacks);
   TrialOutcome out;
   switch (r.reason) {
     case train::StopReason::Interrupted: out.interrupted = true; return out;

@@ -23,7 +23,7 @@ class TrainTrialRunner : public TrialRunner {
  public:
   // `threads`: LibTorch threads per trial (0 = its default); `measure_alone`:
   // trials run one at a time, so latency may switch to latency.threads.
-  TrainTrialRunner(SearchConfig config, int threads, bool measure_alone, train::TrainHooks hooks = {});
+  TrainTrialRunner(SearchConfig config, int threads, bool measure_alone, train::Callbacks callbacks = {});
 
   // The options of a trial with these parameters, resolved (Error naming
   // the parameter when a value makes no sense).
@@ -42,7 +42,7 @@ class TrainTrialRunner : public TrialRunner {
   SearchConfig config_;
   int threads_;
   bool measure_alone_;
-  train::TrainHooks hooks_;
+  train::Callbacks callbacks_;
   std::mutex mu_;  // the data cache; latency measured one trial at a time
   std::mutex measure_mu_;
   std::map<std::string, std::shared_ptr<const train::PreparedData>> data_;

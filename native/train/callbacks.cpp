@@ -18,32 +18,18 @@ Verdict EarlyStopping::judge(const TrainState& s) const {
   return std::nullopt;
 }
 
-Verdict HooksCallback::stop_asked() const {
-  if (h_.stop && h_.stop()) return StopReason::Interrupted;
-  return std::nullopt;
+void tell(const Callbacks& callbacks, const std::string& message) {
+  for (const auto& c : callbacks) c->on_message(message);
 }
 
-void HooksCallback::on_message(const std::string& s) {
-  if (h_.message) h_.message(s);
+std::function<void(size_t, size_t, const std::string&)> preparation_progress(const Callbacks& callbacks) {
+  return [callbacks](size_t done, size_t total, const std::string& file) {
+    for (const auto& c : callbacks) c->on_prepare(done, total, file);
+  };
 }
 
-void HooksCallback::on_epoch_begin(int64_t epoch, int64_t epochs, int64_t steps) {
-  if (h_.epoch_begin) h_.epoch_begin(epoch, epochs, steps);
-}
-
-Verdict HooksCallback::on_step(const StepInfo& s) {
-  if (h_.step) h_.step(s);
-  return stop_asked();
-}
-
-Verdict HooksCallback::on_validation_progress(size_t done, size_t total, const std::string& graph) {
-  if (h_.validate) h_.validate(done, total, graph);
-  return done == 0 ? std::nullopt : stop_asked();
-}
-
-Verdict HooksCallback::on_validation(const ValidationInfo& v) {
-  if (h_.epoch_end) h_.epoch_end(v.line);
-  return std::nullopt;
+std::function<void(const std::string&)> messages(const Callbacks& callbacks) {
+  return [callbacks](const std::string& m) { tell(callbacks, m); };
 }
 
 }  // namespace fastslow::train

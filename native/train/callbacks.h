@@ -1,16 +1,19 @@
 // What watches a training run from outside the loop: progress display,
-// Ctrl-C, early stopping, and (for search trials) pruning. Each callback
-// may stop the run after a step, between validation graphs or after a
-// validation, by naming a reason; the run then saves where it is and
-// returns that reason.
+// Ctrl-C, early stopping, and (for search trials) pruning; the one way to
+// watch a run (its preparation included). Each callback may stop the run
+// after a step, between validation graphs or after a validation, by naming
+// a reason; the run then saves where it is and returns that reason.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "fastslow/rank/metrics.h"
 #include "train/train_state.h"
 
 namespace fastslow::train {
@@ -35,8 +38,24 @@ struct StepInfo {
   double lr;
 };
 
+// An epoch's validation, typed (the log line holds the same).
+struct EpochResult {
+  int64_t epoch = 0;                 // -1: before any step (a per-program run's table alone)
+  std::optional<double> train_loss;  // none before any step
+  double score = 0;                  // what the run keeps the best of
+  bool best = false;                 // a new best, saved as best.pt
+  CollectionMetrics valid;           // mean metrics over the validated graphs
+  struct Collection {
+    std::string label;
+    double score;
+    int64_t graphs;
+  };
+  std::vector<Collection> collections;  // runs over several collections: each one's
+};
+
 struct ValidationInfo {
   int64_t epoch;            // -1: before any step (a per-program run's table)
+  const EpochResult& result;
   nlohmann::json line;      // the epoch's log.jsonl line
   double score;             // this validation's
   bool improved;            // a new best, saved as best.pt
@@ -52,6 +71,8 @@ class Callback {
   // for good (early stopping) stays stopped when resumed.
   virtual Verdict on_start(const TrainState&) { return std::nullopt; }
   virtual void on_message(const std::string&) {}
+  // Progress of the data's preparation (caching graphs): done, total, the file.
+  virtual void on_prepare(size_t /*done*/, size_t /*total*/, const std::string& /*file*/) {}
   virtual void on_epoch_begin(int64_t /*epoch*/, int64_t /*epochs*/, int64_t /*steps*/) {}
   virtual Verdict on_step(const StepInfo&) { return std::nullopt; }
   // done = 0 before the first graph (stopping is not asked then).
@@ -72,32 +93,27 @@ class EarlyStopping : public Callback {
   int64_t patience_;
 };
 
-// The terminal's (or a test's) view of a run as plain functions; any left
-// empty is skipped.
-struct TrainHooks {
-  std::function<bool()> stop;  // checked after every step and validation graph: true = save and return
-  std::function<void(const std::string&)> message;
-  std::function<void(int64_t epoch, int64_t epochs, int64_t steps)> epoch_begin;
-  std::function<void(const StepInfo&)> step;
-  std::function<void(const nlohmann::json& log_line)> epoch_end;
-  // Progress of long preparation (caching graphs): done, total, the file.
-  std::function<void(size_t, size_t, const std::string&)> prepare;
-  // Progress of each epoch's validation: graphs done (0 before the first), total, the last one.
-  std::function<void(size_t, size_t, const std::string&)> validate;
-};
+using Callbacks = std::vector<std::shared_ptr<Callback>>;
 
-class HooksCallback : public Callback {
+// Stops the run (Interrupted) after the step or validation graph where
+// `asked` returns true: Ctrl-C, a study's stop, a test's cut.
+class StopWhen : public Callback {
  public:
-  explicit HooksCallback(TrainHooks hooks) : h_(std::move(hooks)) {}
-  void on_message(const std::string& s) override;
-  void on_epoch_begin(int64_t epoch, int64_t epochs, int64_t steps) override;
-  Verdict on_step(const StepInfo& s) override;
-  Verdict on_validation_progress(size_t done, size_t total, const std::string& graph) override;
-  Verdict on_validation(const ValidationInfo& v) override;
+  explicit StopWhen(std::function<bool()> asked) : asked_(std::move(asked)) {}
+  Verdict on_step(const StepInfo&) override { return check(); }
+  Verdict on_validation_progress(size_t done, size_t, const std::string&) override {
+    return done == 0 ? std::nullopt : check();
+  }
 
  private:
-  Verdict stop_asked() const;
-  TrainHooks h_;
+  Verdict check() const { return asked_ && asked_() ? Verdict(StopReason::Interrupted) : std::nullopt; }
+  std::function<bool()> asked_;
 };
+
+// Every callback's on_message, and on_prepare as one function (what data
+// preparation reports to).
+void tell(const Callbacks& callbacks, const std::string& message);
+std::function<void(size_t, size_t, const std::string&)> preparation_progress(const Callbacks& callbacks);
+std::function<void(const std::string&)> messages(const Callbacks& callbacks);
 
 }  // namespace fastslow::train

@@ -11,8 +11,8 @@ namespace fastslow::train {
 
 nlohmann::json Normalizer::to_json() const {
   nlohmann::json j;
-  j["node"] = nlohmann::json::parse(node.to_json());
-  if (config.width() > 0) j["config"] = nlohmann::json::parse(config.to_json());
+  j["node"] = node.to_json();
+  if (config.width() > 0) j["config"] = config.to_json();
   if (tile_features) j["tile_features"] = true;
   return j;
 }
@@ -20,8 +20,8 @@ nlohmann::json Normalizer::to_json() const {
 Normalizer Normalizer::from_json(const nlohmann::json& j, const std::string& what) {
   if (!j.is_object() || !j.contains("node")) throw Error(what, "", "no node feature statistics");
   Normalizer n;
-  n.node = FeatureStats::from_json(j["node"].dump(), what);
-  if (j.contains("config")) n.config = FeatureStats::from_json(j["config"].dump(), what);
+  n.node = FeatureStats::from_json(j["node"], what);
+  if (j.contains("config")) n.config = FeatureStats::from_json(j["config"], what);
   n.tile_features = j.value("tile_features", false);
   return n;
 }

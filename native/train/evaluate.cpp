@@ -32,7 +32,7 @@ GraphResult graph_result(const GraphEntry& e, const std::vector<double>& scores)
   GraphResult r;
   r.graph = file_stem(e.cache.source);
   r.ranking = rank_configs(e.cache.groups, e.eval_groups, scores);
-  if (e.cache.has_runtime()) r.metrics = evaluate_ranking(r.ranking, e.cache.runtime);
+  if (e.cache.has_runtime()) r.metrics = evaluate_ranking(r.ranking, e.cache.runtime, e.cache.groups);
   r.metrics.configs = static_cast<int64_t>(r.ranking.size());
   return r;
 }

@@ -4,8 +4,10 @@
 #include "fastslow/error.h"
 #include "train/data_sources.h"
 #include "train/process.h"
+#include "train/run_files.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
+#include "models/registry.h"
 
 namespace fastslow::train {
 
@@ -23,18 +25,14 @@ models::ModelOptions model_options(const TrainOptions& o, const Normalizer& norm
 }
 
 TrainOptions load_run_options(const std::string& path) {
-  const RunDir run(path);
-  TrainOptions o = TrainOptions::from_json(run.read_json("config.json"), run.file("config.json"));
-  o.out = path;
-  o.require_resolved(run.file("config.json"));
-  return o;
+  return read_config(RunDir(path));
 }
 
 LoadedRun load_run(const std::string& path, const std::string& device) {
   const RunDir run(path);
   LoadedRun r;
   r.options = load_run_options(path);
-  r.norm = Normalizer::from_json(run.read_json("stats.json"), run.file("stats.json"));
+  r.norm = read_stats(run);
   r.device = pick_device(device);
   models::keep_freed_cpu_memory();
   if (r.options.config_feat_width <= 0) throw Error(run.file("config.json"), "", "no config_feat_width");

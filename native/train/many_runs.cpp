@@ -8,6 +8,7 @@
 
 #include "fastslow/error.h"
 #include "fastslow/rank/ensemble_combine.h"
+#include "train/run_files.h"
 #include "train/process.h"
 #include "train/run_dir.h"
 #include "train/train_state.h"
@@ -31,8 +32,8 @@ TrainOptions member_options(const TrainOptions& base, const std::string& mode, i
 }
 
 ManyResult run_members(const std::string& out, const std::string& mode, int count, std::optional<int> only,
-                       const TrainOptions& base, std::optional<int64_t> epochs, const TrainHooks& hooks,
-                       const MemberHook& member, const std::vector<std::shared_ptr<Callback>>& extra) {
+                       const TrainOptions& base, std::optional<int64_t> epochs, const Callbacks& callbacks,
+                       const MemberHook& member) {
   ManyResult r;
   // Seed members read identical data (one split, one normaliser): it is
   // prepared once and shared by those that start fresh.
@@ -43,7 +44,7 @@ ManyResult run_members(const std::string& out, const std::string& mode, int coun
     if (member) member(i, count, dir);
     TrainResult t;
     if (RunDir(dir).has("config.json")) {
-      t = resume(dir, epochs, hooks, extra);
+      t = resume(dir, epochs, callbacks);
     } else {
       TrainOptions m = resolve_options(member_options(base, mode, i, out));
       if (epochs) m.epochs = epochs;
@@ -51,13 +52,14 @@ ManyResult run_members(const std::string& out, const std::string& mode, int coun
         configure_process(m.threads);
         if (!shared)
           shared = std::make_shared<const PreparedData>(
-              prepare(data_spec(m), pick_device(m.device), std::nullopt, hooks.prepare, hooks.message));
+              prepare(data_spec(m), pick_device(m.device), std::nullopt, preparation_progress(callbacks),
+                      messages(callbacks)));
         const RunDir run(dir);
         run.create();
         write_run_header(run, m, *shared);
-        t = run_prepared(m, shared, std::make_shared<GradientSync>(), hooks, extra);
+        t = run_prepared(m, shared, std::make_shared<GradientSync>(), callbacks);
       } else {
-        t = train(m, hooks, extra);
+        t = train(m, callbacks);
       }
     }
     r.members.push_back(dir);
@@ -75,12 +77,11 @@ ManyResult run_members(const std::string& out, const std::string& mode, int coun
 // Whether a run has stopped for good: all its epochs, or early stopping.
 // A fold still training elsewhere (--fold) has a metrics.json already.
 bool finished(const RunDir& run) {
-  const std::optional<nlohmann::json> saved = run.saved_state();
+  const std::optional<nlohmann::json> saved = saved_state(run);
   if (!saved || !run.has("config.json")) return false;
   const TrainState st = TrainState::from_json(*saved, run.file("last.pt"));
-  const nlohmann::json c = run.read_json("config.json");
-  const int64_t epochs = c.value("epochs", int64_t{0}), patience = c["patience"].is_number() ? c["patience"].get<int64_t>() : 0;
-  return st.epoch >= epochs || (patience > 0 && st.bad_epochs >= patience);
+  const TrainOptions c = read_config(run);
+  return st.epoch >= *c.epochs || (*c.patience > 0 && st.bad_epochs >= *c.patience);
 }
 
 double metric_of(const nlohmann::json& g, const std::string& kind) {
@@ -105,8 +106,7 @@ std::string member_dir(const std::string& out, const std::string& mode, int inde
   return (std::filesystem::path(out) / ((mode == "folds" ? "fold-" : "seed-") + std::to_string(index))).string();
 }
 
-ManyResult train_many(TrainOptions o, const ManyRuns& plan, const TrainHooks& hooks, const MemberHook& member,
-                      const std::vector<std::shared_ptr<Callback>>& extra) {
+ManyResult train_many(TrainOptions o, const ManyRuns& plan, const Callbacks& callbacks, const MemberHook& member) {
   if (plan.mode != "folds" && plan.mode != "seeds") throw Error("train_many: mode must be folds or seeds");
   if (o.out.empty()) throw Error("--out: no run folder given");
   const RunDir run(o.out);
@@ -117,7 +117,7 @@ ManyResult train_many(TrainOptions o, const ManyRuns& plan, const TrainHooks& ho
       throw Error(run.file("runs.json"), "", "holds " + std::to_string(j.value("count", 0)) + " " +
                                                   j.value("mode", std::string("?")) + ", not " +
                                                   std::to_string(plan.count) + " " + plan.mode);
-    return resume_many(o.out, std::nullopt, plan.only, hooks, member, extra);
+    return resume_many(o.out, std::nullopt, plan.only, callbacks, member);
   }
   if (run.has("runs.json") || run.has("config.json"))
     throw Error(o.out, "", "already holds runs; continue them with --resume or choose another --out");
@@ -129,6 +129,7 @@ ManyResult train_many(TrainOptions o, const ManyRuns& plan, const TrainHooks& ho
     o.fold = 0;
   }
   o.cache = o.cache_dir();  // the members share OUT's cache, not one each
+  make_inputs_absolute(o);
   // Every member's options are checked before the first trains.
   for (int i = 0; i < plan.count; ++i) {
     const TrainOptions m = resolve_options(member_options(o, plan.mode, i, o.out));
@@ -136,12 +137,11 @@ ManyResult train_many(TrainOptions o, const ManyRuns& plan, const TrainHooks& ho
   }
   run.create();
   run.write_json("runs.json", {{"format", kFormat}, {"mode", plan.mode}, {"count", plan.count}, {"options", o.to_json()}});
-  return run_members(o.out, plan.mode, plan.count, plan.only, o, std::nullopt, hooks, member, extra);
+  return run_members(o.out, plan.mode, plan.count, plan.only, o, std::nullopt, callbacks, member);
 }
 
 ManyResult resume_many(const std::string& out, std::optional<int64_t> epochs, std::optional<int> only,
-                       const TrainHooks& hooks, const MemberHook& member,
-                       const std::vector<std::shared_ptr<Callback>>& extra) {
+                       const Callbacks& callbacks, const MemberHook& member) {
   const RunDir run(out);
   const nlohmann::json j = run.read_json("runs.json");
   std::string mode;
@@ -168,7 +168,7 @@ ManyResult resume_many(const std::string& out, std::optional<int64_t> epochs, st
     run.write_json("runs.json", updated);
     std::filesystem::remove(run.file("oof.json"));  // it described the shorter runs
   }
-  return run_members(out, mode, count, only, base, epochs, hooks, member, extra);
+  return run_members(out, mode, count, only, base, epochs, callbacks, member);
 }
 
 std::optional<nlohmann::json> out_of_fold(const std::string& out) {
@@ -184,9 +184,10 @@ std::optional<nlohmann::json> out_of_fold(const std::string& out) {
   std::string resolved_kind = kind;
   for (int f = 0; f < k; ++f) {
     const RunDir fold(member_dir(out, "folds", f));
-    if (!fold.has("metrics.json") || !finished(fold)) return std::nullopt;
-    if (resolved_kind.empty()) resolved_kind = fold.read_json("config.json").value("kind", "layout");
-    const nlohmann::json m = fold.read_json("metrics.json");
+    const std::optional<nlohmann::json> metrics = read_metrics(fold);
+    if (!metrics || !finished(fold)) return std::nullopt;
+    if (resolved_kind.empty()) resolved_kind = read_config(fold).kind;
+    const nlohmann::json& m = *metrics;
     const nlohmann::json& s = m["score"];
     fold_scores.push_back(s.is_number() ? s.get<double>() : std::nan(""));
     for (nlohmann::json g : m.at("graphs")) {

@@ -42,14 +42,13 @@ std::string member_dir(const std::string& out, const std::string& mode, int inde
 
 // Fresh: OUT must not hold runs.json or a run. Throws Error on --folds
 // with --seeds, on counts below 2, on --fold outside [0, K).
-ManyResult train_many(TrainOptions o, const ManyRuns& plan, const TrainHooks& hooks = {},
-                      const MemberHook& member = {}, const std::vector<std::shared_ptr<Callback>>& extra = {});
+ManyResult train_many(TrainOptions o, const ManyRuns& plan, const Callbacks& callbacks = {},
+                      const MemberHook& member = {});
 // Continues OUT's plan: members with a run folder are resumed (finished
 // ones return at once), the others start. `only` narrows a folds plan to
 // one fold.
 ManyResult resume_many(const std::string& out, std::optional<int64_t> epochs, std::optional<int> only,
-                       const TrainHooks& hooks = {}, const MemberHook& member = {},
-                       const std::vector<std::shared_ptr<Callback>>& extra = {});
+                       const Callbacks& callbacks = {}, const MemberHook& member = {});
 
 // From the folds' metrics.json (their best epoch's validation): every
 // graph's metrics with its fold, the pooled score (per collection and

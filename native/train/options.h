@@ -1,5 +1,8 @@
 // Every option of a training run. Stored as config.json in the run folder,
-// so `--resume`, eval and predict rebuild exactly what was trained.
+// so `--resume`, eval and predict rebuild exactly what was trained. The
+// fields are declared here; what each means, its default, its check, its
+// command-line form and whether a search may vary it are declared once in
+// option_table.h, from which the CLI, config.json and the search read.
 //
 // Options a user may leave out are optional: left out, apply_defaults()
 // fills in the kind's (and the model's, models/registry.h) default; given,
@@ -90,7 +93,7 @@ struct TrainOptions {
   bool segment_history = false;
   // Steps after which a stored share is recomputed; 0 = never (GST).
   int64_t segment_history_age = 0;
-  double segment_keep = 0.5;  // stale-embedding dropout's keep probability
+  std::optional<double> segment_keep;  // stale-embedding dropout's keep probability (default 0.5)
   std::string device = "auto";
   // On a GPU, replay each step's device work as CUDA graphs (train/step_graphs.h); 0 = eager.
   int cuda_graphs = 1;

@@ -4,10 +4,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "fastslow/error.h"
+#include "fastslow/io/json_text.h"
 #include "fastslow/io/read_file.h"
 #include "fastslow/io/write_file.h"
 
@@ -46,38 +46,7 @@ void RunDir::write_json(const std::string& name, const nlohmann::json& j) const 
 
 nlohmann::json RunDir::read_json(const std::string& name) const {
   const std::string text = read_whole_file(file(name), "missing: is " + path_ + " a training run folder?");
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(file(name), "", std::string("malformed JSON: ") + e.what());
-  }
-}
-
-void RunDir::append_log(const nlohmann::json& line) const {
-  if (!writer_) return;
-  // Rewritten whole and renamed over (a line per epoch: small), not appended
-  // to: a stop in the middle of an append left a cut line that readers
-  // (the model card) refuse.
-  const std::string before = has("log.jsonl") ? read_whole_file(file("log.jsonl")) : "";
-  write_file_atomically(file("log.jsonl"), before + line.dump() + "\n");
-}
-
-void RunDir::truncate_log(int64_t epoch) const {
-  if (!writer_) return;
-  std::ifstream f(file("log.jsonl"), std::ios::binary);
-  if (!f) return;
-  std::string line, kept;
-  while (std::getline(f, line)) {
-    if (line.empty()) continue;
-    try {
-      if (nlohmann::json::parse(line).value("epoch", int64_t{0}) >= epoch) continue;
-    } catch (const nlohmann::json::exception&) {
-      continue;  // a line cut short by a crash
-    }
-    kept += line + "\n";
-  }
-  f.close();
-  write_file_atomically(file("log.jsonl"), kept);
+  return parse_json_text(text, file(name), "malformed JSON");
 }
 
 void RunDir::save_model(torch::nn::Module& model, const std::string& name) const {
@@ -115,11 +84,7 @@ namespace {
 std::optional<nlohmann::json> state_in(torch::serialize::InputArchive& ar, const std::string& path) {
   c10::IValue v;
   if (!ar.try_read("state", v)) return std::nullopt;
-  try {
-    return nlohmann::json::parse(v.toStringRef());
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path, "state", std::string("malformed training state: ") + e.what());
-  }
+  return parse_json_text(v.toStringRef(), path, "malformed training state");
 }
 
 }  // namespace
@@ -140,18 +105,14 @@ std::optional<nlohmann::json> RunDir::load_checkpoint(torch::nn::Module& model, 
   }
 }
 
-std::optional<nlohmann::json> RunDir::saved_state() const {
-  if (has("last.pt")) {
-    try {
-      torch::serialize::InputArchive ar;
-      ar.load_from(file("last.pt"), torch::kCPU);
-      if (auto s = state_in(ar, file("last.pt"))) return s;
-    } catch (const c10::Error& e) {
-      throw Error(file("last.pt"), "", std::string("cannot read: ") + e.what_without_backtrace());
-    }
+std::optional<nlohmann::json> RunDir::checkpoint_state(const std::string& name) const {
+  try {
+    torch::serialize::InputArchive ar;
+    ar.load_from(file(name), torch::kCPU);
+    return state_in(ar, file(name));
+  } catch (const c10::Error& e) {
+    throw Error(file(name), "", std::string("cannot read: ") + e.what_without_backtrace());
   }
-  if (has("state.json")) return read_json("state.json");
-  return std::nullopt;
 }
 
 }  // namespace fastslow::train

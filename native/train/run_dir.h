@@ -1,7 +1,10 @@
 // The run folder: config.json (every option), stats.json (normalisation),
 // log.jsonl (one line per epoch), last.pt (where to resume: model,
 // optimizer and the training state) + state.json (that state, to read),
-// best.pt (the best model so far), metrics.json (per-graph scores).
+// best.pt (the best model so far), metrics.json (per-graph scores),
+// profile.json (the training data's profile). This class is the folder,
+// its atomic writes and its torch archives; each JSON file has its one
+// owner in run_files.h.
 // Every file is written to a temporary name and renamed, so an interrupted
 // run never leaves a half-written file behind. Only the process that owns
 // the folder writes to it (`writer`): in a run of several processes the
@@ -30,12 +33,10 @@ class RunDir {
   bool has(const std::string& name) const;
   void create() const;  // the folder and its parents
 
+  // For run_files.h, which owns each file's format.
   void write_json(const std::string& name, const nlohmann::json& j) const;
   // Throws fastslow::Error naming the file when missing or malformed.
   nlohmann::json read_json(const std::string& name) const;
-  void append_log(const nlohmann::json& line) const;  // log.jsonl
-  // Drops log lines of epochs >= `epoch` (a resumed run rewrites them).
-  void truncate_log(int64_t epoch) const;
 
   void save_model(torch::nn::Module& model, const std::string& name) const;
   void load_model(torch::nn::Module& model, const std::string& name) const;
@@ -48,10 +49,9 @@ class RunDir {
   // they held one (state.json is theirs).
   std::optional<nlohmann::json> load_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt,
                                                 const std::string& name) const;
-  // Where a run stands, without a model to load into: last.pt's state
-  // (state.json lags it after a stop between the two writes), else
-  // state.json; nullopt before the first save.
-  std::optional<nlohmann::json> saved_state() const;
+  // The training state saved in checkpoint `name`, without a model to load
+  // into; nullopt for checkpoints written before they held one.
+  std::optional<nlohmann::json> checkpoint_state(const std::string& name) const;
 
  private:
   std::string path_;

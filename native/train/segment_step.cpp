@@ -50,31 +50,34 @@ const std::vector<GraphSegment>& SegmentStep::segments(const PreparedData& data,
 torch::Tensor SegmentStep::forward_backward(models::RankModelImpl& model, const PreparedData& data, const Pick& pick,
                                             const Batch& b) {
   const GraphEntry& e = data.train.at(pick.graph);
+  models::SegmentableModel* split = model.segmentable();
+  if (!split) throw Error("graph segment training: this model has no per-node states to train by segments");
+  models::SegmentableModel& m = *split;
   const std::vector<GraphSegment>& segs = segments(data, pick.graph);
   if (history_options_.on && segs.size() > 1) {
-    torch::Tensor loss = loss_(history_scores(model, e, segs, pick, b), b.target);
+    torch::Tensor loss = loss_(history_scores(m, e, segs, pick, b), b.target);
     loss.backward();
     return loss;
   }
   torch::Tensor states;
   if (segs.size() == 1) {
-    states = model.node_states(e.tensors, b.config_feat);
+    states = m.node_states(e.tensors, b.config_feat);
   } else {
     const GraphSegment& s = segs[segment_of(pick, segs.size())];
     torch::Tensor stale;
     {
       torch::NoGradGuard no_grad;
-      stale = model.node_states(e.tensors, b.config_feat);
+      stale = m.node_states(e.tensors, b.config_feat);
     }
-    const torch::Tensor fresh = model.node_states(s.graph, b.config_feat.index_select(1, s.config_columns));
+    const torch::Tensor fresh = m.node_states(s.graph, b.config_feat.index_select(1, s.config_columns));
     states = stale.index_copy(0, s.nodes, fresh);
   }
-  torch::Tensor loss = loss_(model.readout(e.tensors, states, b.config_feat), b.target);
+  torch::Tensor loss = loss_(m.readout(e.tensors, states, b.config_feat), b.target);
   loss.backward();
   return loss;
 }
 
-torch::Tensor SegmentStep::history_scores(models::RankModelImpl& model, const GraphEntry& e,
+torch::Tensor SegmentStep::history_scores(models::SegmentableModel& model, const GraphEntry& e,
                                           const std::vector<GraphSegment>& segs, const Pick& pick, const Batch& b) {
   const size_t n = segs.size(), fresh_at = segment_of(pick, n);
   const int64_t now = calls_++, oldest = history_options_.max_age > 0 ? now - history_options_.max_age : INT64_MIN;

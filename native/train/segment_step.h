@@ -57,7 +57,7 @@ class SegmentStep : public TrainStep {
   SegmentHistory history_;
   std::map<size_t, std::vector<GraphSegment>> cut_;  // per training graph, made on first use
 
-  torch::Tensor history_scores(models::RankModelImpl& model, const GraphEntry& e,
+  torch::Tensor history_scores(models::SegmentableModel& model, const GraphEntry& e,
                                const std::vector<GraphSegment>& segs, const Pick& pick, const Batch& b);
 };
 

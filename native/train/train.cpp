@@ -8,9 +8,12 @@
 #include "fastslow/error.h"
 #include "fastslow/io/npz_reader.h"
 #include "models/program_model.h"
+#include "models/registry.h"
 #include "train/data_sources.h"
 #include "train/loaded_run.h"
+#include "train/option_table.h"
 #include "train/process.h"
+#include "train/run_files.h"
 #include "train/segment_step.h"
 #include "train/trainer.h"
 #include "train/device_info.h"
@@ -22,7 +25,7 @@ namespace {
 
 // What the model learns from, for the card (data_profile.h): runs resumed
 // from before it was recorded get it too.
-void write_profile(const RunDir& run, const TrainOptions& o, const PreparedData& d) {
+void write_data_profile(const RunDir& run, const TrainOptions& o, const PreparedData& d) {
   const bool program = !o.graph.empty();
   const std::vector<std::string> roots = split_list(o.data);
   std::string origin = data_origin(program ? o.graph : roots.front());
@@ -31,7 +34,7 @@ void write_profile(const RunDir& run, const TrainOptions& o, const PreparedData&
   DataProfileBuilder b(d.kind, origin,
                        program ? std::filesystem::path(o.graph).filename().string() : o.collection);
   for (const GraphEntry& e : d.train) b.add(sample_graph(e.cache), e.cache.source);
-  run.write_json("profile.json", nlohmann::json::parse(b.finish().to_json()));
+  write_profile(run, b.finish().to_json());
 }
 
 // A per-program model's table, fitted by ridge before any step. It stays
@@ -54,17 +57,17 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
 // Every process of a data-parallel run prepares the data itself (the
 // cache's files are written under names of their own, then renamed) and
 // completes the options as rank 0 does; only rank 0 writes the header.
-TrainResult run_training(TrainOptions o, bool resuming, const TrainHooks& hooks,
-                         const std::vector<std::shared_ptr<Callback>>& extra, std::shared_ptr<GradientSync> sync) {
+TrainResult run_training(TrainOptions o, bool resuming, const Callbacks& callbacks,
+                         std::shared_ptr<GradientSync> sync) {
   configure_process(o.threads);
   const RunDir run(o.out, sync->rank() == 0);
   std::optional<Normalizer> norm;
-  if (resuming) norm = Normalizer::from_json(run.read_json("stats.json"), run.file("stats.json"));
+  if (resuming) norm = read_stats(run);
   auto data = std::make_shared<const PreparedData>(
-      prepare(data_spec(o), pick_device(o.device), norm, hooks.prepare, hooks.message));
+      prepare(data_spec(o), pick_device(o.device), norm, preparation_progress(callbacks), messages(callbacks)));
   if (!resuming) complete_options(o, *data);
   write_run_header(run, o, *data);
-  return run_prepared(o, data, std::move(sync), hooks, extra);
+  return run_prepared(o, data, std::move(sync), callbacks);
 }
 
 std::shared_ptr<GradientSync> one_process(std::shared_ptr<GradientSync> sync) {
@@ -72,6 +75,23 @@ std::shared_ptr<GradientSync> one_process(std::shared_ptr<GradientSync> sync) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string absolute_path(const std::string& p) {
+  if (p.empty()) return p;
+  return std::filesystem::absolute(p).lexically_normal().string();
+}
+
+}  // namespace
+
+void make_inputs_absolute(TrainOptions& o) {
+  std::string data;
+  for (const std::string& item : split_list(o.data)) data += (data.empty() ? "" : ",") + absolute_path(item);
+  o.data = data;
+  o.graph = absolute_path(o.graph);
+  o.cache = absolute_path(o.cache);
+}
 
 DataSpec data_spec(const TrainOptions& o) {
   DataSpec s;
@@ -150,47 +170,43 @@ void complete_options(TrainOptions& o, const PreparedData& data) {
 
 void write_run_header(const RunDir& run, TrainOptions& o, const PreparedData& data) {
   if (!run.has("config.json")) {
-    run.write_json("stats.json", data.norm.to_json());
+    write_stats(run, data.norm);
     // config.json is written once, complete with what the data decided.
     complete_options(o, data);
-    run.write_json("config.json", o.to_json());
+    write_config(run, o);
   }
   // Only the writer's profile is kept: the others would read every
   // training graph for nothing.
-  if (run.writer() && !run.has("profile.json")) write_profile(run, o, data);
+  if (run.writer() && !run.has("profile.json")) write_data_profile(run, o, data);
 }
 
 TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> data, std::shared_ptr<GradientSync> sync,
-                         const TrainHooks& hooks, const std::vector<std::shared_ptr<Callback>>& extra) {
+                         const Callbacks& callbacks) {
   const torch::Device device = pick_device(o.device);
   // The one place that decides who writes the run folder: the first process.
   const RunDir run(o.out, sync->rank() == 0);
-  if (hooks.message && sync->rank() == 0)
-    hooks.message("training on " + device_description(o.device) + " with " + libtorch_description());
+  if (sync->rank() == 0)
+    tell(callbacks, "training on " + device_description(o.device) + " with " + libtorch_description());
   torch::manual_seed(o.seed);
   models::RankModel model = models::make_model(model_options(o, data->norm));
   model->to(device);
   Trainer trainer(o, data, model, run, device);
   trainer.set_gradient_sync(sync);
   if (o.segment_nodes.value_or(0) > 0) {
-    if (!model->has_node_states())
+    if (!model->segmentable())
       throw Error("--segment-nodes: the " + o.kind + " model '" + o.model +
                   "' has no per-node states to train by segments (focus, attn and sage have)");
-    if (o.segment_history && !model->has_segment_summaries())
-      throw Error("--segment-history: the " + o.kind + " model '" + o.model +
-                  "' has no readout that adds up segments (focus, attn and sage have)");
     trainer.set_step(std::make_unique<SegmentStep>(
         LossSpec::parse(o.loss), device, *o.segment_nodes, o.seed,
-        HistoryOptions{o.segment_history, o.segment_keep, o.segment_history_age}));
+        HistoryOptions{o.segment_history, o.segment_keep.value_or(0.5), o.segment_history_age}));
   }
   if (auto* program = dynamic_cast<models::ProgramModelImpl*>(model.get())) {
     // Without a checkpoint to resume from, the model starts here: the table is fitted.
-    if (!run.has("last.pt") && !run.has("state.json")) fit_table(*program, *data, o.seed, hooks.message);
+    if (!run.has("last.pt") && !run.has("state.json")) fit_table(*program, *data, o.seed, messages(callbacks));
     trainer.validate_first();  // the table alone is a model: "epoch 0" of the log
   }
-  trainer.add_callback(std::make_shared<HooksCallback>(hooks));
   trainer.add_callback(std::make_shared<EarlyStopping>(*o.patience));
-  for (const auto& c : extra) trainer.add_callback(c);
+  for (const auto& c : callbacks) trainer.add_callback(c);
   return trainer.run();
 }
 
@@ -200,7 +216,6 @@ TrainOptions resolve_options(TrainOptions o) {
     if (o.data.empty() || o.collection.empty()) throw Error("give --data and --collection, or --graph");
     o.kind = parse_collection_id(data_sources(o).front().collection).kind;
   } else {
-    if (!(o.holdout >= 0 && o.holdout < 1)) throw Error("--holdout must be in [0, 1), got " + std::to_string(o.holdout));
     o.kind = graph_kind_name(detect_graph_kind(NpzReader::open(o.graph)));
     o.collection = o.kind == "tile" ? "tile:xla" : "layout:xla:random";
   }
@@ -217,10 +232,11 @@ TrainOptions resolve_options(TrainOptions o) {
     throw Error("--wide 1: a wide table belongs to one layout graph's configurable nodes (per-program mode, --graph)");
   LossSpec::parse(o.loss);
   if (o.cache.empty()) o.cache = o.cache_dir();
+  make_inputs_absolute(o);
   return o;
 }
 
-TrainResult train(TrainOptions o, const TrainHooks& hooks, const std::vector<std::shared_ptr<Callback>>& extra,
+TrainResult train(TrainOptions o, const Callbacks& callbacks,
                   std::shared_ptr<GradientSync> sync) {
   sync = one_process(std::move(sync));
   if (o.out.empty()) throw Error("--out: no run folder given");
@@ -231,22 +247,20 @@ TrainResult train(TrainOptions o, const TrainHooks& hooks, const std::vector<std
   sync->all_gather("");
   o = resolve_options(std::move(o));
   run.create();
-  return run_training(o, false, hooks, extra, std::move(sync));
+  return run_training(o, false, callbacks, std::move(sync));
 }
 
-TrainResult resume(const std::string& path, std::optional<int64_t> epochs, const TrainHooks& hooks,
-                   const std::vector<std::shared_ptr<Callback>>& extra, std::shared_ptr<GradientSync> sync) {
+TrainResult resume(const std::string& path, std::optional<int64_t> epochs, const Callbacks& callbacks,
+                   std::shared_ptr<GradientSync> sync) {
   sync = one_process(std::move(sync));
   const RunDir run(path, sync->rank() == 0);
-  TrainOptions o = TrainOptions::from_json(run.read_json("config.json"), run.file("config.json"));
-  o.out = path;
-  o.require_resolved(run.file("config.json"));
+  TrainOptions o = read_config(run);
   if (epochs && *epochs != *o.epochs) {
     o.epochs = epochs;
-    o.apply_defaults();  // checks the new value as a fresh run's
-    run.write_json("config.json", o.to_json());
+    check_option_value(o, *find_train_option("epochs"));  // as a fresh run's would be
+    write_config(run, o);
   }
-  return run_training(o, true, hooks, extra, std::move(sync));
+  return run_training(o, true, callbacks, std::move(sync));
 }
 
 }  // namespace fastslow::train

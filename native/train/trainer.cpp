@@ -7,8 +7,10 @@
 #include "fastslow/error.h"
 #include "train/evaluate.h"
 #include "train/process.h"
+#include "train/run_files.h"
 #include "train/schedule.h"
 #include "train/step_graphs.h"
+#include "fastslow/io/json_text.h"
 
 namespace fastslow::train {
 
@@ -54,7 +56,7 @@ void Trainer::save_state() {
   // The state goes inside last.pt (the copy resume reads); state.json after
   // it is for people and tools, and lags it when a hard stop falls between.
   run_.save_checkpoint(*model_, engine_->optimizer(), "last.pt", st_.to_json());
-  run_.write_json("state.json", st_.to_json());
+  write_state(run_, st_.to_json());
 }
 
 TrainResult Trainer::finish(StopReason reason, std::string message) {
@@ -93,7 +95,7 @@ std::optional<std::vector<GraphResult>> Trainer::validate_shared(Verdict& stop) 
     mine_json.push_back(graph_result_json(local[k], mine[k]));
   std::vector<GraphResult> all(data_->valid.size());
   for (const std::string& part : sync_->all_gather(mine_json.dump())) {
-    for (const nlohmann::json& j : nlohmann::json::parse(part)) {
+    for (const nlohmann::json& j : parse_json_text(part, "another process's validation results", "malformed")) {
       size_t index = 0;
       GraphResult r = graph_result_from_json(j, index);
       all.at(index) = std::move(r);
@@ -153,12 +155,26 @@ Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::st
     st_.best_epoch = at;
     st_.bad_epochs = 0;
     run_.save_model(*model_, "best.pt");
-    run_.write_json("metrics.json", metrics);
+    write_metrics(run_, metrics);
   } else if (at >= 0) {
     ++st_.bad_epochs;
   }
   line["best"] = improved;
-  run_.append_log(line);
+  append_log(run_, line);
+  EpochResult result;
+  result.epoch = at;
+  if (at >= 0) result.train_loss = train_loss;
+  result.score = score;
+  result.best = improved;
+  {
+    std::vector<GraphMetrics> m;
+    for (const GraphResult& r : *results) m.push_back(r.metrics);
+    result.valid = summarize(m);
+  }
+  if (per_source)
+    for (const auto& [label, c] : per_source->per_source.items())
+      result.collections.push_back({label, c["score"].is_number() ? c["score"].get<double>() : std::nan(""),
+                                    c["graphs"].get<int64_t>()});
   if (at < 0) st_.pre_validated = true;
   if (at >= 0) {  // the epoch is done: a resume starts at the next
     ++st_.epoch;
@@ -167,7 +183,7 @@ Verdict Trainer::validate_and_log(int64_t at, double train_loss, std::chrono::st
     st_.skipped = 0;
   }
   save_state();
-  return ask([&](Callback& c) { return c.on_validation({at, line, score, improved, st_}); });
+  return ask([&](Callback& c) { return c.on_validation({at, result, line, score, improved, st_}); });
 }
 
 TrainResult Trainer::run() {
@@ -203,9 +219,11 @@ TrainResult Trainer::run() {
   if (run_.has("last.pt") || run_.has("state.json")) {
     if (const auto inside = run_.load_checkpoint(*model_, engine_->optimizer(), "last.pt")) {
       st_ = TrainState::from_json(*inside, run_.file("last.pt"));
-      run_.write_json("state.json", *inside);  // the copy, caught up where a stop left it behind
-    } else {  // a checkpoint from before it held its state
-      st_ = TrainState::from_json(run_.read_json("state.json"), run_.file("state.json"));
+      write_state(run_, *inside);  // the copy, caught up where a stop left it behind
+    } else {  // a checkpoint from before it held its state: state.json's
+      const std::optional<nlohmann::json> saved = saved_state(run_);
+      if (!saved) throw Error(run_.file("state.json"), "", "missing: last.pt holds no state and there is no state.json");
+      st_ = TrainState::from_json(*saved, run_.file("state.json"));
     }
     say("resuming at epoch " + std::to_string(st_.epoch + 1) + ", step " + std::to_string(st_.step));
   }
@@ -213,7 +231,7 @@ TrainResult Trainer::run() {
   // Also without a checkpoint (a stop after epoch 0's line, before the first
   // save), where the run starts over; with its fitted table not yet
   // validated, a per-program run's "epoch -1" line goes too.
-  run_.truncate_log(validate_first_ && !st_.pre_validated ? -1 : st_.epoch);
+  drop_log_from(run_, validate_first_ && !st_.pre_validated ? -1 : st_.epoch);
   // Every process starts from rank 0's weights (a fresh model is the same
   // everywhere already; this makes it so whatever the initialiser does).
   std::vector<torch::Tensor> shared = params;

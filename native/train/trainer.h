@@ -104,23 +104,24 @@ class Trainer {
 };
 
 // Fresh run: `options.out` must not hold a run yet. Resume: the options are
-// read from the run folder; only the epochs may be changed. `extra` watch
-// the run beside the hooks (and early stopping).
+// read from the run folder; only the epochs may be changed. `callbacks`
+// watch the run (its preparation too) beside early stopping.
 // Both set this process's threads and allocator (process.h) from the options.
 // With `sync` (gloo_sync.h) the run is one process of a data-parallel run:
 // every process calls train() or resume() with the same arguments.
-TrainResult train(TrainOptions options, const TrainHooks& hooks = {},
-                  const std::vector<std::shared_ptr<Callback>>& extra = {},
-                  std::shared_ptr<GradientSync> sync = nullptr);
+TrainResult train(TrainOptions options, const Callbacks& callbacks = {}, std::shared_ptr<GradientSync> sync = nullptr);
 TrainResult resume(const std::string& run, std::optional<int64_t> epochs = std::nullopt,
-                   const TrainHooks& hooks = {}, const std::vector<std::shared_ptr<Callback>>& extra = {},
-                   std::shared_ptr<GradientSync> sync = nullptr);
+                   const Callbacks& callbacks = {}, std::shared_ptr<GradientSync> sync = nullptr);
 
 // A fresh run's options checked and completed: the kind from the data,
 // defaults applied, combinations that make no sense refused (Error), the
 // cache folder fixed. train() starts with it; drivers of several runs
 // (many_runs.h) check every member's before the first trains.
 TrainOptions resolve_options(TrainOptions o);
+// The inputs (data roots, graph, cache) as absolute paths: a run folder is
+// read from wherever eval, ensemble or export run (run_files.h also stores
+// them relative to the run, for runs moved with their data).
+void make_inputs_absolute(TrainOptions& o);
 
 // The options a fresh run takes from its data: config width, wide nodes,
 // tiling features.
@@ -132,11 +133,11 @@ void complete_options(TrainOptions& o, const PreparedData& data);
 void write_run_header(const RunDir& run, TrainOptions& o, const PreparedData& data);
 // The default trainer over prepared data, in the run folder o.out (its
 // header written): the model built with o.seed (a per-program model's table
-// fitted unless there is a state to resume from), the hooks, early stopping
-// and `extra` as callbacks, `sync` between processes (the process of rank 0
-// writes the run folder). Resumes where the folder has a last.pt.
+// fitted unless there is a state to resume from), `callbacks` and early
+// stopping, `sync` between processes (the process of rank 0 writes the run
+// folder). Resumes where the folder has a last.pt.
 TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> data, std::shared_ptr<GradientSync> sync,
-                         const TrainHooks& hooks = {}, const std::vector<std::shared_ptr<Callback>>& extra = {});
+                         const Callbacks& callbacks = {});
 // The files and group split of TrainOptions (a collection's train and valid
 // files, or one graph split by --holdout and --valid-share).
 DataSpec data_spec(const TrainOptions& o);

@@ -360,6 +360,32 @@ TEST(CliTrain, HoldoutZeroLearnsFromEveryConfigButTheValidShare) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("none/config.json")));
 }
 
+// A run folder names its inputs absolutely (eval from any directory) and
+// relative to itself (a project folder moved with its data): trained with
+// relative paths, it is evaluated from another directory, then moved.
+TEST(CliTrain, RunsFindTheirDataFromElsewhereAndWhenMovedWithIt) {
+  fastslow::test::TempDir dir;
+  const std::string project = dir.file("project");
+  std::filesystem::create_directories(project);
+  const std::string in_project = "cd " + project + " && ";
+  ASSERT_EQ(fastslow::test::run_cli_after(in_project, "synth --scale tiny --seed 3 --out data").code, 0);
+  const Result t = fastslow::test::run_cli_after(
+      in_project, "train --data data --collection layout:xla:random --out runs/r --epochs 1 --steps-per-epoch 2 "
+                  "--hidden 8 --layers 1");
+  ASSERT_EQ(t.code, 0) << t.err;
+  const std::vector<uint8_t> bytes = fastslow::test::read_bytes(project + "/runs/r/config.json");
+  const nlohmann::json config = nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
+  EXPECT_EQ(config.at("data"), std::filesystem::canonical(project + "/data").string());
+  EXPECT_EQ(config.at("inputs_from_run").at("data"), "../../data");
+  const Result here = fastslow::test::run_cli_after("cd " + dir.path() + " && ", "eval --run project/runs/r --json");
+  ASSERT_EQ(here.code, 0) << here.err;
+  std::filesystem::rename(project, dir.file("moved"));
+  const Result moved = run("eval --run " + dir.file("moved/runs/r") + " --json");
+  ASSERT_EQ(moved.code, 0) << moved.err;
+  EXPECT_EQ(nlohmann::json::parse(moved.out).at("graphs"), nlohmann::json::parse(here.out).at("graphs"));
+  EXPECT_FALSE(std::filesystem::exists(project)) << "nothing was recreated where the project was";
+}
+
 TEST(CliTrain, FoldsSeedsMixedCollectionsAndEnsemblesEndToEnd) {
   fastslow::test::TempDir dir;
   const std::string data = dir.file("data");

@@ -21,6 +21,7 @@
 #include "fastslow/rank/model_card.h"
 #include "model_test_graphs.h"
 #include "models/ensemble_model.h"
+#include "models/registry.h"
 #include "test_support.h"
 #include "train/dataset.h"
 #include "train/ensemble_spec.h"

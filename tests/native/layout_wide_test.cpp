@@ -1,4 +1,5 @@
 #include "models/layout_wide.h"
+#include "models/registry.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

@@ -75,9 +75,8 @@ TEST(Folds, ResumeAcrossFoldsEqualsAnUninterruptedRunAndWritesTheOutOfFoldScore)
 
   // Cut in the second fold (12 steps + 1 validation graph per epoch x 2 epochs for fold 0, then 3 more checks).
   int checks = 0;
-  TrainHooks hooks;
-  hooks.stop = [&] { return ++checks == 30; };
-  const ManyResult cut = train_many(small_layout_run(dir.file("cut")), {"folds", 2, std::nullopt}, hooks);
+  const ManyResult cut = train_many(small_layout_run(dir.file("cut")), {"folds", 2, std::nullopt},
+                                    {std::make_shared<StopWhen>([&] { return ++checks == 30; })});
   EXPECT_TRUE(cut.last.interrupted());
   EXPECT_FALSE(cut.oof.has_value());
   EXPECT_FALSE(RunDir(dir.file("cut")).has("oof.json"));
@@ -140,9 +139,8 @@ TEST(Folds, FoldsStartedFromThePlanGetTheDefaultsOfAFreshRun) {
   p.epochs = 1;
   p.threads = 1;
   int checks = 0;
-  TrainHooks cut;
-  cut.stop = [&] { return ++checks == 1; };
-  EXPECT_TRUE(train_many(p, {"seeds", 2, std::nullopt}, cut).last.interrupted());
+  EXPECT_TRUE(train_many(p, {"seeds", 2, std::nullopt}, {std::make_shared<StopWhen>([&] { return ++checks == 1; })})
+                  .last.interrupted());
   resume_many(p.out, std::nullopt, std::nullopt);
   const nlohmann::json s1 = RunDir(member_dir(p.out, "seeds", 1)).read_json("config.json");
   EXPECT_EQ(s1["wide"], 1);

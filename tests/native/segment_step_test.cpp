@@ -12,6 +12,7 @@
 #include "tiny_data.h"
 #include "train/loaded_run.h"
 #include "train/segment_step.h"
+#include "models/registry.h"
 
 namespace fastslow::train {
 namespace {
@@ -125,11 +126,12 @@ models::RankModel small_layout_model(const char* name) {
 TEST(Segments, ModelsSplitIntoNodeStatesAndReadoutExactly) {
   const models::GraphTensors g = test::random_graph(60, 140, 3, 9);
   for (const char* name : {"focus", "attn", "sage"}) {
-    const models::RankModel m = small_layout_model(name);
-    ASSERT_TRUE(m->has_node_states()) << name;
+    const models::RankModel model = small_layout_model(name);
+    models::SegmentableModel* m = model->segmentable();
+    ASSERT_NE(m, nullptr) << name;
     const torch::Tensor c = test::random_layout_configs(5, 9, 18);
     torch::NoGradGuard no_grad;
-    const torch::Tensor whole = m->forward(g, c), split = m->readout(g, m->node_states(g, c), c);
+    const torch::Tensor whole = model->forward(g, c), split = m->readout(g, m->node_states(g, c), c);
     EXPECT_TRUE(torch::allclose(whole, split, 1e-5, 1e-6)) << name;
   }
 }
@@ -140,8 +142,9 @@ TEST(Segments, ModelsSplitIntoNodeStatesAndReadoutExactly) {
 TEST(Segments, SegmentSharesAddUpToTheReadout) {
   const models::GraphTensors g = test::random_graph(60, 140, 3, 9);
   for (const char* name : {"focus", "attn", "sage"}) {
-    const models::RankModel m = small_layout_model(name);
-    ASSERT_TRUE(m->has_segment_summaries()) << name;
+    const models::RankModel model = small_layout_model(name);
+    models::SegmentableModel* m = model->segmentable();
+    ASSERT_NE(m, nullptr) << name;
     const torch::Tensor c = test::random_layout_configs(5, 9, 18);
     torch::NoGradGuard no_grad;
     const torch::Tensor states = m->node_states(g, c);
@@ -265,7 +268,8 @@ TEST(SegmentStep, HistoryKeepsEachSegmentsShareAndDropsAboutHalfOfTheStaleOnes) 
   torch::NoGradGuard no_grad;
   for (size_t k = 0; k < segs.size(); ++k) {
     const torch::Tensor c = b.config_feat.index_select(1, segs[k].config_columns);
-    const torch::Tensor share = model->segment_summary(segs[k].graph, model->node_states(segs[k].graph, c), c);
+    models::SegmentableModel& m = *model->segmentable();
+    const torch::Tensor share = m.segment_summary(segs[k].graph, m.node_states(segs[k].graph, c), c);
     EXPECT_TRUE(torch::allclose(stored[static_cast<int64_t>(k)], share, 1e-4, 1e-5)) << "segment " << k;
   }
   // Another batch's groups are not this one's: their rows are missing.

@@ -48,13 +48,18 @@ TEST(Trainer, ResumeAfterAnInterruptionEqualsAnUninterruptedRun) {
     const std::string run = dir.file("runs/cut" + std::to_string(cut_at));
     int checks = 0;
     size_t validated = 0;
-    TrainHooks hooks;
-    hooks.stop = [&] { return ++checks == cut_at; };
-    hooks.validate = [&](size_t done, size_t total, const std::string&) {
-      EXPECT_LE(done, total);
-      validated = done;
+    struct Validated : Callback {
+      size_t* validated;
+      explicit Validated(size_t* v) : validated(v) {}
+      Verdict on_validation_progress(size_t done, size_t total, const std::string&) override {
+        EXPECT_LE(done, total);
+        *validated = done;
+        return std::nullopt;
+      }
     };
-    const TrainResult cut = train(small_layout_run(run), hooks);
+    const TrainResult cut =
+        train(small_layout_run(run),
+              {std::make_shared<Validated>(&validated), std::make_shared<StopWhen>([&] { return ++checks == cut_at; })});
     EXPECT_TRUE(cut.interrupted()) << cut_at;
     EXPECT_EQ(validated, cut_at == 7 ? 1u : 0u);
     const TrainResult rest = resume(run);
@@ -104,9 +109,7 @@ TEST(Trainer, AStopBetweenTheCheckpointAndStateJsonResumesFromTheCheckpoint) {
   for (const bool state_json_missing : {false, true}) {
     const std::string run = dir.file(state_json_missing ? "runs/first" : "runs/later");
     auto stop_at = [](int check) {
-      TrainHooks h;
-      h.stop = [check, n = 0]() mutable { return ++n == check; };
-      return h;
+      return Callbacks{std::make_shared<StopWhen>([check, n = 0]() mutable { return ++n == check; })};
     };
     // Saved at epoch 0 step 4, then at epoch 1 step 2 (6 steps an epoch, one valid graph).
     ASSERT_TRUE(train(small_layout_run(run), stop_at(4)).interrupted());
@@ -147,10 +150,9 @@ TEST(Trainer, AStopAfterALogLineBeforeTheFirstSaveLogsItOnce) {
     };
     const std::string full = dir.file(program ? "program-full" : "full"), run = dir.file(program ? "program" : "cut");
     train(options(full));
-    TrainHooks hooks;
     // Collection: stopped at epoch 1 (epoch 0 logged); per-program: after
     // the table's line and one step.
-    hooks.stop = [n = 0, at = program ? 2 : 10]() mutable { return ++n == at; };
+    const Callbacks hooks = {std::make_shared<StopWhen>([n = 0, at = program ? 2 : 10]() mutable { return ++n == at; })};
     ASSERT_TRUE(train(options(run), hooks).interrupted());
     ASSERT_EQ(log_lines(run).size(), 1u);
     // As if killed right after that line: no checkpoint yet.
@@ -317,9 +319,8 @@ TEST(Trainer, APerProgramRunCutWhileValidatingItsTableResumesThere) {
     return o;
   };
   const TrainResult full = train(program_run(dir.file("runs/full")));
-  TrainHooks hooks;
-  hooks.stop = [] { return true; };  // at the first check: after the table's one valid graph
-  const TrainResult cut = train(program_run(dir.file("runs/cut")), hooks);
+  // At the first check: after the table's one valid graph.
+  const TrainResult cut = train(program_run(dir.file("runs/cut")), {std::make_shared<StopWhen>([] { return true; })});
   EXPECT_TRUE(cut.interrupted());
   EXPECT_FALSE(std::filesystem::exists(dir.file("runs/cut/log.jsonl")));
   const TrainResult rest = resume(dir.file("runs/cut"));

@@ -79,15 +79,15 @@ TEST(DataProfile, JsonRoundTripAndErrorsNameTheFile) {
   const DataProfile q = DataProfile::from_json(p.to_json(), "m/model.json");
   EXPECT_EQ(q.to_json(), p.to_json());
   EXPECT_EQ(q.origin, "real");
-  std::string e = test::error_of([] { DataProfile::from_json("{", "m/model.json"); });
+  std::string e = test::error_of([] { DataProfile::from_json(nlohmann::json::array(), "m/model.json"); });
   EXPECT_NE(e.find("m/model.json"), std::string::npos) << e;
   e = test::error_of([&] {
-    std::string j = p.to_json();
-    j.replace(j.find("\"version\":1"), 11, "\"version\":9");
+    nlohmann::json j = p.to_json();
+    j["version"] = 9;
     DataProfile::from_json(j, "m/model.json");
   });
   EXPECT_NE(e.find("version 9"), std::string::npos) << e;
-  e = test::error_of([] { DataProfile::from_json(R"({"version":1,"kind":"layout"})", "m/model.json"); });
+  e = test::error_of([] { DataProfile::from_json(nlohmann::json::parse(R"({"version":1,"kind":"layout"})"), "m/model.json"); });
   EXPECT_NE(e.find("origin"), std::string::npos) << e;
   e = test::error_of([] { DataProfileBuilder(GraphKind::Tile, "real", "x").finish(); });
   EXPECT_NE(e.find("no graphs"), std::string::npos) << e;
@@ -258,11 +258,11 @@ TEST(DataProfile, NumbersOutsideTheirTypeAreErrors) {
   // behaviour (the model_card fuzzer found 2.4e21 among the opcodes), an
   // integer beyond it wraps (4294967297 read as opcode 1).
   const DataProfile p = profile_of({layout_sample(30)}, "real");
-  const nlohmann::json good = nlohmann::json::parse(p.to_json());
+  const nlohmann::json good = p.to_json();
   auto error = [&](const char* key, const nlohmann::json& value) {
     nlohmann::json j = good;
     j[key] = value;
-    return test::error_of([&] { DataProfile::from_json(j.dump(), "m/model.json"); });
+    return test::error_of([&] { DataProfile::from_json(j, "m/model.json"); });
   };
   for (const auto& [key, value] : std::vector<std::pair<const char*, nlohmann::json>>{
            {"version", 1e300},
@@ -282,7 +282,7 @@ TEST(DataProfile, NumbersOutsideTheirTypeAreErrors) {
   // Integers written as floats still read.
   nlohmann::json j = good;
   j["graphs"] = 3.0;
-  EXPECT_EQ(DataProfile::from_json(j.dump(), "m/model.json").graphs, 3);
+  EXPECT_EQ(DataProfile::from_json(j, "m/model.json").graphs, 3);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "fastslow/data/dedup.h"
+#include "fastslow/graph/dedup.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,5 @@
 #include "fastslow/data/graph_cache.h"
+#include "fastslow/graph/graph_info.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -193,6 +194,34 @@ TEST(GraphCache, BuiltInMemoryFromAnOpenArchiveEqualsTheCacheFile) {
       EXPECT_EQ(mem.source, "opened.npz");
       EXPECT_EQ(mem.path, "");
     }
+  }
+}
+
+// The page's document has grouped the file on open (graph_info): a ranking
+// prepares from those groups rather than grouping the configs again, and
+// gets what grouping them would give.
+TEST(GraphCache, BuiltInMemoryFromGroupsFoundOnOpen) {
+  for (const char* name : {"real/layout_xla_default_train_unet3d.npz",
+                           "real/tile_xla_valid_inception_v3_batch_128_train_426e203f19335d17.npz"}) {
+    SCOPED_TRACE(name);
+    const NpzReader opened = NpzReader::from_memory("opened.npz", test::read_bytes(test::data_file(name)));
+    GraphContents contents;
+    graph_info(opened, &contents);
+    const CachedGraph known = CachedGraph::in_memory(opened, 1, &contents);
+    expect_same_graph(CachedGraph::in_memory(opened, 1), known);
+    // The groups handed over are the ones used: one group for every config
+    // (a made-up grouping) comes out as such.
+    GraphContents one = contents;
+    std::fill(one.groups.group_of.begin(), one.groups.group_of.end(), 0);
+    one.groups.representative = {0};
+    one.groups.best_runtime = {contents.groups.best_runtime.at(0)};
+    one.groups.group_size = {one.groups.num_configs()};
+    EXPECT_EQ(CachedGraph::in_memory(opened, 1, &one).groups.num_groups(), 1);
+    // Another file's groups are refused.
+    GraphContents other = contents;
+    other.groups.group_of.pop_back();
+    EXPECT_NE(test::error_of([&] { CachedGraph::in_memory(opened, 1, &other); }).find("another file's"),
+              std::string::npos);
   }
 }
 

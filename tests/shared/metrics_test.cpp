@@ -273,7 +273,9 @@ TEST(EvaluateGraph, ZeroRuntimesLeaveTopKUndefinedAndTheRestCounted) {
   EXPECT_TRUE(std::isnan(m.top10));
   EXPECT_TRUE(std::isnan(m.tile_score));
   // As a ranking of a file gets them.
-  const GraphMetrics r = evaluate_ranking({3, 1, 0, 2}, runtime);
+  ConfigGroups four;  // four distinct configs
+  four.group_of = {0, 1, 2, 3};
+  const GraphMetrics r = evaluate_ranking({3, 1, 0, 2}, runtime, four);
   EXPECT_FALSE(std::isnan(r.kendall));
   EXPECT_TRUE(std::isnan(r.top1));
 }

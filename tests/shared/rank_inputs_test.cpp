@@ -7,7 +7,9 @@
 #include <numeric>
 
 #include "fastslow/error.h"
+#include "fastslow/data/graph_cache.h"
 #include "fastslow/features/feature_stats.h"
+#include "fastslow/io/npz_reader.h"
 #include "graph_builders.h"
 #include "test_support.h"
 
@@ -116,9 +118,29 @@ TEST(RankInputs, RankingExpandsGroupsRepresentativeFirst) {
   EXPECT_THROW(rank_configs(cg, all, {0.1}), Error);
   // Metrics of the ranking: the best config first gives zero top-1 error.
   const std::vector<double> runtime = {5, 1, 9, 4, 2, 3};
-  const GraphMetrics m = evaluate_ranking(rank_configs(cg, all, {0.5, -1.0, 0.7}), runtime);
+  const GraphMetrics m = evaluate_ranking(rank_configs(cg, all, {0.5, -1.0, 0.7}), runtime, cg);
   EXPECT_DOUBLE_EQ(m.top1, 0.0);
   EXPECT_EQ(m.configs, 6);
+  EXPECT_FALSE(std::isnan(m.kendall));
+}
+
+// The real rnn file holds one config measured 20 times: its order in any
+// ranking is index order against noise, so Kendall and OPA are undefined
+// (they read 0.28 before); the best is still found, so top-k errors are 0.
+TEST(RankInputs, OneDistinctConfigHasNoKendall) {
+  const CachedGraph g = CachedGraph::in_memory(
+      NpzReader::open(test::data_file("real/layout_xla_random_train_openai_v0_rnn_optimized.npz")), 1);
+  ASSERT_EQ(g.groups.num_groups(), 1);
+  ASSERT_EQ(g.num_configs, 20);
+  const GraphMetrics m = evaluate_ranking(rank_configs(g.groups, {0}, {0.5}), g.runtime, g.groups);
+  EXPECT_EQ(m.configs, 20);
+  EXPECT_TRUE(std::isnan(m.kendall));
+  EXPECT_TRUE(std::isnan(m.opa));
+  EXPECT_DOUBLE_EQ(m.top1, 0.0);
+  // Two of its duplicates with two made-up distinct groups: defined again.
+  ConfigGroups two;
+  two.group_of = {0, 1};
+  EXPECT_FALSE(std::isnan(evaluate_ranking({0, 1}, {1.0, 2.0}, two).kendall));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "fastslow/rank/model_card.h"
 #include "js_api.h"
 #include "rank_session.h"
+#include "fastslow/io/json_text.h"
 
 using fastslow::explorer::app;
 using fastslow::wasm::error_json;
@@ -60,7 +61,7 @@ EMSCRIPTEN_KEEPALIVE char* explorer_study_view(const char* view_json) {
   return guarded([&] {
     auto& a = app();
     if (!a.study) throw fastslow::Error("no study open");
-    a.study->set_view(nlohmann::json::parse(view_json));
+    a.study->set_view(fastslow::parse_json_text(view_json, "the study view", "not JSON"));
     a.dirty = true;
     return kOk;
   });

@@ -61,6 +61,7 @@ std::unique_ptr<Document> open_document(std::string name, MallocBytes bytes, siz
     if (p.severity == Severity::Error) throw Error(d->name, p.array, p.message);
   d->kind = d->info.kind;
   d->groups = std::move(contents.groups);
+  d->layout_values_only = contents.layout_values_only;
   if (const auto* t = std::get_if<TileGraph>(&contents.graph)) {
     d->graph = *t;
     d->runtime = t->target();

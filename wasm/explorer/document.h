@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "fastslow/data/dedup.h"
+#include "fastslow/graph/dedup.h"
 #include "fastslow/graph/graph.h"
 #include "fastslow/graph/graph_info.h"
 #include "fastslow/io/npz_reader.h"
@@ -38,6 +38,7 @@ struct Document {
   std::vector<int32_t> computation;      // per node: index of its computation (0 without splits)
   std::vector<double> runtime;           // per config: what configs rank by (empty in test files)
   ConfigGroups groups;
+  bool layout_values_only = true;  // what a ranking's preparation reuses (graph_cache.h)
   GraphDrawing drawing;
   // Neighbours per node (CSR): producers (operands) and users.
   std::vector<int64_t> in_ptr, out_ptr;

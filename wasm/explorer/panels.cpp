@@ -183,6 +183,10 @@ void App::configs_tab() {
     return;
   }
   const int64_t n = doc->info.configs;
+  if (n == 0) {  // std::clamp(x, 0, n - 1) below is undefined then
+    ImGui::TextDisabled("This file has no configs.");
+    return;
+  }
   const bool ranked = rank.status == RankStatus::Done && static_cast<int64_t>(rank.position.size()) == n;
   section("Heatmap of one config");
   ImGui::SetNextItemWidth(140 * dpr);

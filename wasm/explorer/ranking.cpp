@@ -34,9 +34,13 @@ std::string App::rank_open(int ticket, const std::string& card_json) {
   ModelCard card = ModelCard::from_json(card_json, rank.model + "/model.json");
   rank.card_collection = card.collection.value_or("");
   const int khop = card.khop;
-  // From the document's bytes, in memory: the file is not copied for the ranking.
+  // From the document's bytes, in memory (the file is not copied), with the
+  // config groups found when it was opened (not grouped again).
+  GraphContents known;
+  known.groups = doc->groups;
+  known.layout_values_only = doc->layout_values_only;
   std::unique_ptr<wasm::RankSession> s =
-      wasm::prepare_rank_session(std::move(card), CachedGraph::in_memory(*doc->npz, khop));
+      wasm::prepare_rank_session(std::move(card), CachedGraph::in_memory(*doc->npz, khop, &known));
   const nlohmann::json info = wasm::rank_info(*s, doc->name);
   std::string text = wasm::json_text(info);
   if (info.at("shift").is_object()) rank.shift_warning = info.at("shift").at("warning").get<std::string>();
@@ -61,7 +65,7 @@ void App::rank_done(int ticket, const wasm::RankSession& session, std::vector<do
     throw Error(doc->name, "", "the ranked configs are not the open file's");
   std::vector<int64_t> ranking = rank_configs(session.graph.groups, session.groups, scores);
   GraphMetrics metrics;
-  if (session.graph.has_runtime()) metrics = evaluate_ranking(ranking, session.graph.runtime);
+  if (session.graph.has_runtime()) metrics = evaluate_ranking(ranking, session.graph.runtime, session.graph.groups);
   metrics.configs = static_cast<int64_t>(ranking.size());
   RankState& r = rank;
   r.position.assign(ranking.size(), 0);

@@ -223,7 +223,7 @@ DataProfile DataProfileBuilder::finish() const {
   return p;
 }
 
-std::string DataProfile::to_json() const {
+nlohmann::json DataProfile::to_json() const {
   nlohmann::json j = {{"version", kVersion},
                       {"kind", graph_kind_name(kind)},
                       {"origin", origin},
@@ -240,11 +240,11 @@ std::string DataProfile::to_json() const {
     j["config_min"] = config_min;
     j["config_max"] = config_max;
   }
-  return j.dump();
+  return j;
 }
 
-DataProfile DataProfile::from_json(const std::string& text, const std::string& what) {
-  const nlohmann::json j = parse_json_text(text, what, "training-data profile is not JSON");
+DataProfile DataProfile::from_json(const nlohmann::json& j, const std::string& what) {
+  if (!j.is_object()) throw Error(what, "", "training-data profile: expected a JSON object");
   const int version = get<int>(j, "version", what);
   if (version != kVersion)
     throw Error(what, "", "training-data profile version " + std::to_string(version) + "; this build reads version " + std::to_string(kVersion));

@@ -14,6 +14,7 @@
 #include "fastslow/io/memory_budget.h"
 #include "fastslow/io/npz_writer.h"
 #include "fastslow/graph/validate.h"
+#include "fastslow/io/json_text.h"
 
 namespace fastslow {
 namespace {
@@ -79,7 +80,7 @@ bool cache_matches(const std::string& path, const nlohmann::json& want) {
     const NpzReader npz = NpzReader::open(path);
     const NpyArray m = npz.read("meta");
     const std::string text(reinterpret_cast<const char*>(m.data()), m.nbytes());
-    const nlohmann::json have = nlohmann::json::parse(text);
+    const nlohmann::json have = parse_json_text(text, path, "malformed cache metadata");
     for (const auto& [k, v] : want.items())
       if (!have.contains(k) || have[k] != v) return false;
     return true;
@@ -114,14 +115,16 @@ bool any_measured(const std::vector<double>& runtime) {
 // the pruned copy's answer arrays.
 constexpr uint64_t kBuildBytesPerConfig = ConfigDeduplicator::kBytesPerConfig + 3 * sizeof(int64_t);
 
-void build_tile(const NpzReader& npz, NpzWriter& w, nlohmann::json& meta) {
+void build_tile(const NpzReader& npz, NpzWriter& w, nlohmann::json& meta, const GraphContents* known) {
   LoadOptions opt;
   opt.bytes_per_config = kBuildBytesPerConfig;
   const TileGraph g = load_tile_graph(npz, opt);
   require_valid(Graph{g});
   const std::vector<double> runtime = g.target();
   const bool measured = any_measured(runtime);
-  const ConfigGroups groups = dedup_configs(g.config_feat, g.config_feat_width, runtime);
+  if (known && known->groups.num_configs() != g.num_configs)
+    throw Error(npz.file(), "", "the config groups handed over are another file's");
+  const ConfigGroups groups = known ? known->groups : dedup_configs(g.config_feat, g.config_feat_width, runtime);
   const PrunedGraph p = prune_graph(g, {}, 0);
   write_common(w, g, p, groups, runtime, measured);
   w.add("config_rows", gather_rows(g.config_feat, g.config_feat_width, groups.representative),
@@ -158,7 +161,7 @@ std::vector<T> representative_rows(const NpzReader& npz, const ConfigGroups& gro
   return out;
 }
 
-void build_layout(const NpzReader& npz, int khop, NpzWriter& w, nlohmann::json& meta) {
+void build_layout(const NpzReader& npz, int khop, NpzWriter& w, nlohmann::json& meta, const GraphContents* known) {
   LoadOptions opt;
   opt.config_features = false;  // streamed below
   opt.bytes_per_config = kBuildBytesPerConfig;
@@ -168,27 +171,39 @@ void build_layout(const NpzReader& npz, int khop, NpzWriter& w, nlohmann::json& 
   const bool measured = any_measured(runtime);
 
   // One streamed pass groups the configs and checks their values, so a
-  // 1 GB array is never held whole until the unique rows are gathered.
+  // 1 GB array is never held whole until the unique rows are gathered; a
+  // caller that has read the file already (the page's document) hands over
+  // what that pass found.
   const int64_t row = g.num_configurable() * g.config_feat_width;
-  ConfigDeduplicator dedup(row);
-  LayoutConfigCheck check(row);
-  npz.for_each_chunk("node_config_feat", 1024, [&](int64_t, const NpyArray& chunk) {
-    const std::vector<float> v = chunk.to_float("node_config_feat");
-    dedup.add_rows(v.data(), chunk.dim(0));
-    check.add(v.data(), static_cast<int64_t>(v.size()));
-  });
-  std::vector<Problem> problems;
-  check.report(&problems);
-  for (const Problem& p : problems)
-    if (p.severity == Severity::Error) throw Error(npz.file(), p.array, p.message);
-  const ConfigGroups groups = dedup.finish(runtime);
+  ConfigGroups groups;
+  bool layout_values_only = true;
+  if (known) {
+    if (known->groups.num_configs() != g.num_configs)
+      throw Error(npz.file(), "", "the config groups handed over are another file's");
+    groups = known->groups;
+    layout_values_only = known->layout_values_only;
+  } else {
+    ConfigDeduplicator dedup(row);
+    LayoutConfigCheck check(row);
+    npz.for_each_chunk("node_config_feat", 1024, [&](int64_t, const NpyArray& chunk) {
+      const std::vector<float> v = chunk.to_float("node_config_feat");
+      dedup.add_rows(v.data(), chunk.dim(0));
+      check.add(v.data(), static_cast<int64_t>(v.size()));
+    });
+    std::vector<Problem> problems;
+    check.report(&problems);
+    for (const Problem& p : problems)
+      if (p.severity == Severity::Error) throw Error(npz.file(), p.array, p.message);
+    groups = dedup.finish(runtime);
+    layout_values_only = check.all_layout_values();
+  }
 
   const PrunedGraph p = prune_graph(g, g.node_config_ids, khop);
   write_common(w, g, p, groups, runtime, measured);
   // Layout values are dimension indices, -1..5, so int8 keeps them exactly;
   // files with other values (a validation warning) keep float32.
   const std::vector<int64_t> shape = {groups.num_groups(), g.num_configurable(), g.config_feat_width};
-  if (check.all_layout_values())
+  if (layout_values_only)
     w.add("config_rows", representative_rows<int8_t>(npz, groups, row), shape);
   else
     w.add("config_rows", representative_rows<float>(npz, groups, row), shape);
@@ -199,11 +214,11 @@ void build_layout(const NpzReader& npz, int khop, NpzWriter& w, nlohmann::json& 
 }
 
 // The cache's arrays into `w` (a file or memory), `meta` with them.
-void build(const NpzReader& npz, int khop, NpzWriter& w, nlohmann::json meta) {
+void build(const NpzReader& npz, int khop, NpzWriter& w, nlohmann::json meta, const GraphContents* known = nullptr) {
   if (detect_graph_kind(npz) == GraphKind::Tile)
-    build_tile(npz, w, meta);
+    build_tile(npz, w, meta, known);
   else
-    build_layout(npz, khop, w, meta);
+    build_layout(npz, khop, w, meta, known);
   const std::string text = meta.dump();
   w.add("meta", std::vector<uint8_t>(text.begin(), text.end()), {static_cast<int64_t>(text.size())});
 }
@@ -243,10 +258,10 @@ CachedGraph CachedGraph::open(const std::string& source, const GraphCacheOptions
   return c;
 }
 
-CachedGraph CachedGraph::in_memory(const NpzReader& source, int khop) {
+CachedGraph CachedGraph::in_memory(const NpzReader& source, int khop, const GraphContents* known) {
   check_khop(source.file(), khop);
   NpzWriter w(Compression::Stored);
-  build(source, khop, w, {{"format", kCacheFormat}, {"source", source.file()}, {"khop", khop}});
+  build(source, khop, w, {{"format", kCacheFormat}, {"source", source.file()}, {"khop", khop}}, known);
   CachedGraph c;
   c.source = source.file();
   c.load(std::make_shared<NpzReader>(NpzReader::from_memory(source.file() + " (prepared)", w.close_to_memory())));
@@ -258,8 +273,8 @@ void CachedGraph::load(std::shared_ptr<NpzReader> reader) {
   c.reader_ = std::move(reader);
   const NpzReader& npz = *c.reader_;
   const NpyArray m = npz.read("meta");
-  const nlohmann::json meta =
-      nlohmann::json::parse(std::string(reinterpret_cast<const char*>(m.data()), m.nbytes()));
+  const nlohmann::json meta = parse_json_text(std::string(reinterpret_cast<const char*>(m.data()), m.nbytes()),
+                                              npz.file(), "malformed cache metadata");
   c.kind = meta.at("kind") == "tile" ? GraphKind::Tile : GraphKind::Layout;
   c.original_nodes = meta.at("original_nodes");
   c.original_edges = meta.at("original_edges");

@@ -48,16 +48,15 @@ std::vector<float> FeatureStats::applied(const std::vector<float>& rows) const {
   return out;
 }
 
-std::string FeatureStats::to_json() const {
+nlohmann::json FeatureStats::to_json() const {
   nlohmann::json j;
   j["log_scale"] = log_scale;
   j["mean"] = mean;
   j["stddev"] = stddev;
-  return j.dump();
+  return j;
 }
 
-FeatureStats FeatureStats::from_json(const std::string& json, const std::string& what) {
-  const nlohmann::json j = parse_json_text(json, what, "not valid JSON");
+FeatureStats FeatureStats::from_json(const nlohmann::json& j, const std::string& what) {
   if (!j.is_object()) throw Error(what, "", "expected a JSON object with log_scale, mean and stddev");
   auto numbers = [&](const char* key) {
     const auto it = j.find(key);

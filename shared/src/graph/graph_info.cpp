@@ -5,7 +5,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "fastslow/data/dedup.h"
+#include "fastslow/graph/dedup.h"
 #include "fastslow/error.h"
 
 namespace fastslow {
@@ -98,7 +98,7 @@ GraphInfo graph_info(const NpzReader& npz, GraphContents* contents) {
     const bool sound = !has_errors(info.problems);
     ConfigGroups groups = dedup.finish(sound ? g.target() : std::vector<double>(g.num_configs, 0.0));
     info.unique_configs = groups.num_groups();
-    if (contents) *contents = {std::move(g), std::move(groups)};
+    if (contents) *contents = {std::move(g), std::move(groups), true};
     return info;
   }
   LayoutGraph g = load_layout_graph(npz, opt);
@@ -122,7 +122,7 @@ GraphInfo graph_info(const NpzReader& npz, GraphContents* contents) {
   check.report(&info.problems);
   ConfigGroups groups = dedup.finish(g.target());
   info.unique_configs = groups.num_groups();
-  if (contents) *contents = {std::move(g), std::move(groups)};
+  if (contents) *contents = {std::move(g), std::move(groups), check.all_layout_values()};
   return info;
 }
 

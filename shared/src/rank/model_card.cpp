@@ -111,12 +111,12 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
   c.node_feat_width = int_field(j, "node_feat_width", what, 0);
   c.config_feat_width = int_field(j, "config_feat_width", what, 0);
   const nlohmann::json& norm = field(j, "normalization", what);
-  c.node_stats = FeatureStats::from_json(field(norm, "node", what).dump(), what);
+  c.node_stats = FeatureStats::from_json(field(norm, "node", what), what);
   if (c.node_stats.width() != c.node_feat_width)
     throw Error(what, "", "model card: node statistics cover " + std::to_string(c.node_stats.width()) +
                               " columns, node_feat_width is " + std::to_string(c.node_feat_width));
   if (c.kind == GraphKind::Tile) {
-    c.config_stats = FeatureStats::from_json(field(norm, "config", what).dump(), what);
+    c.config_stats = FeatureStats::from_json(field(norm, "config", what), what);
     const auto tf = norm.find("tile_features");
     if (tf != norm.end()) {
       if (!tf->is_boolean()) throw Error(what, "", "model card: normalization.tile_features must be true or false");
@@ -157,7 +157,7 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
     c.collection = id;
   }
   if (j.contains("training_data") && !j["training_data"].is_null()) {
-    c.training_data = DataProfile::from_json(j["training_data"].dump(), what);
+    c.training_data = DataProfile::from_json(j["training_data"], what);
     if (c.training_data->kind != c.kind) throw Error(what, "", "model card: the training-data profile is of the other graph kind");
   }
   if (j.contains("ensemble") && !j["ensemble"].is_null()) c.ensemble = parse_ensemble(j["ensemble"], what);

@@ -83,14 +83,19 @@ std::vector<int64_t> rank_configs(const ConfigGroups& cg, const std::vector<int6
   return ranking;
 }
 
-GraphMetrics evaluate_ranking(const std::vector<int64_t>& ranking, const std::vector<double>& runtime) {
+GraphMetrics evaluate_ranking(const std::vector<int64_t>& ranking, const std::vector<double>& runtime,
+                              const ConfigGroups& cg) {
   // Positions as scores: exactly what a submission row tells the scorer.
   std::vector<double> score(ranking.size()), rt(ranking.size());
+  bool distinct = false;
   for (size_t i = 0; i < ranking.size(); ++i) {
     score[i] = static_cast<double>(i);
-    rt[i] = runtime[ranking[i]];
+    rt[i] = runtime.at(static_cast<size_t>(ranking[i]));
+    distinct = distinct || cg.group_of.at(static_cast<size_t>(ranking[i])) != cg.group_of.at(static_cast<size_t>(ranking[0]));
   }
-  return evaluate_graph(score, rt);
+  GraphMetrics m = evaluate_graph(score, rt);
+  if (!distinct) m.kendall = m.opa = kNaN;
+  return m;
 }
 
 }  // namespace fastslow

@@ -5,12 +5,14 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "fastslow/data/collection.h"
 #include "fastslow/error.h"
+#include "fastslow/io/json_text.h"
 #include "fastslow/io/npz_writer.h"
+#include "fastslow/io/read_file.h"
+#include "fastslow/io/write_file.h"
 #include "fastslow/synth/features.h"
 #include "fastslow/synth/layout_configs.h"
 #include "fastslow/synth/layout_cost.h"
@@ -335,12 +337,8 @@ bool synth_dataset(const std::string& dir, SynthScale scale, uint64_t seed,
   const nlohmann::json want = manifest(scale, seed, plan.size(), wanted);
   std::error_code ec;
   if (fs::exists(manifest_path)) {
-    nlohmann::json have;
-    try {
-      std::ifstream(manifest_path) >> have;
-    } catch (const std::exception&) {
-      throw Error(manifest_path.string(), "", "unreadable manifest; remove it or choose another --out");
-    }
+    const nlohmann::json have = parse_json_text(read_whole_file(manifest_path.string()), manifest_path.string(),
+                                                "unreadable manifest; remove it or choose another --out");
     if (have != want)
       throw Error(dir, "", "holds a dataset generated with other settings (" + have.dump() +
                                "); choose another --out or remove it");
@@ -348,7 +346,7 @@ bool synth_dataset(const std::string& dir, SynthScale scale, uint64_t seed,
     if (fs::exists(root) && !fs::is_empty(root, ec))
       throw Error(dir, "", "exists and is not empty; choose an empty or new folder");
     fs::create_directories(root);
-    std::ofstream(manifest_path) << want.dump(2) << "\n";
+    write_file_atomically(manifest_path.string(), want.dump(2) + "\n");
   }
   SynthProgress p;
   p.total = plan.size();

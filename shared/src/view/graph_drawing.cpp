@@ -5,7 +5,7 @@
 #include <string>
 
 #include "fastslow/error.h"
-#include "fastslow/rank/metrics.h"
+#include "fastslow/numeric.h"
 
 namespace fastslow {
 

@@ -27,14 +27,14 @@ double f(const nlohmann::json& p) {
 TEST(GridSampler, VisitsEveryPointOnceThenStops) {
   Space s;
   s.params = {float_param("x", 0, 1), int_param("layers", 1, 4), choice_param("model", {"sage", "attn"})};
-  auto g = make_grid_sampler(s, 3, 5);
+  auto g = make_grid_sampler(s, 3, GridSettings{5});
   ASSERT_EQ(g->size(), 5 * 4 * 2);
   std::set<std::string> seen;
   for (int64_t n = 0; n < 40; ++n) seen.insert(g->ask(n, {})->dump());
   EXPECT_EQ(seen.size(), 40u);
   EXPECT_FALSE(g->ask(40, {}).has_value());
   // Another seed: the same points in another order.
-  auto h = make_grid_sampler(s, 4, 5);
+  auto h = make_grid_sampler(s, 4, GridSettings{5});
   std::set<std::string> other;
   for (int64_t n = 0; n < 40; ++n) other.insert(h->ask(n, {})->dump());
   EXPECT_EQ(seen, other);
@@ -54,7 +54,7 @@ TEST(GridSampler, StudyFindsTheGridsExactOptimum) {
         if (f(p) > best) best = f(p), best_p = p;
       }
   TempDir dir;
-  auto g = make_grid_sampler(s, 0, 5);
+  auto g = make_grid_sampler(s, 0, GridSettings{5});
   FunctionRunner runner([](const nlohmann::json& p) { return std::map<std::string, double>{{"score", f(p)}}; }, "score");
   StudySettings st;
   st.out = dir.path();

@@ -46,10 +46,9 @@ double run_hv(SearchSampler& s, int trials) {
 TEST(Nsga2Sampler, BeatsRandomHypervolumeOnZdt1) {
   double nsga = 0, rnd = 0;
   for (uint64_t seed = 0; seed < 4; ++seed) {
-    SamplerSettings st;
-    st.seed = seed;
+    Nsga2Settings st;
     st.population = 16;
-    auto n = make_nsga2_sampler(zdt_space(), kTwo, st);
+    auto n = make_nsga2_sampler(zdt_space(), kTwo, seed, st);
     auto r = make_random_sampler(zdt_space(), seed);
     nsga += run_hv(*n, 160) / 4;
     rnd += run_hv(*r, 160) / 4;
@@ -62,9 +61,9 @@ TEST(Nsga2Sampler, IntegerAndCategoricalGenesStayValidAndRepeat) {
   Space s;
   s.params = {int_param("layers", 1, 4), choice_param("model", {"sage", "attn", "focus"}),
               float_param("lr", 1e-4, 1e-2, true)};
-  SamplerSettings st;
+  Nsga2Settings st;
   st.population = 8;
-  auto n = make_nsga2_sampler(s, kTwo, st);
+  auto n = make_nsga2_sampler(s, kTwo, 0, st);
   std::vector<Trial> finished;
   for (int i = 0; i < 40; ++i) {
     Trial t;
@@ -84,10 +83,10 @@ TEST(Nsga2Sampler, IntegerAndCategoricalGenesStayValidAndRepeat) {
 }
 
 TEST(Nsga2Sampler, RefusesOneObjectiveAndBadPopulations) {
-  SamplerSettings st;
-  EXPECT_THROW(make_nsga2_sampler(zdt_space(), {{"f1", Direction::Minimize}}, st), Error);
+  Nsga2Settings st;
+  EXPECT_THROW(make_nsga2_sampler(zdt_space(), {{"f1", Direction::Minimize}}, 0, st), Error);
   st.population = 10;
-  EXPECT_THROW(make_nsga2_sampler(zdt_space(), kTwo, st), Error);
+  EXPECT_THROW(make_nsga2_sampler(zdt_space(), kTwo, 0, st), Error);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "search/report.h"
+#include "fastslow/search/report.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 
 #include "fastslow/error.h"
 #include "fastslow/search/study_plot.h"
-#include "search/figure.h"
+#include "fastslow/search/figure.h"
 #include "test_support.h"
 
 namespace fastslow::search {

@@ -77,6 +77,18 @@ TEST(SearchConfig, RefusesWhatCannotWorkWithAMessage) {
   EXPECT_NE(error_of(base + "[space]\nhidden = [8]\n[search]\ntrails = 3\n").find("unknown key 'trails'"),
             std::string::npos);
   EXPECT_NE(error_of(base + "[space]\nhidden = [8]\n[budget2]\n").find("unknown key 'budget2'"), std::string::npos);
+  // Each sampler reads its own settings: another sampler's key is refused, naming its owner.
+  EXPECT_NE(error_of(base + "[space]\nhidden = [8]\n[search]\nsampler = \"tpe\"\npopulation = 8\n")
+                .find("'population' is a setting of sampler nsga2, not of tpe"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "[space]\nhidden = [8]\n[search]\nsampler = \"random\"\nstartup = 3\n")
+                .find("'startup' is a setting of sampler tpe"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "[space]\nhidden = [8]\n[search]\nsampler = \"tpe\"\ncandidates = 0\n").find("candidates"),
+            std::string::npos);
+  const auto tpe = parse_search_config(base + "[space]\nhidden = [8]\n[search]\nsampler = \"tpe\"\nstartup = 3\n", "S.toml");
+  EXPECT_EQ(tpe.sampler.settings, (nlohmann::json{{"startup", 3}}));
+  EXPECT_EQ(tpe.to_json()["sampler"]["settings"]["startup"], 3);
   // TOML syntax errors name the line.
   EXPECT_NE(error_of(base + "[space]\nhidden = [8,\n").find("S.toml:"), std::string::npos);
   // Pruning with several objectives would cut trials on the front.

@@ -81,7 +81,7 @@ TEST(Study, WritesEveryTrialAndTheFrontMatchesBruteForce) {
 
 TEST(Study, InterruptedAndResumedAsksWhatAnUninterruptedStudyAsks) {
   TempDir a, b;
-  SamplerSettings ss;
+  TpeSettings ss;
   ss.startup = 4;
   const Space sp = space();
   const std::vector<Objective> obj = {{"score", Direction::Maximize}};
@@ -89,7 +89,7 @@ TEST(Study, InterruptedAndResumedAsksWhatAnUninterruptedStudyAsks) {
   StudySettings whole = settings(a.path(), 12);
   whole.objectives = obj;
   {
-    auto tpe = make_tpe_sampler(sp, obj, ss);
+    auto tpe = make_tpe_sampler(sp, obj, 0, ss);
     FunctionRunner runner(one, "score");
     run_study(whole, *tpe, nullptr, runner);
   }
@@ -100,14 +100,14 @@ TEST(Study, InterruptedAndResumedAsksWhatAnUninterruptedStudyAsks) {
   hooks.trial_end = [&](const Trial&, int64_t, int64_t) { ++ended; };
   hooks.stop = [&] { return ended >= 5; };
   {
-    auto tpe = make_tpe_sampler(sp, obj, ss);
+    auto tpe = make_tpe_sampler(sp, obj, 0, ss);
     FunctionRunner runner(one, "score");
     const auto r = run_study(cut, *tpe, nullptr, runner, hooks);
     EXPECT_TRUE(r.interrupted);
     EXPECT_EQ(r.study.trials.size(), 5u);
   }
   {
-    auto tpe = make_tpe_sampler(sp, obj, ss);
+    auto tpe = make_tpe_sampler(sp, obj, 0, ss);
     FunctionRunner runner(one, "score");
     const auto r = run_study(cut, *tpe, nullptr, runner);  // --resume
     EXPECT_FALSE(r.interrupted);
@@ -119,7 +119,7 @@ TEST(Study, InterruptedAndResumedAsksWhatAnUninterruptedStudyAsks) {
   for (size_t i = 0; i < 12; ++i) EXPECT_EQ(x.trials[i].params, y.trials[i].params) << "trial " << i;
   // A larger `trials` on resume goes on.
   cut.trials = 15;
-  auto tpe = make_tpe_sampler(sp, obj, ss);
+  auto tpe = make_tpe_sampler(sp, obj, 0, ss);
   FunctionRunner runner(one, "score");
   EXPECT_EQ(run_study(cut, *tpe, nullptr, runner).study.trials.size(), 15u);
 }

@@ -46,9 +46,7 @@ TEST(TpeSampler, ReachesAKnownOptimumInFewerEvaluationsThanRandom) {
   double tpe_sum = 0, random_sum = 0;
   const int seeds = 12, cap = 300;
   for (int seed = 0; seed < seeds; ++seed) {
-    SamplerSettings s;
-    s.seed = static_cast<uint64_t>(seed);
-    auto tpe = make_tpe_sampler(space2(), obj, s);
+    auto tpe = make_tpe_sampler(space2(), obj, static_cast<uint64_t>(seed));
     auto rnd = make_random_sampler(space2(), static_cast<uint64_t>(seed));
     tpe_sum += evaluations_to_reach(*tpe, 0.01, cap);
     random_sum += evaluations_to_reach(*rnd, 0.01, cap);
@@ -61,13 +59,13 @@ TEST(TpeSampler, ReachesAKnownOptimumInFewerEvaluationsThanRandom) {
 
 TEST(TpeSampler, StartsRandomThenConcentratesBelowTheBestTrials) {
   const std::vector<Objective> obj = {{"score", Direction::Minimize}};
-  SamplerSettings s;
+  TpeSettings s;
   s.startup = 10;
   Space sp;
   // Every choice observed: a choice never tried has a tiny g(x), and TPE
   // (Optuna's too) then prefers exploring it.
   sp.params = {float_param("x", 0, 1), choice_param("m", {"a", "b", "c"})};
-  auto tpe = make_tpe_sampler(sp, obj, s);
+  auto tpe = make_tpe_sampler(sp, obj, 0, s);
   // 40 finished trials: the good ones (small score) all have x near 0.2 and m = "c".
   std::vector<Trial> finished;
   for (int n = 0; n < 40; ++n) {
@@ -95,7 +93,7 @@ TEST(TpeSampler, StartsRandomThenConcentratesBelowTheBestTrials) {
 
 TEST(TpeSampler, PrunedTrialsCountFailedOnesDoNot) {
   const std::vector<Objective> obj = {{"score", Direction::Maximize}};
-  SamplerSettings s;
+  TpeSettings s;
   s.startup = 3;
   Space sp;
   sp.params = {float_param("x", 0, 1)};
@@ -105,15 +103,15 @@ TEST(TpeSampler, PrunedTrialsCountFailedOnesDoNot) {
     finished[n].params = {{"x", 0.1 * n}};
     finished[n].state = TrialState::Failed;
   }
-  auto tpe = make_tpe_sampler(sp, obj, s);
+  auto tpe = make_tpe_sampler(sp, obj, 0, s);
   auto rnd = make_random_sampler(sp, 0);
   // Three failed trials: still the random start-up (same draws as random with this seed).
   EXPECT_EQ(*tpe->ask(3, finished), *rnd->ask(3, finished));
   for (auto& t : finished) t.state = TrialState::Pruned, t.intermediate = {{1, 0.5}};
   EXPECT_NE(*tpe->ask(3, finished), *rnd->ask(3, finished));
-  SamplerSettings bad;
+  TpeSettings bad;
   bad.candidates = 0;
-  EXPECT_THROW(make_tpe_sampler(sp, obj, bad), Error);
+  EXPECT_THROW(make_tpe_sampler(sp, obj, 0, bad), Error);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -54,9 +55,9 @@ struct DataProfile {
   std::vector<std::vector<int32_t>> layout_values;
   std::vector<float> config_min, config_max;
 
-  std::string to_json() const;
+  nlohmann::json to_json() const;
   // Throws Error naming `what` on a malformed profile.
-  static DataProfile from_json(const std::string& json, const std::string& what);
+  static DataProfile from_json(const nlohmann::json& j, const std::string& what);
   // One line: origin, graphs, sizes, opcodes ("generated data (layout:xla:default): 52 graphs of 300-2,500 nodes ...").
   std::string summary() const;
 };

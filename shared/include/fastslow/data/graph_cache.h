@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "fastslow/data/dedup.h"
+#include "fastslow/graph/dedup.h"
 #include "fastslow/graph/graph.h"
+#include "fastslow/graph/graph_info.h"
 #include "fastslow/io/npz_reader.h"
 #include "fastslow/graph/prune.h"
 
@@ -31,8 +32,10 @@ class CachedGraph {
   // The same graph built from an archive already open (the page's document,
   // whose bytes are in memory), kept in memory: no file is read or written.
   // Equal, field for field and row for row, to open() on the same bytes;
-  // `source` is the reader's name and `path` stays empty.
-  static CachedGraph in_memory(const NpzReader& source, int khop);
+  // `source` is the reader's name and `path` stays empty. `known`: what
+  // graph_info found reading these bytes (their config groups), so the
+  // configs are not grouped a second time.
+  static CachedGraph in_memory(const NpzReader& source, int khop, const GraphContents* known = nullptr);
 
   GraphKind kind = GraphKind::Layout;
   std::string source;  // the original .npz

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,9 @@ struct FeatureStats {
   void apply(float* rows, int64_t count) const;
   std::vector<float> applied(const std::vector<float>& rows) const;
 
-  std::string to_json() const;  // {"log_scale":[...],"mean":[...],"stddev":[...]}
+  nlohmann::json to_json() const;  // {"log_scale":[...],"mean":[...],"stddev":[...]}
   // Throws Error naming `what` on malformed JSON or inconsistent lengths.
-  static FeatureStats from_json(const std::string& json, const std::string& what = "feature stats");
+  static FeatureStats from_json(const nlohmann::json& j, const std::string& what = "feature stats");
 };
 
 // Streaming: add any number of row blocks, then finish(). Uses a two-pass-free

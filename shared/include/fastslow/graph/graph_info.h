@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "fastslow/data/dedup.h"
+#include "fastslow/graph/dedup.h"
 #include "fastslow/graph/graph.h"
 #include "fastslow/graph/validate.h"
 
@@ -33,6 +33,8 @@ struct GraphInfo {
 struct GraphContents {
   Graph graph;
   ConfigGroups groups;
+  // Layout: every config value is an integer in -1..5 (LayoutConfigCheck).
+  bool layout_values_only = true;
 };
 
 // Loads, validates and de-duplicates. Config features (tile and layout) are

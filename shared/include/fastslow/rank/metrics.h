@@ -8,12 +8,11 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <vector>
 
-namespace fastslow {
+#include "fastslow/numeric.h"
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+namespace fastslow {
 
 // Kendall tau-b (scipy.stats.kendalltau default). O(n log n) by Knight's
 // method. NaN when n < 2 or either side is entirely tied.
@@ -28,10 +27,6 @@ double ordered_pair_accuracy(const std::vector<double>& score,
 
 // Indices by ascending score, ties by index. Best first.
 std::vector<int64_t> ranking_from_scores(const std::vector<double>& score);
-
-// Sorts v ascending and returns the pairs i < j with v[i] > v[j] (equal
-// values do not count), in O(n log n).
-int64_t sort_counting_inversions(std::vector<double>& v);
 
 // (best runtime among ranking[0..k)) / (best runtime overall) - 1; k > size
 // means the whole ranking. Throws on k < 1, empty ranking or runtime,

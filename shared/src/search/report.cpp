@@ -1,4 +1,4 @@
-#include "search/report.h"
+#include "fastslow/search/report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include "fastslow/error.h"
 #include "fastslow/io/write_file.h"
 #include "fastslow/search/pareto.h"
-#include "search/figure.h"
+#include "fastslow/search/figure.h"
 
 namespace fs = std::filesystem;
 

@@ -1,4 +1,4 @@
-#include "fastslow/data/realism.h"
+#include "fastslow/analysis/realism.h"
 
 #include <algorithm>
 #include <cmath>

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "fastslow/rank/metrics.h"
+#include "fastslow/numeric.h"
 #include "fastslow/io/npz_reader.h"
 #include "fastslow/view/op_family.h"
 

@@ -1,4 +1,4 @@
-#include "search/figure.h"
+#include "fastslow/search/figure.h"
 
 #include <algorithm>
 #include <cmath>

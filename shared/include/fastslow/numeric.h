@@ -1,0 +1,19 @@
+// Numeric constants and helpers every layer of the core uses; the lowest layer holds
+// them, so a layer never includes a higher one for a constant.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace fastslow {
+
+// "Not measured / undefined" in metrics and statistics.
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Sorts v ascending and returns the pairs i < j with v[i] > v[j] (equal
+// values do not count), in O(n log n): Kendall's discordant pairs and the
+// edge crossings of a drawing both count these.
+int64_t sort_counting_inversions(std::vector<double>& v);
+
+}  // namespace fastslow
