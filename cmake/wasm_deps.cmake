@@ -10,16 +10,7 @@ set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodej
 add_compile_options(-fexceptions)
 add_link_options(-fexceptions)
 
-# The unpacked Debian source tree of package NAME (not its tarballs) -> OUT.
-function(fastslow_deps_source name out)
-  file(GLOB _dirs LIST_DIRECTORIES true "${FASTSLOW_DEPS_DIR}/${name}-*")
-  list(FILTER _dirs EXCLUDE REGEX "\\.(tar|dsc|xz|bz2|gz)$")
-  if(NOT _dirs)
-    message(FATAL_ERROR "${name} sources not found under ${FASTSLOW_DEPS_DIR}: run scripts/setup.sh")
-  endif()
-  list(GET _dirs 0 _dir)
-  set(${out} "${_dir}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/deps_source.cmake)
 
 fastslow_deps_source(zlib FASTSLOW_ZLIB_SRC)
 # zlib's own CMakeLists renames files in its source tree; build it here instead.

@@ -27,6 +27,7 @@ PKGS=(
   python3-numpy python3-torch           # reference checks in tests and benchmarks
   emscripten nodejs npm                 # the wasm build and the web tests
   chromium                              # browser tests (driven by npm playwright-core)
+  libglfw3-dev libgles-dev xvfb xauth   # the explorer built natively (GLFW + OpenGL ES 3), its UI test under Xvfb
   clang-14 libfuzzer-14-dev             # fuzzing the readers (libFuzzer, ASan, UBSan): scripts/fuzz.sh
 )
 

@@ -1,5 +1,5 @@
 // The core's C entry points for JavaScript (declared, with their JSON, in
-// js_api.h): describing a file and ranking it batch by batch.
+// js_api.h): describing a file and the rank session's calls.
 #include <emscripten/emscripten.h>
 
 #include <cstdlib>
@@ -35,7 +35,7 @@ EMSCRIPTEN_KEEPALIVE char* fastslow_rank_open(const char* path, const char* card
         fastslow::wasm::prepare_rank_session(std::move(card), fastslow::CachedGraph::open(path, {cache_dir, khop}));
     const std::string p(path);
     const nlohmann::json j = fastslow::wasm::rank_info(*s, p.substr(p.find_last_of('/') + 1));
-    s.release();  // JS owns it now: fastslow_rank_close
+    s.release();  // JS owns it now: fastslow_rank_finish or fastslow_rank_close
     return fastslow::wasm::json_text(j);
   });
 }
@@ -43,26 +43,33 @@ EMSCRIPTEN_KEEPALIVE char* fastslow_rank_open(const char* path, const char* card
 EMSCRIPTEN_KEEPALIVE char* fastslow_rank_batch(RankSession* session, int index) {
   return guarded([&] {
     RankSession& s = fastslow::wasm::checked(session);
-    const std::vector<int64_t> part = fastslow::rank_chunk(s.groups, s.card.chunk, index);
-    s.batch = fastslow::rank_config_batch(s.graph, part, s.card);
-    return nlohmann::json{{"ptr", reinterpret_cast<uintptr_t>(s.batch.data())}, {"count", part.size()}}.dump();
+    const std::optional<int64_t> count = fastslow::wasm::rank_session_batch(s, index);
+    if (!count) return nlohmann::json{{"stopped", s.stopped}}.dump();
+    return nlohmann::json{{"ptr", reinterpret_cast<uintptr_t>(s.batch.data())}, {"count", *count}}.dump();
   });
 }
 
-EMSCRIPTEN_KEEPALIVE char* fastslow_rank_finish(RankSession* session, const double* scores, int count) {
+EMSCRIPTEN_KEEPALIVE char* fastslow_rank_finish(RankSession* session, const double* scores, int count, double seconds,
+                                                int lists) {
   return guarded([&] {
-    const RankSession& s = fastslow::wasm::checked(session);
-    const std::vector<int64_t> ranking =
-        fastslow::rank_configs(s.graph.groups, s.groups, fastslow::wasm::doubles(scores, count));
-    nlohmann::json j = {{"ranking", ranking}, {"group_of", s.graph.groups.group_of}, {"metrics", nullptr}};
-    if (s.graph.has_runtime()) {
-      j["metrics"] = fastslow::metrics_json(fastslow::evaluate_ranking(ranking, s.graph.runtime, s.graph.groups));
-      j["runtime"] = s.graph.runtime;
+    RankSession& s = fastslow::wasm::checked(session);
+    const fastslow::wasm::RankResult r = fastslow::wasm::rank_session_finish(s, fastslow::wasm::doubles(scores, count), seconds);
+    nlohmann::json j = {{"configs", r.ranking.size()}, {"groups", s.groups.size()}, {"metrics", nullptr}};
+    if (s.graph.has_runtime()) j["metrics"] = fastslow::metrics_json(r.metrics);
+    if (lists) {
+      j["ranking"] = r.ranking;
+      j["group_of"] = s.graph.groups.group_of;
+      if (s.graph.has_runtime()) j["runtime"] = s.graph.runtime;
     }
+    delete session;  // finished: the session ends here
     return j.dump();
   });
 }
 
-EMSCRIPTEN_KEEPALIVE void fastslow_rank_close(RankSession* s) { delete s; }
+EMSCRIPTEN_KEEPALIVE void fastslow_rank_close(RankSession* session, const char* failure) {
+  if (!session) return;
+  fastslow::wasm::rank_session_abandon(*session, failure ? failure : "");
+  delete session;
+}
 
 }

@@ -2,7 +2,9 @@
 // every C entry point JS may call (core_api.cpp: the core, in
 // fastslow_core.js and in the explorer; explorer/bridge.cpp: the explorer
 // app) and every JS function C++ calls (defined with EM_JS in
-// explorer/js_calls.cpp). web/src/core.mjs is the JS side's one way in.
+// explorer/host_web.cpp). JS calls the entry points only through
+// `module.api`, which gen_js_api.mjs writes from the declarations below
+// (strings in and out, JSON parsed, {"error"} thrown, calls counted).
 //
 // Conventions, for every entry point below:
 // - Entry points are EMSCRIPTEN_KEEPALIVE, so Emscripten exports each one as
@@ -17,8 +19,14 @@
 //   module's heap (read through HEAPU8 and friends, copied out at once: the
 //   views die when memory grows).
 //
+// Ranking is JS's job, run through one session API (rank_session.h): open
+// (a file, or the explorer's document), then fastslow_rank_batch for each
+// batch, then fastslow_rank_finish, or fastslow_rank_close when it failed.
+// The explorer's sessions report to the app through these same calls, so a
+// ranking in the page takes 2 + N calls into wasm for N batches.
+//
 // The rank session (RankInfo), returned by fastslow_rank_open and
-// explorer_rank_open, describes the graph prepared for a model card:
+// fastslow_rank_open_document, describes the graph prepared for a model card:
 //   {"session", "kind": "tile"|"layout", "nodes", "edges", "config_nodes",
 //    "node_feat_width", "config_feat_width", "configs", "groups" (unique
 //    configs), "chunk" (configs per model call), "chunks", "has_runtime",
@@ -28,7 +36,7 @@
 //    float32, "config_context_width",
 //    "shift": {"warning", "findings": [...], "origin"} or null (a card
 //    without a training-data profile)}
-// The graph arrays stay valid until fastslow_rank_close(session).
+// The graph arrays stay valid until the session ends (finish or close).
 #pragma once
 
 #include <cstddef>
@@ -56,19 +64,27 @@ char* fastslow_info_json(const uint8_t* bytes, size_t size, const char* name);
 // fit the file included).
 char* fastslow_rank_open(const char* path, const char* card_json, const char* cache_dir);
 
-// The config rows of chunk `index` (the model's config_feat, tile [count x
+// The config rows of batch `index` (the model's config_feat, tile [count x
 // config_feat_width], layout [count x config_nodes x config_feat_width]
-// float32): {"ptr", "count"}, valid until the next call on the session.
+// float32): {"ptr", "count"}, valid until the next call on the session; or
+// {"stopped": "cancelled"|"superseded"} when the explorer's app asks the job
+// to stop (then fastslow_rank_close). Asking for batch k tells the app that
+// k batches are scored.
 char* fastslow_rank_batch(fastslow::wasm::RankSession* session, int index);
 
-// Node tools: scores of every group (float64, group order) ->
-// {"ranking": [config, best first], "group_of": [group per config],
-//  "metrics": metrics_json (rank/metrics_json.h) or null without runtimes,
-//  "runtime": [per config] (only with runtimes)}.
-char* fastslow_rank_finish(fastslow::wasm::RankSession* session, const double* scores, int count);
+// The scores of every group (float64, group order) and the job's seconds:
+// ranks them, tells the explorer's app, and ends the session (it is freed:
+// no close). {"configs", "groups", "metrics": metrics_json
+// (rank/metrics_json.h) or null without runtimes}, and with `lists` != 0
+// also {"ranking": [config, best first], "group_of": [group per config],
+// "runtime": [per config] (only with runtimes)}. On {"error"} (scores that
+// do not fit) the session stays open: close it.
+char* fastslow_rank_finish(fastslow::wasm::RankSession* session, const double* scores, int count, double seconds,
+                           int lists);
 
-// Ends a session from fastslow_rank_open or explorer_rank_open.
-void fastslow_rank_close(fastslow::wasm::RankSession* session);
+// Ends a session that did not finish; `failure` (or null) says why, and the
+// explorer's app shows it (or "cancelled" when it stopped the job).
+void fastslow_rank_close(fastslow::wasm::RankSession* session, const char* failure);
 
 // ---- The explorer (explorer/bridge.cpp) ----------------------------------
 
@@ -101,27 +117,21 @@ void explorer_set_error(const char* text);
 char* explorer_add_model(const char* name, const char* card_json);
 
 // Rankings. Each one gets a ticket; opening another file or starting
-// another ranking makes a new one, and every call below about an older
-// ticket is dropped (its results are another document's).
+// another ranking makes a new one, and a session of an older ticket is told
+// to stop (its results would be another document's).
 //
 // Starts ranking the open file with model `model_index`, as the Rank button
-// does: the app asks JS (js_request_rank) with the ticket. 1 if started, 0
-// if not (no file, no such model, a ranking running).
+// does: the app asks JS (js_request_rank) to run the job under a ticket. 1
+// if started, 0 if not (no file, no such model, a ranking running).
 int explorer_start_rank(int model_index);
-// Asks the running ranking to stop (JS learns it from explorer_rank_progress).
+// Asks the running ranking to stop: its next fastslow_rank_batch answers
+// {"stopped": "cancelled"}.
 void explorer_cancel_rank();
-// Prepares the open document for the card `card_json` (from its bytes, in
-// memory) and shows the shift warning: a RankInfo, or {"error"} (a card
-// that does not fit, or a stale ticket).
-char* explorer_rank_open(int ticket, const char* card_json);
-// Batches done of total. 1: go on; 0: stop (cancelled, or a stale ticket).
-int explorer_rank_progress(int ticket, int done, int total);
-// The scores of every group of `session` (float64, group order): the app
-// ranks them and scores the ranking with the core (rank_inputs.h).
-void explorer_rank_done(int ticket, fastslow::wasm::RankSession* session, const double* scores, int count,
-                        double seconds);
-// The ranking stopped: `message` shown; `cancelled` != 0 when asked to stop.
-void explorer_rank_failed(int ticket, const char* message, int cancelled);
+// A rank session on the open document for the card `card_json` (from its
+// bytes in memory, with the config groups found when it was opened),
+// watched by the app, which shows the shift warning: a RankInfo, or
+// {"error"} (a card that does not fit, or a stale ticket; the app shows it).
+char* fastslow_rank_open_document(int ticket, const char* card_json);
 
 // The app's state for tests and scripts: {"frames", "frame_ms",
 // "frame_ms_avg", "first_frame_ms", "error", "models": [name],
@@ -164,11 +174,12 @@ void explorer_search(const char* text);
 void explorer_collapse(int computation, int collapsed);
 void explorer_fit();
 
-// ---- JS functions the explorer calls (explorer/js_calls.cpp) -------------
+// ---- JS functions the explorer calls (explorer/host_web.cpp) -------------
 
 // Asks the page to rank the open file with model `model_index` under
-// `ticket` (ONNX Runtime Web; it reports back through explorer_rank_*).
-void js_request_rank(int model_index, int ticket);
+// `ticket` (ONNX Runtime Web, through fastslow_rank_open_document and the
+// session calls). 0 when the page holds no such model.
+int js_request_rank(int model_index, int ticket);
 // Opens the page's file chooser: 0 = a graph (.npz), 1 = a model (model.onnx
 // + model.json), 2 = a study (trials.jsonl).
 void js_open_dialog(int what);

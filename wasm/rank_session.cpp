@@ -12,14 +12,54 @@ uintptr_t addr(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 
 }  // namespace
 
-std::unique_ptr<RankSession> prepare_rank_session(ModelCard card, CachedGraph graph) {
+std::unique_ptr<RankSession> prepare_rank_session(ModelCard card, CachedGraph graph,
+                                                  std::unique_ptr<RankWatcher> watcher) {
   auto s = std::make_unique<RankSession>();
   s->card = std::move(card);
   s->graph = std::move(graph);
   s->inputs = rank_graph_inputs(s->graph, s->card);
   s->groups.resize(static_cast<size_t>(s->graph.groups.num_groups()));
   for (size_t i = 0; i < s->groups.size(); ++i) s->groups[i] = static_cast<int64_t>(i);
+  s->chunks = rank_chunk_count(static_cast<int64_t>(s->groups.size()), s->card.chunk);
+  s->watcher = std::move(watcher);
   return s;
+}
+
+std::optional<int64_t> rank_session_batch(RankSession& s, int64_t index) {
+  if (index < 0 || index >= s.chunks)
+    throw Error("rank: batch " + std::to_string(index) + " of " + std::to_string(s.chunks));
+  if (s.watcher) {
+    if (std::optional<std::string> stop = s.watcher->progress(index, s.chunks)) {
+      s.stopped = *stop;
+      return std::nullopt;
+    }
+  }
+  const std::vector<int64_t> part = rank_chunk(s.groups, s.card.chunk, index);
+  s.batch = rank_config_batch(s.graph, part, s.card);
+  return static_cast<int64_t>(part.size());
+}
+
+RankResult rank_session_finish(RankSession& s, std::vector<double> scores, double seconds) {
+  RankResult r;
+  r.ranking = rank_configs(s.graph.groups, s.groups, scores);  // throws on a count that does not fit
+  if (s.graph.has_runtime()) r.metrics = evaluate_ranking(r.ranking, s.graph.runtime, s.graph.groups);
+  r.metrics.configs = static_cast<int64_t>(r.ranking.size());
+  r.group_scores = std::move(scores);
+  r.seconds = seconds;
+  if (s.watcher) {
+    s.watcher->finished(s, r);
+    s.watcher.reset();
+  }
+  return r;
+}
+
+void rank_session_abandon(RankSession& s, const std::string& failure) {
+  if (!s.watcher) return;
+  std::unique_ptr<RankWatcher> w = std::move(s.watcher);
+  if (!s.stopped.empty())
+    w->failed("ranking " + s.stopped, s.stopped == "cancelled");
+  else
+    w->failed(failure.empty() ? "the ranking ended without its scores" : failure, false);
 }
 
 RankSession& checked(RankSession* s) {
@@ -46,7 +86,7 @@ nlohmann::json rank_info(const RankSession& s, const std::string& file_name) {
       {"configs", s.graph.num_configs},
       {"groups", s.graph.groups.num_groups()},
       {"chunk", s.card.chunk},
-      {"chunks", rank_chunk_count(static_cast<int64_t>(s.groups.size()), s.card.chunk)},
+      {"chunks", s.chunks},
       {"has_runtime", s.graph.has_runtime()},
       {"node_feat", addr(in.node_feat.data())},
       {"node_opcode", addr(in.node_opcode.data())},

@@ -36,7 +36,7 @@ std::vector<Pending> groups_of(const std::string& path) {
   if (fs::is_directory(path) && (fs::is_directory(fs::path(path) / "npz") || fs::path(path).filename() == "npz")) {
     const std::string label = fs::path(path).lexically_normal().filename().string();
     for (const Collection& c : discover_collections(path)) {
-      if (c.id.kind != "layout") continue;
+      if (c.id.kind != GraphKind::Layout) continue;
       Pending p{label + " " + c.id.str(), c.split("train")};
       for (const std::string& f : c.split("valid")) p.files.push_back(f);
       if (!p.files.empty()) out.push_back(std::move(p));

@@ -145,6 +145,7 @@ Command add_search_command(CLI::App& app) {
             st.keep_all = o->keep_all;
             st.parallel = o->parallel;
             st.reference = config.reference;
+            for (const search::Param& p : config.space.params) st.distributions[p.name] = p;
             search::StudyHooks sh;
             sh.stop = [] { return interrupted(); };
             sh.trial_start = [](int64_t n, const nlohmann::json& params, bool resumed) {

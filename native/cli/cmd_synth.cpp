@@ -25,7 +25,7 @@ int synth_one(const Opts& o) {
   item.target_nodes = o.nodes;
   item.configs = o.configs;
   std::string prefix = "kernel";
-  if (id.kind == "layout") {
+  if (id.kind == GraphKind::Layout) {
     item.model = id.source == "nlp" ? synth::ModelTemplate::Transformer : synth::ModelTemplate::ResNet;
     if (!o.model.empty()) {
       bool known = false;

@@ -75,6 +75,33 @@ std::string fmt_metric(const nlohmann::json& v) {
 
 std::string fmt_metric(double v) { return std::isnan(v) ? "-" : fmt_metric(nlohmann::json(v)); }
 
+// The members of a folds or seeds run, and the out-of-fold score once
+// every fold has finished (`folds_pending`: some have not).
+void print_members(const train::ManyResult& m, const std::string& out, bool folds_pending) {
+  std::fprintf(stderr, "%-40s %-14s %10s %8s\n", "member", "stopped by", "best", "epoch");
+  for (size_t i = 0; i < m.members.size(); ++i)
+    std::fprintf(stderr, "%-40s %-14s %10.4f %8lld\n", m.members[i].c_str(), train::stop_reason_name(m.results[i].reason),
+                 m.results[i].best_score, static_cast<long long>(m.results[i].best_epoch + 1));
+  if (!m.oof) {
+    if (folds_pending)
+      std::fprintf(stderr, "out-of-fold score: once every fold has finished (train the others with --fold I)\n");
+    return;
+  }
+  const nlohmann::json& oof = *m.oof;
+  const auto& spread = oof["fold_spread"];
+  std::fprintf(stderr, "out-of-fold %s: %s over %lld scored graphs; folds %s\n", oof["metric"].get<std::string>().c_str(),
+               fmt_metric(oof["score"]).c_str(), static_cast<long long>(oof["scored"].get<int64_t>()),
+               spread.is_null() ? "-"
+                                : (fmt_metric(spread["mean"]) + " +- " + fmt_metric(spread["sd"]) + " (min " +
+                                   fmt_metric(spread["min"]) + ", max " + fmt_metric(spread["max"]) + ")")
+                                      .c_str());
+  if (oof.contains("collections"))
+    for (const auto& [label, c] : oof["collections"].items())
+      std::fprintf(stderr, "  %-36s %s (%lld graphs)\n", label.c_str(), fmt_metric(c["score"]).c_str(),
+                   static_cast<long long>(c["graphs"].get<int64_t>()));
+  std::fprintf(stderr, "%s/oof.json\n", out.c_str());
+}
+
 // The terminal's view of a run: preparation, a bar per epoch with a moving
 // average of the loss, validation, and one line per epoch from its typed
 // results. Quiet (data-parallel workers but rank 0): nothing.
@@ -231,30 +258,8 @@ Command add_train_command(CLI::App& app) {
                                                many->folds > 0 ? many->folds : many->seeds, many->fold},
                                               callbacks, member);
               r = m.last;
-              if (!r.interrupted() && r.reason != train::StopReason::Diverged) {
-                std::fprintf(stderr, "%-40s %-14s %10s %8s\n", "member", "stopped by", "best", "epoch");
-                for (size_t i = 0; i < m.members.size(); ++i)
-                  std::fprintf(stderr, "%-40s %-14s %10.4f %8lld\n", m.members[i].c_str(),
-                               train::stop_reason_name(m.results[i].reason), m.results[i].best_score,
-                               static_cast<long long>(m.results[i].best_epoch + 1));
-                if (m.oof) {
-                  const auto& spread = (*m.oof)["fold_spread"];
-                  std::fprintf(stderr, "out-of-fold %s: %s over %lld scored graphs; folds %s\n",
-                               (*m.oof)["metric"].get<std::string>().c_str(), fmt_metric((*m.oof)["score"]).c_str(),
-                               static_cast<long long>((*m.oof)["scored"].get<int64_t>()),
-                               spread.is_null() ? "-"
-                                                : (fmt_metric(spread["mean"]) + " +- " + fmt_metric(spread["sd"]) +
-                                                   " (min " + fmt_metric(spread["min"]) + ", max " +
-                                                   fmt_metric(spread["max"]) + ")").c_str());
-                  if ((*m.oof).contains("collections"))
-                    for (const auto& [label, c] : (*m.oof)["collections"].items())
-                      std::fprintf(stderr, "  %-36s %s (%lld graphs)\n", label.c_str(), fmt_metric(c["score"]).c_str(),
-                                   static_cast<long long>(c["graphs"].get<int64_t>()));
-                  std::fprintf(stderr, "%s/oof.json\n", o->out.c_str());
-                } else if (many->folds > 0 || (*resume && m.members.size() < 2)) {
-                  std::fprintf(stderr, "out-of-fold score: once every fold has finished (train the others with --fold I)\n");
-                }
-              }
+              if (!r.interrupted() && r.reason != train::StopReason::Diverged)
+                print_members(m, o->out, many->folds > 0 || (*resume && m.members.size() < 2));
             } else {
               r = *resume ? train::resume(o->out, o->epochs, callbacks, sync) : train::train(*o, callbacks, sync);
               if (sync && !quiet && sync->reduce_seconds() > 0)

@@ -9,16 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "fastslow/search/distribution.h"
+
 namespace fastslow::search {
 
-enum class ParamKind { Categorical, Int, Float };
-
-struct Param {
+// A parameter: its name and how it is drawn (the core's Distribution, which
+// trials.jsonl carries too).
+struct Param : Distribution {
   std::string name;
-  ParamKind kind = ParamKind::Float;
-  std::vector<nlohmann::json> choices;  // categorical
-  double low = 0, high = 0;             // int and float, inclusive
-  bool log = false;
 
   // u in [0, 1] to a value: a choice (u's share of the list), an integer
   // (equal shares, log-spaced when `log`), or a float (linear or log).

@@ -166,6 +166,7 @@ StudyResult run_study(const StudySettings& settings, SearchSampler& sampler, con
       Trial trial;
       trial.number = ctx.number;
       trial.params = ctx.params;
+      trial.distributions = settings.distributions;
       trial.run = "trials/" + std::to_string(ctx.number);
       bool pruned = false;
       ctx.report = [&](int64_t checkpoint, double value) {

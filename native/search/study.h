@@ -60,6 +60,8 @@ struct StudySettings {
   bool keep_all = false;
   int parallel = 1;  // trials at once
   std::optional<std::vector<double>> reference;  // hypervolume's; default_reference() when absent
+  // How each parameter is drawn (the space's), written with every trial.
+  std::map<std::string, Distribution> distributions;
 };
 
 struct StudyHooks {

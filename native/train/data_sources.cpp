@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "fastslow/data/collection.h"
@@ -52,12 +53,12 @@ std::string root_name(const std::string& root) {
 std::vector<std::pair<std::string, double>> named_collections(const std::string& list) {
   std::vector<std::pair<std::string, double>> wanted;
   std::set<std::string> seen;
-  std::string kind;
+  std::optional<GraphKind> kind;
   for (const std::string& item : split_list(list)) {
     auto cw = collection_and_weight(item);
     const CollectionId id = parse_collection_id(cw.first);
     if (!seen.insert(id.str()).second) throw Error("--collection " + id.str() + " is given twice");
-    if (!kind.empty() && id.kind != kind)
+    if (kind && id.kind != *kind)
       throw Error("--collection " + list + ": tile and layout collections cannot train one model (their "
                   "configs have different features)");
     kind = id.kind;

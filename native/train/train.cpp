@@ -214,7 +214,7 @@ TrainOptions resolve_options(TrainOptions o) {
   if (o.out.empty()) throw Error("--out: no run folder given");
   if (o.graph.empty()) {
     if (o.data.empty() || o.collection.empty()) throw Error("give --data and --collection, or --graph");
-    o.kind = parse_collection_id(data_sources(o).front().collection).kind;
+    o.kind = graph_kind_name(parse_collection_id(data_sources(o).front().collection).kind);
   } else {
     o.kind = graph_kind_name(detect_graph_kind(NpzReader::open(o.graph)));
     o.collection = o.kind == "tile" ? "tile:xla" : "layout:xla:random";

@@ -48,6 +48,11 @@ TEST(CliSearch, RunsResumesReportsAndRefuses) {
   EXPECT_NE(r.out.find("Best trial(s)"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("trial 2 complete"), std::string::npos) << r.err;
   EXPECT_EQ(lines(out + "/trials.jsonl"), 3u);
+  // Each trial says how its parameters were drawn: the page plots them so.
+  const std::string first = text(out + "/trials.jsonl").substr(0, text(out + "/trials.jsonl").find('\n'));
+  const nlohmann::json d = nlohmann::json::parse(first).at("distributions");
+  EXPECT_EQ(d.at("lr"), (nlohmann::json{{"type", "float"}, {"low", 1e-3}, {"high", 1e-2}, {"log", true}}));
+  EXPECT_EQ(d.at("hidden"), (nlohmann::json{{"type", "categorical"}, {"choices", {8, 16}}}));
   const nlohmann::json pareto = nlohmann::json::parse(text(out + "/pareto.json"));
   ASSERT_FALSE(pareto["trials"].empty());
   EXPECT_TRUE(std::filesystem::exists(out + "/" + pareto["trials"][0]["run"].get<std::string>() + "/best.pt"));

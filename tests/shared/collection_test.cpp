@@ -53,11 +53,11 @@ TEST(CollectionId, ParsesAllFive) {
   for (const std::string& id : ids) EXPECT_EQ(parse_collection_id(id).str(), id);
 
   CollectionId t = parse_collection_id("tile:xla");
-  EXPECT_EQ(t.kind, "tile");
+  EXPECT_EQ(t.kind, fastslow::GraphKind::Tile);
   EXPECT_EQ(t.source, "xla");
   EXPECT_EQ(t.search, "");
   CollectionId l = parse_collection_id("layout:nlp:default");
-  EXPECT_EQ(l.kind, "layout");
+  EXPECT_EQ(l.kind, fastslow::GraphKind::Layout);
   EXPECT_EQ(l.source, "nlp");
   EXPECT_EQ(l.search, "default");
 }

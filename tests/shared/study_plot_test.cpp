@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "fastslow/error.h"
 #include "fastslow/search/pareto.h"
 
 namespace fastslow::search {
@@ -133,6 +134,40 @@ TEST(StudyPlot, OtherParametersTakeLabelledSlots) {
   EXPECT_EQ(h.labels, (std::vector<std::string>{"8", "64", "auto", "true"}));
   EXPECT_EQ(h.x, (std::vector<double>{2, 1, 0, 3}));
   EXPECT_EQ(h.trials.size(), 4u);  // trial 4 has no h
+}
+
+TEST(StudyPlot, ParametersArePlottedOnTheScaleTheStudyDrewThemFrom) {
+  // The values alone would mislead: lr spans 3x (a guess says linear, the
+  // study searched it on a log scale); hidden's numbers are choices, not a range.
+  const std::string d =
+      R"("distributions":{"lr":{"type":"float","low":0.0001,"high":0.1,"log":true},"hidden":{"type":"categorical","choices":[64,8,32]}})";
+  const std::string text =
+      R"({"number":0,"state":"complete","params":{"lr":0.01,"hidden":8},"objectives":{"s":1},"directions":{"s":"maximize"},)" + d + "}\n" +
+      R"({"number":1,"state":"complete","params":{"lr":0.03,"hidden":64},"objectives":{"s":2},"directions":{"s":"maximize"},)" + d + "}\n";
+  const StudyFile s = parse_trials_jsonl(text, "t.jsonl");
+  ASSERT_EQ(s.distributions.size(), 2u);
+  const ParamPlot lr = param_plot(s, "lr", study_axes(s)[0]);
+  EXPECT_FALSE(lr.categorical);
+  EXPECT_EQ(lr.x_axis().scale, AxisScale::Log);
+  const StudyFile guessed = parse_trials_jsonl(
+      R"({"number":0,"state":"complete","params":{"lr":0.01},"objectives":{"s":1},"directions":{"s":"maximize"}})" "\n"
+      R"({"number":1,"state":"complete","params":{"lr":0.03},"objectives":{"s":2},"directions":{"s":"maximize"}})",
+      "g");
+  EXPECT_EQ(param_plot(guessed, "lr", study_axes(guessed)[0]).x_axis().scale, AxisScale::Linear);
+  const ParamPlot h = param_plot(s, "hidden", study_axes(s)[0]);
+  EXPECT_TRUE(h.categorical);
+  EXPECT_EQ(h.labels, (std::vector<std::string>{"64", "8", "32"}));  // the study's order, unused 32 included
+  EXPECT_EQ(h.x, (std::vector<double>{1, 0}));
+  // A parameter drawn two ways in one file is refused, naming the line.
+  const std::string other =
+      R"({"number":2,"state":"complete","params":{"lr":0.02},"objectives":{"s":3},"directions":{"s":"maximize"},"distributions":{"lr":{"type":"float","low":0.0,"high":1.0,"log":false}}})";
+  try {
+    parse_trials_jsonl(text + other, "t.jsonl");
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("t.jsonl:3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("parameter lr is drawn from"), std::string::npos) << e.what();
+  }
 }
 
 TEST(StudyPlot, ParameterValuesAreWrittenShort) {

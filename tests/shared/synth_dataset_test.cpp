@@ -105,9 +105,9 @@ TEST(SynthDataset, WritesThePublishedTreeThatTheCoreReads) {
       for (const std::string& f : c.split(split)) {
         const GraphInfo info = graph_info(NpzReader::open(f));
         EXPECT_FALSE(has_errors(info.problems)) << f << "\n" << graph_info_text(info);
-        EXPECT_EQ(info.kind == GraphKind::Tile, c.id.kind == "tile") << f;
+        EXPECT_EQ(info.kind, c.id.kind) << f;
         EXPECT_EQ(info.node_feat_width, 140);
-        EXPECT_EQ(info.config_feat_width, c.id.kind == "tile" ? 24 : 18);
+        EXPECT_EQ(info.config_feat_width, c.id.kind == GraphKind::Tile ? 24 : 18);
         if (std::string(split) == "test") {
           EXPECT_EQ(info.runtime.max, 0) << "test files carry zero runtimes: " << f;
         } else {
@@ -157,7 +157,7 @@ TEST(SynthDataset, AnswersHoldTheHiddenRuntimesAndTheNoiseCeilingIsHigh) {
                 ceiling.size());
     // What the generated-data issue asks: >= 0.95 on random collections
     // (and tile, whose configs are random too).
-    if (c.id.search == "random" || c.id.kind == "tile") {
+    if (c.id.search == "random" || c.id.kind == GraphKind::Tile) {
       EXPECT_GE(tau, 0.95) << c.id.str();
     }
   }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fastslow/error.h"
+#include "test_support.h"
 
 namespace fastslow::search {
 namespace {
@@ -19,6 +20,7 @@ Trial sample_trial() {
   t.seconds = 3.5;
   t.run = "trials/4";
   t.message = "median stopping at checkpoint 2";
+  t.distributions["lr"] = Distribution::from_json({{"type", "float"}, {"low", 1e-4}, {"high", 1e-2}, {"log", true}}, "d");
   return t;
 }
 
@@ -38,6 +40,19 @@ TEST(Trials, JsonRoundTrip) {
   EXPECT_FALSE(back.hypervolume.has_value());
   EXPECT_EQ(back.run, "trials/4");
   EXPECT_EQ(back.message, t.message);
+  ASSERT_EQ(back.distributions.count("lr"), 1u);
+  EXPECT_EQ(back.distributions.at("lr").to_json(), t.distributions.at("lr").to_json());
+  EXPECT_TRUE(back.distributions.at("lr").log);
+  // Distributions that cannot be: refused, naming the file and parameter.
+  auto bad = [](nlohmann::json d) {
+    nlohmann::json j = nlohmann::json(trial_json(sample_trial(), kObjectives));
+    j["distributions"]["lr"] = std::move(d);
+    return test::error_of([&] { parse_trial(j, "f.jsonl:2"); });
+  };
+  EXPECT_NE(bad({{"type", "float"}, {"low", 0.0}, {"high", 1.0}, {"log", true}}).find("f.jsonl:2: parameter lr"), std::string::npos);
+  EXPECT_NE(bad({{"type", "normal"}}).find("must be categorical, int or float"), std::string::npos);
+  EXPECT_NE(bad({{"type", "categorical"}, {"choices", nlohmann::json::array()}}).find("needs its choices"), std::string::npos);
+  EXPECT_NE(bad({{"type", "int"}, {"low", 5}, {"high", 1}}).find("low must not be above high"), std::string::npos);
 }
 
 TEST(Trials, ParsesAFileAndKeepsItsDirections) {

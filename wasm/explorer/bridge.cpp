@@ -1,78 +1,82 @@
 // The explorer's C entry points for the page's JS (declared, with their
-// JSON, in js_api.h): thin calls into the app.
+// JSON, in js_api.h): thin calls into the app that main.cpp attaches. Each
+// call that changes what is shown marks the app changed, here and only
+// here.
 #include <emscripten/emscripten.h>
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "app.h"
+#include "bridge.h"
 #include "c_strings.h"
 #include "fastslow/error.h"
-#include "fastslow/rank/model_card.h"
+#include "fastslow/io/json_text.h"
 #include "js_api.h"
 #include "rank_session.h"
-#include "fastslow/io/json_text.h"
 
-using fastslow::explorer::app;
-using fastslow::wasm::error_json;
+using fastslow::explorer::App;
 using fastslow::wasm::guarded;
 using fastslow::wasm::to_c;
 
 namespace {
 
+App* g_app = nullptr;  // the page has one app; main.cpp attaches it before the first call
+
+App& app() {
+  if (!g_app) throw fastslow::Error("the explorer has not started");
+  return *g_app;
+}
+
 const std::string kOk = nlohmann::json{{"ok", true}}.dump();
 
-// A failure the user must see (the error box) as well as the caller.
-char* shown_error(const std::exception& e) {
-  app().error = e.what();
-  return to_c(error_json(e.what()));
+// A call that changes what the app shows: `f`'s JSON, or {"error"}.
+template <class F>
+char* changing(F&& f) {
+  return guarded([&] {
+    App& a = app();
+    a.changed();
+    return f(a);
+  });
 }
 
 }  // namespace
 
+namespace fastslow::explorer {
+void attach_bridge(App& app) { g_app = &app; }
+}  // namespace fastslow::explorer
+
 extern "C" {
 
 EMSCRIPTEN_KEEPALIVE char* explorer_open(uint8_t* bytes, size_t size, const char* name, double started_ms) {
-  auto& a = app();
-  a.dirty = true;
-  a.status.clear();
-  try {
-    a.open(name, fastslow::explorer::MallocBytes(bytes), size, started_ms);
-    return to_c(kOk);
-  } catch (const std::exception& e) {
-    return shown_error(e);  // the previous graph stays
-  }
+  fastslow::explorer::MallocBytes owned(bytes);  // ours now, whatever happens
+  return changing([&](App& a) {
+    a.open(name, std::move(owned), size, started_ms);
+    return kOk;
+  });
 }
 
 EMSCRIPTEN_KEEPALIVE char* explorer_open_study(const uint8_t* bytes, size_t size, const char* name) {
-  auto& a = app();
-  a.dirty = true;
-  a.status.clear();
-  try {
+  return changing([&](App& a) {
     a.open_study(name, std::string(reinterpret_cast<const char*>(bytes), size));
-    return to_c(nlohmann::json{{"ok", true}, {"trials", a.study->file.trials.size()}}.dump());
-  } catch (const std::exception& e) {
-    return shown_error(e);  // the previous study stays
-  }
+    return nlohmann::json{{"ok", true}, {"trials", a.studies.study->file.trials.size()}}.dump();
+  });
 }
 
 EMSCRIPTEN_KEEPALIVE char* explorer_study_view(const char* view_json) {
-  return guarded([&] {
-    auto& a = app();
-    if (!a.study) throw fastslow::Error("no study open");
-    a.study->set_view(fastslow::parse_json_text(view_json, "the study view", "not JSON"));
-    a.dirty = true;
+  return changing([&](App& a) {
+    if (!a.studies.study) throw fastslow::Error("no study open");
+    a.studies.study->set_view(fastslow::parse_json_text(view_json, "the study view", "not JSON"));
     return kOk;
   });
 }
 
 EMSCRIPTEN_KEEPALIVE char* explorer_study_point(int number) {
   return guarded([&] {
-    const auto& a = app();
-    if (a.study) {
-      const auto it = a.study->drawn.find(number);
-      if (it != a.study->drawn.end())
+    const App& a = app();
+    if (a.studies.study) {
+      const auto it = a.studies.study->drawn.find(number);
+      if (it != a.studies.study->drawn.end())
         return nlohmann::json{{"x", it->second[0] / a.dpr}, {"y", it->second[1] / a.dpr}}.dump();
     }
     throw fastslow::Error("trial " + std::to_string(number) + " is not drawn in the study's scatter");
@@ -80,80 +84,42 @@ EMSCRIPTEN_KEEPALIVE char* explorer_study_point(int number) {
 }
 
 EMSCRIPTEN_KEEPALIVE void explorer_set_status(const char* text) {
-  app().dirty = true;
-  app().status = text;
+  if (g_app) g_app->set_status(text);
 }
 EMSCRIPTEN_KEEPALIVE void explorer_set_error(const char* text) {
-  app().dirty = true;
-  app().error = text;
+  if (g_app) g_app->set_error(text);
 }
 
 EMSCRIPTEN_KEEPALIVE char* explorer_add_model(const char* name, const char* card_json) {
-  app().dirty = true;
-  try {
-    const fastslow::ModelCard card = fastslow::ModelCard::from_json(card_json, std::string(name) + "/model.json");
-    fastslow::explorer::ModelSlot m;
-    m.name = name;
-    m.kind = fastslow::graph_kind_name(card.kind);
-    m.node_feat_width = card.node_feat_width;
-    m.config_feat_width = card.config_feat_width;
-    if (card.ensemble) {
-      m.members = static_cast<int64_t>(card.ensemble->members.size());
-      m.combine = card.ensemble->combine;
+  return changing([&](App& a) {
+    try {
+      return nlohmann::json{{"index", a.ranking.add_model(name, card_json)}}.dump();
+    } catch (const std::exception& e) {
+      a.set_error(e.what());
+      throw;
     }
-    if (card.training_data) {
-      m.trained_on = card.training_data->summary();
-      m.generated = card.training_data->origin == "generated";
-    } else {
-      m.trained_on = "not recorded (exported before model cards carried a training-data profile)";
-    }
-    auto& models = app().models;
-    int index = -1;
-    for (size_t i = 0; i < models.size(); ++i)
-      if (models[i].name == m.name) index = static_cast<int>(i);
-    if (index < 0) {
-      models.push_back(m);
-      index = static_cast<int>(models.size()) - 1;
-    } else {
-      models[index] = m;
-    }
-    app().model_index = index;
-    return to_c(nlohmann::json{{"index", index}}.dump());
-  } catch (const std::exception& e) {
-    return shown_error(e);
-  }
+  });
 }
 
 EMSCRIPTEN_KEEPALIVE int explorer_start_rank(int model_index) {
-  if (!app().start_rank(model_index)) return 0;
-  app().show_rank_tab = true;  // started from outside the tab: bring it up
-  return 1;
+  if (!g_app) return 0;
+  g_app->changed();
+  return g_app->start_rank(model_index) ? 1 : 0;
 }
 
 EMSCRIPTEN_KEEPALIVE void explorer_cancel_rank() {
-  app().dirty = true;
-  app().rank.cancel_requested = true;
+  if (!g_app) return;
+  g_app->changed();
+  g_app->ranking.cancel();
 }
 
-EMSCRIPTEN_KEEPALIVE char* explorer_rank_open(int ticket, const char* card_json) {
-  return guarded([&] { return app().rank_open(ticket, card_json); });
-}
-
-EMSCRIPTEN_KEEPALIVE int explorer_rank_progress(int ticket, int done, int total) {
-  return app().rank_progress(ticket, done, total) ? 1 : 0;
-}
-
-EMSCRIPTEN_KEEPALIVE void explorer_rank_done(int ticket, fastslow::wasm::RankSession* session, const double* scores,
-                                             int count, double seconds) {
-  try {
-    app().rank_done(ticket, fastslow::wasm::checked(session), fastslow::wasm::doubles(scores, count), seconds);
-  } catch (const std::exception& e) {
-    app().rank_failed(ticket, e.what(), false);
-  }
-}
-
-EMSCRIPTEN_KEEPALIVE void explorer_rank_failed(int ticket, const char* message, int cancelled) {
-  app().rank_failed(ticket, message, cancelled != 0);
+EMSCRIPTEN_KEEPALIVE char* fastslow_rank_open_document(int ticket, const char* card_json) {
+  return changing([&](App& a) {
+    std::unique_ptr<fastslow::wasm::RankSession> s = a.open_rank_session(ticket, card_json);
+    const std::string text = fastslow::wasm::json_text(fastslow::wasm::rank_info(*s, a.doc->name));
+    s.release();  // JS owns it now: fastslow_rank_finish or fastslow_rank_close
+    return text;
+  });
 }
 
 EMSCRIPTEN_KEEPALIVE char* explorer_state() {
@@ -162,51 +128,53 @@ EMSCRIPTEN_KEEPALIVE char* explorer_state() {
 
 EMSCRIPTEN_KEEPALIVE char* explorer_ranking() {
   return guarded([] {
-    const auto& a = app();
-    nlohmann::json j = {{"ranking", a.rank.ranking}};
-    std::vector<double> per_config;
-    if (a.doc && !a.rank.group_scores.empty())
-      for (int64_t g : a.doc->groups.group_of) per_config.push_back(a.rank.group_scores[g]);
-    j["scores"] = per_config;
-    return j.dump();
+    const App& a = app();
+    return nlohmann::json{{"ranking", a.ranking.rank.ranking}, {"scores", a.config_scores()}}.dump();
   });
 }
 
 EMSCRIPTEN_KEEPALIVE char* explorer_submission_csv() {
   return guarded([] {
-    return nlohmann::json{{"csv", app().submission_csv()}, {"name", app().submission_file_name()}}.dump();
+    const App& a = app();
+    return nlohmann::json{{"csv", a.ranking.submission_csv(a.doc.get())},
+                          {"name", fastslow::explorer::Ranking::submission_file_name(a.doc.get())}}
+        .dump();
   });
 }
 
 EMSCRIPTEN_KEEPALIVE char* explorer_pick_collection(const char* collection_id) {
-  return guarded([&] {
-    app().pick_collection(collection_id);
+  return changing([&](App& a) {
+    a.ranking.pick_collection(a.doc.get(), collection_id);
     return kOk;
   });
 }
 
 EMSCRIPTEN_KEEPALIVE char* explorer_config_row(int config) {
   return guarded([&] {
-    if (!app().doc) throw fastslow::Error("no graph open");
-    return nlohmann::json{{"config", config}, {"row", app().doc->config_row(config)}}.dump();
+    const App& a = app();
+    if (!a.doc) throw fastslow::Error("no graph open");
+    return nlohmann::json{{"config", config}, {"row", a.doc->config_row(config)}}.dump();
   });
 }
 
 EMSCRIPTEN_KEEPALIVE void explorer_select(int node) {
-  app().dirty = true;
-  app().select(node);
+  if (!g_app) return;
+  g_app->changed();
+  g_app->graph.select(node, g_app->dpr);
 }
 EMSCRIPTEN_KEEPALIVE void explorer_search(const char* text) {
-  app().dirty = true;
-  std::snprintf(app().search, sizeof app().search, "%s", text);
-  app().run_search();
+  if (!g_app) return;
+  g_app->changed();
+  g_app->graph.search(text);
 }
 EMSCRIPTEN_KEEPALIVE void explorer_collapse(int computation, int collapsed) {
-  app().dirty = true;
-  app().set_collapsed(computation, collapsed != 0);
+  if (!g_app) return;
+  g_app->changed();
+  g_app->graph.set_collapsed(computation, collapsed != 0);
 }
 EMSCRIPTEN_KEEPALIVE void explorer_fit() {
-  app().dirty = true;
-  app().fit_pending = 1;
+  if (!g_app) return;
+  g_app->changed();
+  g_app->graph.fit();
 }
 }

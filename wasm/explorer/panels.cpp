@@ -12,7 +12,7 @@
 #include "fastslow/view/op_family.h"
 #include "fastslow/data/collection.h"
 #include "fastslow/rank/ranking_csv.h"
-#include "js_api.h"
+#include "fastslow/error.h"
 #include "plot.h"
 
 namespace fastslow::explorer {
@@ -55,8 +55,8 @@ void App::side_panel() {
   }
   // A ranking started from outside the tab (the page's JS) brings the tab
   // up: its warnings and metrics are what the user asked for.
-  const ImGuiTabItemFlags rank_flags = show_rank_tab ? ImGuiTabItemFlags_SetSelected : 0;
-  show_rank_tab = false;
+  const ImGuiTabItemFlags rank_flags = ranking.show_tab ? ImGuiTabItemFlags_SetSelected : 0;
+  ranking.show_tab = false;
   if (ImGui::BeginTabItem("Rank", nullptr, rank_flags)) {
     rank_tab();
     ImGui::EndTabItem();
@@ -132,21 +132,14 @@ void App::summary_tab() {
 }
 
 void App::computations_section() {
+  const std::vector<char>& collapsed = graph.collapsed();
   if (collapsed.size() < 2) return;
   section("Computations (node_splits)");
-  if (ImGui::SmallButton("collapse all")) {
-    std::fill(collapsed.begin(), collapsed.end(), 1);
-    rebuild_display();
-    fit_pending = 1;
-  }
+  if (ImGui::SmallButton("collapse all")) graph.set_all_collapsed(true);
   ImGui::SameLine();
-  if (ImGui::SmallButton("expand all")) {
-    std::fill(collapsed.begin(), collapsed.end(), 0);
-    rebuild_display();
-    fit_pending = 1;
-  }
+  if (ImGui::SmallButton("expand all")) graph.set_all_collapsed(false);
   ImGui::SameLine();
-  ImGui::Checkbox("outline in the graph", &group_boxes);
+  ImGui::Checkbox("outline in the graph", &graph.outline_computations);
   std::vector<int64_t> size(collapsed.size(), 0), configurable(collapsed.size(), 0);
   for (int64_t v = 0; v < doc->graph.num_nodes; ++v) {
     ++size[doc->computation[v]];
@@ -164,7 +157,7 @@ void App::computations_section() {
       ImGui::TableNextColumn();
       bool c = collapsed[k] != 0;
       ImGui::PushID(static_cast<int>(k));
-      if (ImGui::Checkbox("##c", &c)) set_collapsed(static_cast<int64_t>(k), c);
+      if (ImGui::Checkbox("##c", &c)) graph.set_collapsed(static_cast<int64_t>(k), c);
       ImGui::PopID();
       ImGui::TableNextColumn();
       ImGui::Text("%zu (from #%lld)", k, static_cast<long long>(k < doc->node_splits.size() ? doc->node_splits[k] : 0));
@@ -187,7 +180,7 @@ void App::configs_tab() {
     ImGui::TextDisabled("This file has no configs.");
     return;
   }
-  const bool ranked = rank.status == RankStatus::Done && static_cast<int64_t>(rank.position.size()) == n;
+  const bool ranked = ranking.rank.status == RankStatus::Done && static_cast<int64_t>(ranking.rank.position.size()) == n;
   section("Heatmap of one config");
   ImGui::SetNextItemWidth(140 * dpr);
   if (ImGui::InputScalar("config", ImGuiDataType_S64, &heatmap_config)) heatmap_config = std::clamp<int64_t>(heatmap_config, 0, n - 1);
@@ -237,7 +230,7 @@ void App::configs_tab() {
         ImGui::Text("%lld", static_cast<long long>(doc->groups.group_size[g]));
         if (ranked) {
           ImGui::TableNextColumn();
-          ImGui::Text("%lld", static_cast<long long>(rank.position[i] + 1));
+          ImGui::Text("%lld", static_cast<long long>(ranking.rank.position[i] + 1));
         }
       }
     ImGui::EndTable();
@@ -245,6 +238,9 @@ void App::configs_tab() {
 }
 
 void App::rank_tab() {
+  const std::vector<ModelSlot>& models = ranking.models;
+  int& model_index = ranking.model_index;
+  const RankState& rank = ranking.rank;
   if (models.empty()) ImGui::TextDisabled("No model loaded yet.");
   std::vector<std::string> labels;
   for (const ModelSlot& m : models) labels.push_back(m.label());
@@ -253,7 +249,8 @@ void App::rank_tab() {
   ImGui::SetNextItemWidth(200 * dpr);
   if (!models.empty()) ImGui::Combo("model", &model_index, names.data(), static_cast<int>(names.size()));
   ImGui::SameLine();
-  if (ImGui::Button("Open model...")) js_open_dialog(1);
+  if (ImGui::Button("Open model...") && !host_.open_dialog(FileKind::Model))
+    set_status("no file chooser here: give model.json and model.onnx on the command line");
   const bool running = rank.status == RankStatus::Running;
   const bool can = doc && !models.empty() && !running;
   if (!models.empty()) {
@@ -273,7 +270,7 @@ void App::rank_tab() {
   ImGui::EndDisabled();
   if (running) {
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) rank.cancel_requested = true;  // JS stops at its next report
+    if (ImGui::Button("Cancel")) ranking.cancel();  // the job stops at its next batch
     const float f = rank.total ? static_cast<float>(rank.done) / static_cast<float>(rank.total) : 0.0f;
     char label[64];
     std::snprintf(label, sizeof label, "%lld / %lld batches", static_cast<long long>(rank.done), static_cast<long long>(rank.total));
@@ -297,9 +294,14 @@ void App::rank_tab() {
   } else {
     ImGui::TextDisabled("no measured runtimes in this file: ranking only");
   }
-  if (ImGui::Button("Download table"))
-    js_download((file_stem(doc->name) + "_ranking.csv").c_str(),
-                ranking_csv(rank.ranking, doc->groups.group_of, rank.group_scores, doc->runtime).c_str());
+  if (ImGui::Button("Download table")) {
+    try {
+      set_status("saved " + host_.save(file_stem(doc->name) + "_ranking.csv",
+                                       ranking_csv(rank.ranking, doc->groups.group_of, rank.group_scores, doc->runtime)));
+    } catch (const std::exception& e) {
+      set_error(e.what());
+    }
+  }
   ImGui::SameLine();
   submission_row_section();
   // Predicted vs measured.
@@ -343,39 +345,40 @@ void App::rank_tab() {
 }
 
 void App::submission_row_section() {
-  const std::vector<std::string> choices = submission_choices();
-  const bool card_names_it = std::find(choices.begin(), choices.end(), rank.card_collection) != choices.end();
+  const std::vector<std::string> choices = ranking.submission_choices(*doc);
+  const bool card_names_it = std::find(choices.begin(), choices.end(), ranking.rank.card_collection) != choices.end();
   if (!card_names_it && choices.size() > 1) {
     // The card names no collection of the file's kind: the row's ID needs the user's word.
     std::vector<const char*> names;
     int current = -1;
     for (size_t k = 0; k < choices.size(); ++k) {
-      if (choices[k] == rank.picked_collection) current = static_cast<int>(k);
+      if (choices[k] == ranking.picked_collection) current = static_cast<int>(k);
       names.push_back(choices[k].c_str());
     }
     ImGui::SetNextItemWidth(180 * dpr);
     if (ImGui::Combo("collection", &current, names.data(), static_cast<int>(names.size())))
-      pick_collection(choices[current]);
+      ranking.pick_collection(doc.get(), choices[current]);
     ImGui::SameLine();
   }
-  const bool known = !submission_collection().empty();
+  const bool known = !ranking.submission_collection(*doc).empty();
   ImGui::BeginDisabled(!known);
   if (ImGui::Button("Download submission row")) {
     try {
-      js_download(submission_file_name().c_str(), submission_csv().c_str());
-      rank.submission_error.clear();
+      set_status("saved " + host_.save(Ranking::submission_file_name(doc.get()), ranking.submission_csv(doc.get())));
+      ranking.submission_error.clear();
     } catch (const std::exception& e) {  // a file name the CSV cannot carry
-      rank.submission_error = e.what();
+      ranking.submission_error = e.what();
     }
   }
   ImGui::EndDisabled();
   if (!known) ImGui::TextDisabled("pick the collection the submission row's ID names");
-  if (!rank.submission_error.empty()) ImGui::TextColored({1, 0.4f, 0.4f, 1}, "%s", rank.submission_error.c_str());
+  if (!ranking.submission_error.empty())
+    ImGui::TextColored({1, 0.4f, 0.4f, 1}, "%s", ranking.submission_error.c_str());
 }
 
 void App::inspector() {
-  if (!doc || selected < 0 || selected >= doc->graph.num_nodes) return;
-  const int64_t v = selected;
+  const int64_t v = graph.selected();
+  if (!doc || v < 0 || v >= doc->graph.num_nodes) return;
   bool open = true;
   ImGui::SetNextWindowSize({360 * dpr, 480 * dpr}, ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowPos({ImGui::GetIO().DisplaySize.x - 380 * dpr, 200 * dpr}, ImGuiCond_FirstUseEver);
@@ -393,7 +396,7 @@ void App::inspector() {
       const int32_t u = idx[k];
       char label[96];
       std::snprintf(label, sizeof label, "#%d %s##%s%lld", u, opcode_name(doc->graph.node_opcode[u]), title, static_cast<long long>(k));
-      if (ImGui::SmallButton(label)) select(u);
+      if (ImGui::SmallButton(label)) graph.select(u, dpr);
       if ((k - ptr[v]) % 3 != 2 && k + 1 < ptr[v + 1]) ImGui::SameLine();
     }
     if (ptr[v] == ptr[v + 1]) ImGui::TextDisabled("none");
@@ -444,7 +447,7 @@ void App::inspector() {
     ImGui::EndTable();
   }
   ImGui::End();
-  if (!open) selected = -1;
+  if (!open) graph.select(-1, dpr);
 }
 
 }  // namespace fastslow::explorer

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "app.h"
+#include "study_panel.h"
 #include "plot.h"
 
 namespace fastslow::explorer {
@@ -264,18 +264,18 @@ void trials_tab(const StudyState& s, float dpr) {
 
 }  // namespace
 
-void App::study_window(float x, float y, float w, float h) {
+void StudyPanel::window(float x, float y, float w, float h, float dpr) {
   if (study) {
     study->hovered = -1;
     study->drawn.clear();  // only what this frame draws
   }
-  if (!study || !show_study) return;
+  if (!study || !visible) return;
   StudyState& s = *study;
-  ImGui::SetNextWindowPos({x, y}, place_study ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize({w, h}, place_study ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
-  place_study = false;
+  ImGui::SetNextWindowPos({x, y}, place_ ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize({w, h}, place_ ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
+  place_ = false;
   const std::string title = "Study: " + s.name + "###study";
-  if (!ImGui::Begin(title.c_str(), &show_study, ImGuiWindowFlags_NoCollapse)) {
+  if (!ImGui::Begin(title.c_str(), &visible, ImGuiWindowFlags_NoCollapse)) {
     ImGui::End();
     return;
   }

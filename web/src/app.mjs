@@ -4,9 +4,9 @@
 // Runtime Web through ranker.mjs, reporting progress and results back to
 // the app. window.fastslow exposes the app's
 // state to tests and to the curious. Every call into the wasm goes through
-// core.mjs (the contract is wasm/js_api.h).
+// M.api, generated from wasm/js_api.h (the contract).
 import * as ort from './ort/ort.wasm.min.mjs';
-import { call, callJson, toHeap, withCopy } from './core.mjs';
+import { toHeap, withCopy } from './core.mjs';
 import { Ranker } from './ranker.mjs';
 
 // Bigger files do not fit the wasm heap next to what is derived from them.
@@ -41,8 +41,8 @@ const orError = (f) => {
 // Shows `message` in the app's error box, in place of the status (the
 // previous file stays), and returns it as the open's {error}.
 function refuse(message) {
-  call(M, '_explorer_set_status', '');
-  call(M, '_explorer_set_error', message);
+  M.api.explorer_set_status('');
+  M.api.explorer_set_error(message);
   return { error: message };
 }
 
@@ -55,7 +55,7 @@ function tooLarge(size, name) {
 
 // Opens the file whose `size` bytes are at `p` in the heap; the app takes them over.
 function openInHeap(p, size, name, started) {
-  return orError(() => callJson(M, '_explorer_open', p, size, name, started));  // on error the previous graph stays
+  return orError(() => M.api.explorer_open(p, size, name, started));  // on error the previous graph stays
 }
 
 // Records the open of file `name` (a promise of {ok} or {error}) as the last one.
@@ -70,7 +70,7 @@ async function openGraphNow(bytes, name) {
   const started = performance.now();
   const big = tooLarge(bytes.byteLength, name);
   if (big) return big;
-  call(M, '_explorer_set_status', `opening ${name} (${mb(bytes.byteLength)})...`);
+  M.api.explorer_set_status(`opening ${name} (${mb(bytes.byteLength)})...`);
   await frame();  // let the status show before the parse blocks the thread
   return openInHeap(toHeap(M, bytes), bytes.byteLength, name, started);
 }
@@ -81,7 +81,7 @@ async function openFileNow(file) {
   const started = performance.now();
   const big = tooLarge(file.size, file.name);
   if (big) return big;
-  call(M, '_explorer_set_status', `reading ${file.name} (${mb(file.size)})...`);
+  M.api.explorer_set_status(`reading ${file.name} (${mb(file.size)})...`);
   const p = M._malloc(Math.max(1, file.size));
   if (!p) return refuse(`${file.name}: no memory left for ${mb(file.size)}`);
   try {
@@ -93,7 +93,7 @@ async function openFileNow(file) {
     M._free(p);
     return refuse(`${file.name}: could not be read (${e.message || e})`);
   }
-  call(M, '_explorer_set_status', `opening ${file.name} (${mb(file.size)})...`);
+  M.api.explorer_set_status(`opening ${file.name} (${mb(file.size)})...`);
   await frame();
   return openInHeap(p, file.size, file.name, started);
 }
@@ -103,7 +103,7 @@ async function openFileNow(file) {
 function openStudy(bytes, name) {
   const big = tooLarge(bytes.byteLength, name);
   if (big) return big;
-  return orError(() => withCopy(M, bytes, (p) => callJson(M, '_explorer_open_study', p, bytes.byteLength, name)));
+  return orError(() => withCopy(M, bytes, (p) => M.api.explorer_open_study(p, bytes.byteLength, name)));
 }
 
 async function openStudyFile(file) {
@@ -113,7 +113,7 @@ async function openStudyFile(file) {
 }
 
 function addModel(name, onnx, cardText) {
-  const r = orError(() => callJson(M, '_explorer_add_model', name, cardText));
+  const r = orError(() => M.api.explorer_add_model(name, cardText));
   if (r.error) return r;
   // The session is built and warmed up now, in ONNX Runtime's worker, so
   // that Rank starts at full speed; a model ONNX Runtime cannot load is
@@ -129,7 +129,7 @@ async function openModelFiles(files) {
   const onnx = files.find((f) => f.name.endsWith('.onnx'));
   const card = files.find((f) => f.name.endsWith('.json'));
   if (!onnx || !card) {
-    call(M, '_explorer_set_error', 'open a model as two files together: model.onnx and its model.json');
+    M.api.explorer_set_error('open a model as two files together: model.onnx and its model.json');
     return { error: 'need both files' };
   }
   const cardText = await card.text();
@@ -143,35 +143,30 @@ async function openModelFiles(files) {
   return addModel(label, new Uint8Array(await onnx.arrayBuffer()), cardText);
 }
 
-// Ranks the open file with model `index` under the app's `ticket`: the app
-// prepares the file (explorer_rank_open), ONNX Runtime Web scores it here,
-// the app ranks the scores. Every report carries the ticket; once the app
-// answers that the ranking is over (cancelled, or another file opened), the
-// loop stops and what it still says is dropped.
+// Ranks the open file with model `index` under the app's `ticket`: JS runs
+// the job through a rank session on the app's document, which the app
+// watches: each batch asked for tells it the progress (and answers
+// {"stopped"} once it wants the job to end: cancelled, or another file
+// opened), finish gives it the result, close any failure. 2 + N calls into
+// wasm for N batches.
 async function rank(index, ticket) {
   const m = state.models[index];
   const t0 = performance.now();
   let session = 0;
   try {
-    if (!m) throw new Error('no such model');
+    const info = M.api.fastslow_rank_open_document(ticket, m.cardText);  // a failure here the app shows itself
+    session = info.session;
     if (!m.ready) {  // still being loaded and warmed up (addModel)
-      call(M, '_explorer_set_status', `preparing model ${m.name} for ONNX Runtime...`);
-      await m.ranker.finally(() => call(M, '_explorer_set_status', ''));
+      M.api.explorer_set_status(`preparing model ${m.name} for ONNX Runtime...`);
+      await m.ranker.finally(() => M.api.explorer_set_status(''));
     }
     const ranker = await m.ranker;
-    const info = callJson(M, '_explorer_rank_open', ticket, m.cardText);
-    session = info.session;
-    let goOn = M._explorer_rank_progress(ticket, 0, info.chunks) === 1;
-    const { groupScores } = await ranker.score(M, info, {
-      onProgress: (done, total) => { goOn = M._explorer_rank_progress(ticket, done, total) === 1; },
-      cancelled: () => !goOn,
-    });
+    const { groupScores } = await ranker.score(M, info);
     withCopy(M, groupScores, (p) =>
-      M._explorer_rank_done(ticket, session, p, groupScores.length, (performance.now() - t0) / 1000));
+      M.api.fastslow_rank_finish(session, p, groupScores.length, (performance.now() - t0) / 1000, 0));
+    session = 0;  // finished: the core ended the session
   } catch (e) {
-    call(M, '_explorer_rank_failed', ticket, String(e.message || e), e.name === 'AbortError' ? 1 : 0);
-  } finally {
-    if (session) M._fastslow_rank_close(session);
+    if (session) M.api.fastslow_rank_close(session, e.name === 'AbortError' ? null : String(e.message || e));
   }
 }
 
@@ -180,10 +175,12 @@ const hooks = {
   // answers its progress with 0), and only then does the next start, so two
   // loops never call the same ONNX Runtime session at once.
   requestRank: (i, ticket) => {
+    if (!state.models[i]) return false;
     const r = state.lastRanking.then(() => rank(i, ticket));
     state.lastRanking = r;
     state.rankings.add(r);
     r.finally(() => state.rankings.delete(r));
+    return true;
   },
   openDialog: (what) => document.getElementById(['npz-input', 'model-input', 'study-input'][what]).click(),
   download: (name, text) => {
@@ -238,39 +235,41 @@ async function boot() {
     addModel('demo', new Uint8Array(await onnx.arrayBuffer()), await card.text());
     await openGraph(new Uint8Array(await g.arrayBuffer()), 'demo.npz');
   } catch (e) {
-    call(M, '_explorer_set_status', `no demo: ${e.message}`);
+    M.api.explorer_set_status(`no demo: ${e.message}`);
   }
   boot.remove();
 }
 
 window.fastslow = {
   ready: null,
-  state: () => callJson(M, '_explorer_state'),
-  ranking: () => callJson(M, '_explorer_ranking'),
+  state: () => M.api.explorer_state(),
+  ranking: () => M.api.explorer_ranking(),
   open: (bytes, name) => openGraph(bytes, name),
-  rank: (index = 0) => M._explorer_start_rank(index),
-  cancel: () => M._explorer_cancel_rank(),
-  select: (node) => M._explorer_select(node),
-  search: (text) => call(M, '_explorer_search', text),
-  fit: () => M._explorer_fit(),
+  rank: (index = 0) => M.api.explorer_start_rank(index),
+  cancel: () => M.api.explorer_cancel_rank(),
+  select: (node) => M.api.explorer_select(node),
+  search: (text) => M.api.explorer_search(text),
+  fit: () => M.api.explorer_fit(),
   // Settles once every model opened so far is loaded and warmed up.
   modelsReady: () => Promise.allSettled(state.models.map((m) => m.ranker)).then(() => state.models.length),
-  collapse: (computation, collapsed = true) => M._explorer_collapse(computation, collapsed ? 1 : 0),
+  collapse: (computation, collapsed = true) => M.api.explorer_collapse(computation, collapsed ? 1 : 0),
   // Settles with the last graph file's open (dropped, chosen or open()): {name, ok: true} or {name, error}.
   opened: () => state.opening,
   // Settles once every ranking started so far has stopped (results dropped included).
   rankingsSettled: () => Promise.allSettled([...state.rankings]),
   // The competition CSV "Download submission row" saves: {csv, name} or {error}.
-  submissionCsv: () => orError(() => callJson(M, '_explorer_submission_csv')),
+  submissionCsv: () => orError(() => M.api.explorer_submission_csv()),
   // The collection a submission row names where the model card gives none.
-  pickCollection: (id) => orError(() => callJson(M, '_explorer_pick_collection', id)),
+  pickCollection: (id) => orError(() => M.api.explorer_pick_collection(id)),
   // Config `config`'s row as the views show it (the document's row cache).
-  configRow: (config) => callJson(M, '_explorer_config_row', config).row,
+  configRow: (config) => M.api.explorer_config_row(config).row,
   // A study from its text, as a dropped trials.jsonl: {ok, trials} or {error}.
   openStudy: (text, name = 'trials.jsonl') => openStudy(new TextEncoder().encode(text), name),
   // What the study's plots show: {x, y, param, param_objective}, any of them, by name.
-  studyView: (view) => orError(() => callJson(M, '_explorer_study_view', JSON.stringify(view))),
+  studyView: (view) => orError(() => M.api.explorer_study_view(JSON.stringify(view))),
   // Where the study's scatter drew trial `number` (page pixels): {x, y} or {error}.
-  studyPoint: (number) => orError(() => callJson(M, '_explorer_study_point', number)),
+  studyPoint: (number) => orError(() => M.api.explorer_study_point(number)),
+  // Calls into wasm so far through M.api, per entry point: what a ranking costs in crossings.
+  calls: () => ({ ...M.api.calls }),
 };
 window.fastslow.ready = boot();

@@ -1,37 +1,8 @@
-// The JS side of the wasm contract (wasm/js_api.h declares the C side, with
-// the JSON each call returns): strings in and out of the heap, JSON calls
-// that throw on {"error"}, and copies of typed arrays in and out. Works with
-// any module built from the core: the explorer or fastslow_core.js.
-
-// Calls `core[fn]` with `args`; strings among them are passed as UTF-8
-// copied into the heap for the call.
-export function call(core, fn, ...args) {
-  const ptrs = args.map((a) => {
-    if (typeof a !== 'string') return a;
-    const n = core.lengthBytesUTF8(a) + 1;
-    const p = core._malloc(n);
-    core.stringToUTF8(a, p, n);
-    return p;
-  });
-  try {
-    return core[fn](...ptrs);
-  } finally {
-    args.forEach((a, i) => { if (typeof a === 'string') core._free(ptrs[i]); });
-  }
-}
-
-// A call that returns JSON (a malloc'd string, freed here): the parsed
-// value, or an Error with the core's message for a failure, {"error":
-// message} with no other key (the app's state has an "error" field too).
-export function callJson(core, fn, ...args) {
-  const out = call(core, fn, ...args);
-  const text = core.UTF8ToString(out);
-  core._fastslow_free_string(out);
-  const json = JSON.parse(text);
-  const keys = json && typeof json === 'object' ? Object.keys(json) : [];
-  if (keys.length === 1 && keys[0] === 'error') throw new Error(json.error);
-  return json;
-}
+// Typed arrays in and out of a wasm module's heap. Every call into the
+// module goes through `module.api` (generated from wasm/js_api.h, which
+// declares each entry point and the JSON it returns); this file holds only
+// the copies those calls need. Works with any module built from the core:
+// the explorer or fastslow_core.js.
 
 // Copies a typed array into the heap: the pointer, which the callee takes
 // over or the caller frees (core._free).

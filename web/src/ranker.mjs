@@ -1,10 +1,12 @@
 // Ranking a graph's configs in the browser (or node): the wasm core prepares
 // the model inputs from the .npz and the model card, exactly as
 // `fastslow rank` does natively, ONNX Runtime Web scores them batch by batch,
-// and the core turns the scores into the ranking and its metrics.
+// and the core turns the scores into the ranking and its metrics. JS runs
+// the job through the core's rank session (wasm/rank_session.h): open,
+// one fastslow_rank_batch per batch, fastslow_rank_finish (or close).
 // Works with any fastslow_core module instance and any `ort` namespace
 // (onnxruntime-web in the page and under node).
-import { callJson, f32, i64, withCopy } from './core.mjs';
+import { f32, i64, withCopy } from './core.mjs';
 
 let scratchId = 0;
 
@@ -74,10 +76,11 @@ export class Ranker {
   }
 
   // Scores every unique config of a prepared graph: `info` is a RankInfo
-  // (wasm/js_api.h) from fastslow_rank_open or explorer_rank_open.
+  // (wasm/js_api.h) from fastslow_rank_open or fastslow_rank_open_document.
   // onProgress(done, total) after each batch; cancelled() true stops between
-  // batches (throws an Error with name 'AbortError'). Returns { groupScores
-  // (Float64Array per duplicate group), scoreMs (model calls only) }.
+  // batches, as does the session when the explorer's app asks it to (both
+  // throw an Error named 'AbortError'). Returns { groupScores (Float64Array
+  // per duplicate group), scoreMs (model calls only) }.
   async score(core, info, { onProgress, cancelled } = {}) {
     const { ort } = this;
     const n = info.nodes, m = info.edges, nc = info.config_nodes, fc = info.config_feat_width;
@@ -97,15 +100,17 @@ export class Ranker {
     // ownership of (detaches) the buffers it is given.
     const graphFeeds = () => Object.fromEntries(Object.entries(graph).map(([k, [t, a, d]]) => [k, new ort.Tensor(t, a.slice(), d)]));
     const groupScores = new Float64Array(info.groups);
+    const abort = (why) => {
+      const e = new Error(`ranking ${why}`);
+      e.name = 'AbortError';
+      return e;
+    };
     let filled = 0;
     let scoreMs = 0;
     for (let c = 0; c < info.chunks; c++) {
-      if (cancelled && cancelled()) {
-        const e = new Error('ranking cancelled');
-        e.name = 'AbortError';
-        throw e;
-      }
-      const batch = callJson(core, '_fastslow_rank_batch', info.session, c);
+      if (cancelled && cancelled()) throw abort('cancelled');
+      const batch = core.api.fastslow_rank_batch(info.session, c);
+      if (batch.stopped) throw abort(batch.stopped);
       const B = batch.count;
       const dims = info.kind === 'layout' ? [B, nc, fc] : [B, fc];
       const feat = new ort.Tensor('float32', f32(core, batch.ptr, dims.reduce((a, b) => a * b, 1)), dims);
@@ -125,21 +130,26 @@ export class Ranker {
   // before any model call; onProgress and cancelled as for score(). Returns
   // { info, shift, groupScores, ranking, groupOf, metrics, runtime, scoreMs }.
   async rank(core, bytes, name, { onShift, onProgress, cancelled } = {}) {
+    const t0 = performance.now();
     const dir = `/rank${scratchId++}`;
     core.FS.mkdirTree(`${dir}/cache`);
     const file = `${dir}/${name.replace(/[^A-Za-z0-9._-]/g, '_') || 'file.npz'}`;
     core.FS.writeFile(file, bytes);
-    let info = null;
+    let session = 0;
     try {
-      info = callJson(core, '_fastslow_rank_open', file, this.cardText, `${dir}/cache`);
+      const info = core.api.fastslow_rank_open(file, this.cardText, `${dir}/cache`);
+      session = info.session;
       if (onShift) onShift(info.shift || null);
       const { groupScores, scoreMs } = await this.score(core, info, { onProgress, cancelled });
       const result = withCopy(core, groupScores, (p) =>
-        callJson(core, '_fastslow_rank_finish', info.session, p, groupScores.length));
+        core.api.fastslow_rank_finish(session, p, groupScores.length, (performance.now() - t0) / 1000, 1));
+      session = 0;  // finished: the core ended the session
       return { info, shift: info.shift || null, groupScores, scoreMs, ranking: result.ranking, groupOf: result.group_of,
         metrics: result.metrics, runtime: result.runtime || null };
+    } catch (e) {
+      if (session) core.api.fastslow_rank_close(session, String(e.message || e));
+      throw e;
     } finally {
-      if (info && info.session) core._fastslow_rank_close(info.session);
       removeTree(core.FS, dir);
     }
   }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { callJson, withCopy } from '../src/core.mjs';
+import { withCopy } from '../src/core.mjs';
 import { crc32, layoutBomb, npyHead, smallBomb, zip } from './npz_bomb.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -21,7 +21,7 @@ const core = await createFastslowCore();
 function infoOf(bytes, name) {
   return withCopy(core, bytes, (p) => {
     try {
-      return callJson(core, '_fastslow_info_json', p, bytes.length, name);
+      return core.api.fastslow_info_json(p, bytes.length, name);
     } catch (e) {
       return { error: e.message };
     }

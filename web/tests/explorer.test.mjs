@@ -131,11 +131,26 @@ test('a model whose card does not fit the graph is refused with a message, and t
   assert.match(s.rank.message, /node_feat.*70 feature columns; the model was trained on 140/);
 });
 
+// Ranks the open file with the demo model and checks the boundary
+// crossings. One owner: JS runs the job, the app hears of it through the
+// session's own calls: open, one per batch, finish (2 + N), and nothing
+// else (but the test's own state polls, the command, and a status line
+// while a model still loads).
+async function rankCountingCalls() {
+  const before = await page.evaluate(() => window.fastslow.calls());
+  assert.equal(await page.evaluate(() => window.fastslow.rank(0)), 1);
+  const s = await waitState((x) => x.rank.status === 'done', 'the ranking', 120000);
+  const after = await page.evaluate(() => window.fastslow.calls());
+  const spent = Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] || 0)])
+    .filter(([k, n]) => n > 0 && !['explorer_state', 'explorer_start_rank', 'explorer_set_status'].includes(k)));
+  assert.deepEqual(spent, { fastslow_rank_open_document: 1, fastslow_rank_batch: s.rank.total, fastslow_rank_finish: 1 });
+  return s;
+}
+
 test('ranking a generated layout file with the demo model equals `fastslow rank`', async () => {
   await page.setInputFiles('#npz-input', layoutFile);
   const opened = await waitState((x) => x.graph && x.graph.name === path.basename(layoutFile), 'the layout file');
-  assert.equal(await page.evaluate(() => window.fastslow.rank(0)), 1);
-  const s = await waitState((x) => x.rank.status === 'done', 'the ranking', 120000);
+  const s = await rankCountingCalls();
   assert.equal(s.rank.configs, opened.graph.configs);
   assert.equal(s.rank.scores, opened.graph.unique_configs);
   assert.equal(typeof s.rank.kendall, 'number');
@@ -233,6 +248,15 @@ test('ranking the next file at once, while the old ranking is still stopping, ra
   assert.equal(t.rank.scores, opened.graph.unique_configs);
   await page.evaluate(() => window.fastslow.rankingsSettled());
   assert.equal((await state()).rank.configs, opened.graph.configs);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a ranking of N batches crosses the C++/JS boundary 2 + N times', async () => {
+  await page.setInputFiles('#npz-input', longFile);
+  const opened = await waitState((x) => x.graph && x.graph.name === path.basename(longFile), 'the long file');
+  const s = await rankCountingCalls();
+  assert.ok(s.rank.total >= 2, `several batches expected, got ${s.rank.total}`);
+  assert.equal(s.rank.scores, opened.graph.unique_configs);
   assert.deepEqual(pageErrors, []);
 });
 

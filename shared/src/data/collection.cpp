@@ -49,7 +49,7 @@ std::vector<std::string> list_npz(const fs::path& dir) {
 }  // namespace
 
 std::string CollectionId::str() const {
-  std::string s = kind + ":" + source;
+  std::string s = std::string(graph_kind_name(kind)) + ":" + source;
   if (!search.empty()) s += ":" + search;
   return s;
 }
@@ -68,7 +68,7 @@ CollectionId parse_collection_id(const std::string& id) {
   CollectionId c;
   size_t a = id.find(':');
   size_t b = id.find(':', a + 1);
-  c.kind = id.substr(0, a);
+  c.kind = parse_graph_kind(id.substr(0, a), id);
   c.source = id.substr(a + 1, b == std::string::npos ? b : b - a - 1);
   if (b != std::string::npos) c.search = id.substr(b + 1);
   return c;
@@ -89,7 +89,7 @@ std::vector<Collection> discover_collections(const std::string& root) {
   for (const std::string& s : all_collection_ids()) {
     Collection c;
     c.id = parse_collection_id(s);
-    fs::path dir = npz / c.id.kind / c.id.source;
+    fs::path dir = npz / graph_kind_name(c.id.kind) / c.id.source;
     if (!c.id.search.empty()) dir /= c.id.search;
     c.dir = dir.string();
     for (const char* split : kSplits)

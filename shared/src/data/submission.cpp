@@ -131,7 +131,7 @@ SubmissionRow submission_row(const std::string& collection_id, const std::string
                              std::vector<int64_t> ranking) {
   SubmissionRow row{submission_id(collection_id, file_stem), std::move(ranking)};
   constexpr size_t kTileTop = 5;
-  if (parse_collection_id(collection_id).kind == "tile" && row.top_configs.size() > kTileTop)
+  if (parse_collection_id(collection_id).kind == GraphKind::Tile && row.top_configs.size() > kTileTop)
     row.top_configs.resize(kTileTop);
   return row;
 }

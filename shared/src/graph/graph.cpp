@@ -134,6 +134,12 @@ class Loader {
 
 const char* graph_kind_name(GraphKind kind) { return kind == GraphKind::Tile ? "tile" : "layout"; }
 
+GraphKind parse_graph_kind(const std::string& word, const std::string& what) {
+  if (word == "tile") return GraphKind::Tile;
+  if (word == "layout") return GraphKind::Layout;
+  throw Error(what, "", "unknown kind '" + word + "' (tile or layout)");
+}
+
 GraphKind detect_graph_kind(const NpzReader& npz) {
   if (npz.contains("node_config_feat")) return GraphKind::Layout;
   if (npz.contains("config_feat")) return GraphKind::Tile;

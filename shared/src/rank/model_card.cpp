@@ -152,7 +152,7 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
     } catch (const Error& e) {
       throw Error(what, "", "model card: data.collection: " + e.problem());
     }
-    if (parsed.kind != kind)
+    if (graph_kind_name(parsed.kind) != kind)
       throw Error(what, "", "model card: data.collection '" + id + "' is not a " + kind + " collection");
     c.collection = id;
   }

@@ -113,6 +113,7 @@ std::string param_text(const nlohmann::json& value) {
 ParamPlot param_plot(const StudyFile& study, const std::string& param, const StudyAxis& y) {
   ParamPlot p;
   p.param = param;
+  if (const auto d = study.distributions.find(param); d != study.distributions.end()) p.drawn = d->second;
   std::vector<const nlohmann::json*> values;
   for (size_t i = 0; i < study.trials.size(); ++i) {
     const Trial& t = study.trials[i];
@@ -124,6 +125,18 @@ ParamPlot param_plot(const StudyFile& study, const std::string& param, const Stu
     p.complete.push_back(t.state == TrialState::Complete ? 1 : 0);
     values.push_back(&*it);
     p.categorical |= !it->is_number();
+  }
+  if (p.drawn) p.categorical = p.drawn->kind == ParamKind::Categorical;
+  if (p.drawn && p.categorical) {
+    // The study's choices in its order, then any value it did not list.
+    for (const nlohmann::json& c : p.drawn->choices) p.labels.push_back(param_text(c));
+    for (const nlohmann::json* v : values) {
+      const std::string text = param_text(*v);
+      auto at = std::find(p.labels.begin(), p.labels.end(), text);
+      if (at == p.labels.end()) at = p.labels.insert(p.labels.end(), text);
+      p.x.push_back(static_cast<double>(at - p.labels.begin()));
+    }
+    return p;
   }
   if (!p.categorical) {
     for (const nlohmann::json* v : values) p.x.push_back(v->get<double>());
@@ -147,7 +160,11 @@ ParamPlot param_plot(const StudyFile& study, const std::string& param, const Stu
   return p;
 }
 
-PlotAxis ParamPlot::x_axis() const { return categorical ? categorical_axis(labels) : fit_axis(x); }
+PlotAxis ParamPlot::x_axis() const {
+  if (categorical) return categorical_axis(labels);
+  if (drawn) return fit_axis(x, drawn->log ? ScaleChoice::Log : ScaleChoice::Linear);
+  return fit_axis(x);
+}
 
 StateCounts state_counts(const StudyFile& study) {
   StateCounts c;

@@ -45,6 +45,11 @@ nlohmann::ordered_json trial_json(const Trial& t, const std::vector<Objective>& 
   j["hypervolume"] = t.hypervolume ? nlohmann::json(*t.hypervolume) : nlohmann::json(nullptr);
   j["run"] = t.run;
   j["message"] = t.message;
+  if (!t.distributions.empty()) {
+    nlohmann::ordered_json d = nlohmann::ordered_json::object();
+    for (const auto& [name, dist] : t.distributions) d[name] = dist.to_json();
+    j["distributions"] = d;
+  }
   return j;
 }
 
@@ -69,6 +74,11 @@ Trial parse_trial(const nlohmann::json& j, const std::string& what) {
     if (j.contains("hypervolume") && !j.at("hypervolume").is_null()) t.hypervolume = j.at("hypervolume").get<double>();
     if (j.contains("run")) t.run = j.at("run").get<std::string>();
     if (j.contains("message")) t.message = j.at("message").get<std::string>();
+    if (j.contains("distributions")) {
+      if (!j.at("distributions").is_object()) throw Error(what, "", "distributions must be an object");
+      for (const auto& [name, d] : j.at("distributions").items())
+        t.distributions[name] = Distribution::from_json(d, what + ": parameter " + name);
+    }
   } catch (const nlohmann::json::exception& e) {
     throw Error(what, "", std::string("malformed trial: ") + e.what());
   }
@@ -110,6 +120,12 @@ StudyFile parse_trials_jsonl(const std::string& text, const std::string& what) {
         same &= found;
       }
       if (!same) throw Error(where, "", "objectives or directions differ from the first trial's: two studies in one file?");
+    }
+    for (const auto& [name, d] : t.distributions) {
+      const auto [it, added] = study.distributions.emplace(name, d);
+      if (!added && it->second.to_json() != d.to_json())
+        throw Error(where, "", "parameter " + name + " is drawn from " + d.to_json().dump() + " here and from " +
+                                   it->second.to_json().dump() + " before: two studies in one file?");
     }
     study.trials.push_back(std::move(t));
   }

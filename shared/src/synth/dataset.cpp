@@ -266,9 +266,9 @@ std::vector<SynthItem> synth_plan(SynthScale scale, uint64_t seed) {
   for (size_t ci = 0; ci < ids.size(); ++ci) {
     const uint64_t c_index = ci + 1;
     const CollectionId id = parse_collection_id(ids[ci]);
-    const bool tile = id.kind == "tile";
+    const bool tile = id.kind == GraphKind::Tile;
     const bool nlp = id.source == "nlp";
-    const std::string dir = "npz/" + id.kind + "/" + id.source + (id.search.empty() ? "" : "/" + id.search);
+    const std::string dir = "npz/" + std::string(graph_kind_name(id.kind)) + "/" + id.source + (id.search.empty() ? "" : "/" + id.search);
     int index = 0;
     for (int s = 0; s < 3; ++s) {
       Rng split_rng(splitmix(splitmix(seed) ^ (c_index << 8) ^ static_cast<uint64_t>(s + 1)));

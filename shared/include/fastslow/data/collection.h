@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "fastslow/graph/graph.h"
+
 namespace fastslow {
 
 struct CollectionId {
-  std::string kind;    // "tile" | "layout"
+  GraphKind kind = GraphKind::Layout;
   std::string source;  // "xla" | "nlp"
   std::string search;  // "" for tile, else "default" | "random"
   std::string str() const;  // "tile:xla", "layout:xla:random", ...

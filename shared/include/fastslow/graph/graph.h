@@ -15,6 +15,8 @@ namespace fastslow {
 
 enum class GraphKind { Tile, Layout };
 const char* graph_kind_name(GraphKind kind);  // "tile" | "layout"
+// The kind a word names; Error naming `what` for any other word.
+GraphKind parse_graph_kind(const std::string& word, const std::string& what);
 
 // What tile and layout graphs share: the HLO graph itself.
 struct GraphNodes {

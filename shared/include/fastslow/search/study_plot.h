@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,17 +62,24 @@ std::vector<std::array<double, 2>> steps_to_edges(std::vector<std::array<double,
 // Parameter names over all trials, sorted.
 std::vector<std::string> param_names(const StudyFile& study);
 
-// An objective against one parameter. Numbers (not booleans) are placed at
-// their value; any other value makes the parameter categorical: each distinct
-// value a slot, labelled, numbers before strings, in ascending order.
+// An objective against one parameter, on the scale it was drawn from where
+// the study says (StudyFile::distributions): a categorical one's choices
+// are slots in the study's order, a range is linear or log as searched.
+// Files that do not say are read from the values: numbers (not booleans)
+// are placed at their value; any other value makes the parameter
+// categorical: each distinct value a slot, labelled, numbers before
+// strings, in ascending order.
 struct ParamPlot {
   std::string param;
   bool categorical = false;
+  std::optional<Distribution> drawn;  // how the study drew it, where it says
   std::vector<std::string> labels;  // categorical: slot i's label
   std::vector<size_t> trials;       // trials with the parameter and a value on the axis
   std::vector<double> x, y;         // x: the value, or the slot
   std::vector<char> complete;
-  PlotAxis x_axis() const;          // categorical slots, else fitted (log beyond 10x)
+  // Categorical slots; else the drawn range's scale, or fitted (log beyond
+  // 10x) where the study does not say.
+  PlotAxis x_axis() const;
 };
 
 ParamPlot param_plot(const StudyFile& study, const std::string& param, const StudyAxis& y);

@@ -5,10 +5,13 @@
 //    "objectives":{"score":0.61,"latency":2.4},
 //    "directions":{"score":"maximize","latency":"minimize"},
 //    "intermediate":[[1,0.52],[2,0.58]],"seconds":41.2,
-//    "hypervolume":0.37,"run":"trials/3","message":""}
+//    "hypervolume":0.37,"run":"trials/3","message":"",
+//    "distributions":{"hidden":{"type":"categorical","choices":[16,32]},
+//                     "lr":{"type":"float","low":1e-4,"high":1e-2,"log":true}}}
 // state: "complete" (every objective measured), "pruned" (stopped early;
 // objectives hold what was measured, usually none), "failed" (crashed or
-// diverged; `message` says why).
+// diverged; `message` says why). "distributions" (distribution.h) says how
+// each parameter was drawn; files written before it existed lack it.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +21,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "fastslow/search/distribution.h"
 
 namespace fastslow::search {
 
@@ -44,6 +49,7 @@ struct Trial {
   std::optional<double> hypervolume;  // of the front after this trial (several objectives)
   std::string run;                    // the trial's run folder, relative to the study ("" once removed)
   std::string message;
+  std::map<std::string, Distribution> distributions;  // parameter name -> how it was drawn
 };
 
 // Ordered as above, objectives in the study's order.
@@ -54,6 +60,9 @@ Trial parse_trial(const nlohmann::json& j, const std::string& what);
 struct StudyFile {
   std::vector<Objective> objectives;  // in the order the first trial lists them
   std::vector<Trial> trials;          // in file order
+  // How each parameter was drawn, from the trials that say (a parameter
+  // drawn two ways is an Error): none for files written before.
+  std::map<std::string, Distribution> distributions;
 };
 
 // Parses trials.jsonl text. Blank lines are skipped; a malformed line, a
