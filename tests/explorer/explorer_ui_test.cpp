@@ -127,6 +127,13 @@ TEST_F(ExplorerUi, DrawsTheRealAlexNetGraphAndItsPanels) {
   EXPECT_EQ(state["graph"]["configs"], 47712);
   EXPECT_EQ(state["frames"], 3);
   EXPECT_GT(state["graph"]["vertices"].get<int64_t>(), 372);
+  // AlexNet's node_splits are [0, 324, 372]: two computations (as `fastslow
+  // info` counts them), none empty; the end marker is no third one.
+  ASSERT_TRUE(app.doc);
+  EXPECT_EQ(app.doc->node_splits, (std::vector<int64_t>{0, 324}));
+  std::vector<int64_t> members(app.doc->node_splits.size(), 0);
+  for (int32_t c : app.doc->computation) ++members.at(static_cast<size_t>(c));
+  EXPECT_EQ(members, (std::vector<int64_t>{324, 48}));
   // The graph view (the left 60 %) holds the nodes' family colours: many
   // distinct colours, not an empty view.
   const std::vector<uint8_t> px = pixels();

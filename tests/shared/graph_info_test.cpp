@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fastslow/error.h"
+#include "fastslow/graph/computations.h"
 #include "graph_builders.h"
 #include "test_support.h"
 
@@ -69,6 +70,15 @@ TEST(GraphInfoStats, ComputationsCountDistinctStarts) {
   EXPECT_EQ(count_computations({0}, 6), 1);
   EXPECT_EQ(count_computations({0, 6}, 6), 1);
   EXPECT_EQ(count_computations({0, 2, 4}, 6), 3);
+}
+
+TEST(GraphInfoStats, ComputationStartsDropTheEndAndStartAtZero) {
+  using V = std::vector<int64_t>;
+  EXPECT_EQ(computation_starts({}, 372), V{});
+  EXPECT_EQ(computation_starts({0, 324, 372}, 372), (V{0, 324}));
+  EXPECT_EQ(computation_starts({324}, 372), (V{0, 324}));
+  EXPECT_EQ(computation_starts({4, 0, 2, 2}, 6), (V{0, 2, 4}));
+  EXPECT_EQ(computation_starts({0, 6, 9}, 6), V{0});
 }
 
 TEST(GraphInfoSample, RealAlexNetFigures) {

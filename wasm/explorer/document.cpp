@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "fastslow/error.h"
+#include "fastslow/graph/computations.h"
 
 namespace fastslow::explorer {
 
@@ -69,7 +70,7 @@ std::unique_ptr<Document> open_document(std::string name, MallocBytes bytes, siz
     const auto& l = std::get<LayoutGraph>(contents.graph);
     d->graph = l;
     d->config_nodes = l.node_config_ids;
-    d->node_splits = l.node_splits;
+    d->node_splits = computation_starts(l.node_splits, l.num_nodes);
     d->runtime = l.target();
   }
   // Test files carry zero runtimes: nothing to measure against.

@@ -34,7 +34,7 @@ struct Document {
   GraphNodes graph;                      // nodes, features, opcodes, edges
   std::vector<int64_t> config_nodes;     // layout: node ids of the configurable nodes
   std::vector<int8_t> configurable;      // per node
-  std::vector<int64_t> node_splits;      // layout: first node of each computation
+  std::vector<int64_t> node_splits;      // layout: first node of each computation (computation_starts)
   std::vector<int32_t> computation;      // per node: index of its computation (0 without splits)
   std::vector<double> runtime;           // per config: what configs rank by (empty in test files)
   ConfigGroups groups;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "fastslow/graph/computations.h"
 #include "fastslow/graph/dedup.h"
 #include "fastslow/error.h"
 
@@ -28,14 +29,7 @@ RuntimeStats runtime_stats(const std::vector<int64_t>& runtime) {
 }
 
 int64_t count_computations(const std::vector<int64_t>& node_splits, int64_t num_nodes) {
-  if (node_splits.empty()) return 0;
-  // Files list starts and sometimes the end ([0, 324, 372] for 372 nodes):
-  // count distinct starts inside the graph, node 0 always being one.
-  std::vector<int64_t> starts{0};
-  for (int64_t s : node_splits)
-    if (s > 0 && s < num_nodes) starts.push_back(s);
-  std::sort(starts.begin(), starts.end());
-  return std::unique(starts.begin(), starts.end()) - starts.begin();
+  return static_cast<int64_t>(computation_starts(node_splits, num_nodes).size());
 }
 
 namespace {
