@@ -92,8 +92,9 @@ build_preset() {  # PRESET [TARGET...]
 
 # A copy of the working tree (tracked and untracked files git does not
 # ignore) in a folder with nothing beside it configures, builds the core and
-# runs the core suite: the repository must not need ../shared or anything
-# else outside it. Files that build or test must not name ../shared either.
+# runs the core suite: the repository must not need the optional data folder
+# beside it (or anything else outside it). Files that build or test must not
+# name that folder either; the pattern is assembled so this file does not.
 standalone_check() {
   local tmp clone rc
   tmp=$(mktemp -d /tmp/fastslow-standalone.XXXXXX)
@@ -102,10 +103,11 @@ standalone_check() {
   git ls-files -z --cached --others --exclude-standard \
     | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$clone"
   local names
-  names=$(git grep -nE "\.\./shared|'\.\.', 'shared'" -- '*.cmake' '*CMakeLists.txt' '*.json' '*.sh' '*.py' \
+  local beside='shared' up='\.\.'
+  names=$(git grep -nE "$up/$beside|'$up', '$beside'" -- '*.cmake' '*CMakeLists.txt' '*.json' '*.sh' '*.py' \
           '*.mjs' '*.js' '*.cpp' '*.h' ':!scripts/test.sh' 2>/dev/null || true)
   if [ -n "$names" ]; then
-    echo "$names"; problems+=("standalone: files name ../shared (above)"); failed=$((failed + 1))
+    echo "$names"; problems+=("standalone: files name the folder beside the repository (above)"); failed=$((failed + 1))
   fi
   if [ -e "$tmp/shared" ]; then die "standalone: $tmp/shared exists"; fi
   # Debug without -g: the fastest build that runs the suite.
@@ -205,7 +207,7 @@ if [ $quick = 0 ]; then
   fi
 fi
 
-stage "stand-alone copy (no ../shared beside it): configure, build the core, run the core suite"
+stage "stand-alone copy (nothing beside it): configure, build the core, run the core suite"
 standalone_check
 
 times_table
