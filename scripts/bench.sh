@@ -6,6 +6,15 @@
 #   quality     default vs paper baseline on generated small (bench/quality.py)
 #   real        per-program runs on the real graphs with runtimes vs one-hot ridge (bench/real_bench.cpp;
 #               the repository's data/ files, plus every layout .npz under each --data DIR given)
+#   fewshot     few measurements: learning curves over N = 16..512 measured configs (5 draws each) on the
+#               real AlexNet and unet3d, held-out Kendall, top-1/top-5 slowdown, top-10 tail share for
+#               ridge (penalty by CV in the N), fastslow from scratch and fastslow --init from a prior
+#               trained on generated small layout:xla:random (bench/fewshot_bench.cpp; extra args: --ns
+#               16,32, --draws D); SVG curves in build/bench/fewshot
+#   tune        autotuning sessions replayed on the real files (fastslow tune --measure file): measuring
+#               time until a config within 0.1 % of the best, random vs ridge- vs fastslow-guided order,
+#               tail configs per round (bench/tune_bench.cpp; extra args: --starts 20, --fastslow-starts 5,
+#               --rounds 10, --batch 8); SVG curves in build/bench/tune
 #   realism     generated layout collections beside the real files: runtime and graph statistics
 #               (fastslow realism; extra args: synth seeds, default 0 1 2, and --data DIR for more
 #               real files beside data/)
@@ -87,6 +96,25 @@ case $what in
     done
     cmake --build --preset native --target fastslow_bench_real
     build/native/bin/fastslow_bench_real $work/real "${files[@]}" "${rest[@]}" ;;
+  fewshot)
+    # The prior: the per-program model's graph part (focus) trained on a
+    # generated small layout:xla:random collection (140 node features, as
+    # unet3d; AlexNet's cleaned file has 70, so no prior fits it).
+    cmake --build --preset native --target fastslow fastslow_bench_fewshot
+    f=build/native/bin/fastslow
+    d=$work/fewshot/synth-small
+    [ -d $d/npz ] || $f synth --scale small --seed 0 --out $d >/dev/null
+    prior=$work/fewshot/prior
+    if [ ! -f $prior/metrics.json ]; then
+      if [ -f $prior/config.json ]; then $f train --resume --out $prior; else
+        $f train --data $d --collection layout:xla:random --model focus --epochs 6 --out $prior; fi
+    fi
+    build/native/bin/fastslow_bench_fewshot $work/fewshot --init $prior "$@" \
+      data/cleaned_alexnet.npz data/real/layout_xla_default_train_unet3d.npz ;;
+  tune)
+    cmake --build --preset native --target fastslow_bench_tune
+    build/native/bin/fastslow_bench_tune $work/tune "$@" \
+      data/cleaned_alexnet.npz data/real/layout_xla_default_train_unet3d.npz ;;
   realism)
     # Generated `small` data of a few seeds (the generator's current version:
     # a dataset of another version or seed is regenerated) beside every real
@@ -153,5 +181,5 @@ case $what in
     bash scripts/stage_site.sh $work/explorer/site $work/rank/model >/dev/null
     node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
       $work/rank/graph/resnet_5000.npz $work/rank/model $f $work/explorer/layout_50000.npz "$@" ;;
-  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, ensemble-page, search, real, realism, rank, explorer)" >&2; exit 1 ;;
+  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, ensemble-page, search, real, fewshot, tune, realism, rank, explorer)" >&2; exit 1 ;;
 esac

@@ -42,6 +42,7 @@ bool same_split(const TrainOptions& a, const TrainOptions& b) {
   };
   const bool seeded = !a.graph.empty() || a.folds > 0;
   return roots(a) == roots(b) && a.collection == b.collection && a.graph == b.graph && a.holdout == b.holdout &&
+         a.measured == b.measured &&
          a.valid_share == b.valid_share && a.folds == b.folds && a.fold == b.fold &&
          (!seeded || a.data_seed() == b.data_seed());
 }

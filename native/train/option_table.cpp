@@ -34,6 +34,10 @@ std::vector<OptionSpec> make_table() {
        "per-program: share of unique configs held out, never seen in training (0: none, learn from every measured "
        "config and validate on --valid-share)",
        nullptr, OptionRange{0.0, 1.0, false, true, "0 holds nothing out"}},
+      {"measured", G::Data, &O::measured,
+       "per-program, few measurements: learn from N unique configs drawn by --split-seed (a larger N keeps a "
+       "smaller one's), every other config held out, --valid-share of the N validating; 0: --holdout decides",
+       nullptr, at_least(0, "0 = --holdout decides")},
       {"valid_share", G::Data, &O::valid_share,
        "per-program: share of unique configs that decides early stopping (collections validate on their valid "
        "split)",
@@ -54,6 +58,10 @@ std::vector<OptionSpec> make_table() {
       {"khop", G::Data, &O::khop, "keep configurable nodes' k-hop neighbourhood, 0 = whole graph", nullptr,
        at_least(0, "0 = whole graph"), {}, OptionCli::Value, true},
       // ---- model
+      {"init", G::Model, &O::init,
+       "a run folder whose model starts this one, with its feature normalisation: a prior pre-trained on other "
+       "graphs (generated, or other real ones), fine-tuned here; per-program runs start its graph model under "
+       "their fitted wide table. Same model, --hidden and --layers as that run"},
       {"kind", G::Derived, &O::kind, "tile or layout, from the data", nullptr, {}, {}, OptionCli::None},
       {"config_feat_width", G::Derived, &O::config_feat_width, "config columns the model reads, from the data",
        nullptr, {}, {}, OptionCli::None},

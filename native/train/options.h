@@ -26,6 +26,13 @@ struct TrainOptions {
   std::string collection;  // e.g. "layout:xla:random"
   std::string graph;       // per-program mode: one .npz
   double holdout = 0.2;    // per-program mode: share of unique configs held out (never seen in training)
+  // Per-program mode, few measurements: learn from this many unique configs
+  // (a seeded draw, fastslow/data/holdout.h split_measured), every other
+  // one held out; 0 = --holdout decides.
+  int64_t measured = 0;
+  // A run folder whose model starts this one (its normaliser too): a prior
+  // pre-trained on other graphs, fine-tuned here. "" = a fresh model.
+  std::string init;
   // Per-program mode: share of unique configs that validates (early
   // stopping, best checkpoint); 0 = validate on the held-out share. Default
   // 0.1; runs written before it existed read 0.

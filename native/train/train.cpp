@@ -10,6 +10,7 @@
 #include "models/program_model.h"
 #include "models/registry.h"
 #include "train/data_sources.h"
+#include "train/init_run.h"
 #include "train/loaded_run.h"
 #include "train/option_table.h"
 #include "train/process.h"
@@ -43,12 +44,13 @@ void write_data_profile(const RunDir& run, const TrainOptions& o, const Prepared
 void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_t seed,
                const std::function<void(const std::string&)>& say) {
   const WideFit f = fit_wide_table(*program.wide, d.train.front(), d.valid.front(), seed);
-  char buf[200];
+  char buf[300];
   std::snprintf(buf, sizeof buf,
-                "wide table: ridge on %lld unique configs, %lld weights, lambda %g (valid Kendall %.4f, "
+                "wide table: ridge on %lld unique configs, %lld weights%s, lambda %g (valid Kendall %.4f, "
                 "residual sd %.2g)",
-                static_cast<long long>(f.rows_used), static_cast<long long>(f.features), f.lambda, f.valid_kendall,
-                f.residual_sd);
+                static_cast<long long>(f.rows_used), static_cast<long long>(f.features),
+                f.rows ? "" : " (values alone: cross-validation preferred them to whole rows)", f.lambda,
+                f.valid_kendall, f.residual_sd);
   if (say) say(buf);
   torch::NoGradGuard no_grad;
   program.scale.fill_(std::max(f.residual_sd, 1e-6));
@@ -63,6 +65,7 @@ TrainResult run_training(TrainOptions o, bool resuming, const Callbacks& callbac
   const RunDir run(o.out, sync->rank() == 0);
   std::optional<Normalizer> norm;
   if (resuming) norm = read_stats(run);
+  else if (!o.init.empty()) norm = init_normaliser(o);  // the prior's weights read inputs scaled its way
   auto data = std::make_shared<const PreparedData>(
       prepare(data_spec(o), pick_device(o.device), norm, preparation_progress(callbacks), messages(callbacks)));
   if (!resuming) complete_options(o, *data);
@@ -91,6 +94,7 @@ void make_inputs_absolute(TrainOptions& o) {
   o.data = data;
   o.graph = absolute_path(o.graph);
   o.cache = absolute_path(o.cache);
+  o.init = absolute_path(o.init);
 }
 
 DataSpec data_spec(const TrainOptions& o) {
@@ -103,10 +107,12 @@ DataSpec data_spec(const TrainOptions& o) {
     s.train_files = {o.graph};
     const double holdout = o.holdout, valid = o.valid_share.value_or(0);
     const int folds = o.folds, fold = o.fold;
+    const int64_t measured = o.measured;
     const bool fold_in_valid = o.train_on_valid == 1;
     s.split_groups = [=](int64_t groups) {
       if (folds > 0) return split_program_fold(groups, holdout, folds, fold, seed);
-      HoldoutSplit h = split_program(groups, holdout, valid, seed);
+      HoldoutSplit h = measured > 0 ? split_measured(groups, measured, valid, seed)
+                                    : split_program(groups, holdout, valid, seed);
       if (fold_in_valid) {  // a final fit: the valid share trains too and still reports
         h.train.insert(h.train.end(), h.valid.begin(), h.valid.end());
         std::sort(h.train.begin(), h.train.end());
@@ -200,9 +206,16 @@ TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> dat
         LossSpec::parse(o.loss), device, *o.segment_nodes, o.seed,
         HistoryOptions{o.segment_history, o.segment_keep.value_or(0.5), o.segment_history_age}));
   }
+  const bool fresh = !run.has("last.pt") && !run.has("state.json");
+  if (fresh && !o.init.empty()) {
+    const InitCopy c = copy_init_weights(*model, o);
+    if (sync->rank() == 0)
+      tell(callbacks, "--init: " + std::to_string(c.tensors) + " tensors from " + o.init +
+                          (c.skipped ? " (its own graph's wide table left out)" : ""));
+  }
   if (auto* program = dynamic_cast<models::ProgramModelImpl*>(model.get())) {
     // Without a checkpoint to resume from, the model starts here: the table is fitted.
-    if (!run.has("last.pt") && !run.has("state.json")) fit_table(*program, *data, o.seed, messages(callbacks));
+    if (fresh) fit_table(*program, *data, o.seed, messages(callbacks));
     trainer.validate_first();  // the table alone is a model: "epoch 0" of the log
   }
   trainer.add_callback(std::make_shared<EarlyStopping>(*o.patience));
@@ -219,12 +232,24 @@ TrainOptions resolve_options(TrainOptions o) {
     o.kind = graph_kind_name(detect_graph_kind(NpzReader::open(o.graph)));
     o.collection = o.kind == "tile" ? "tile:xla" : "layout:xla:random";
   }
+  if (!o.init.empty()) {  // what the prior fixes, unless given (init_run.h checks they agree)
+    const TrainOptions prior = load_run_options(o.init);
+    if (o.model.empty()) o.model = prior.model;
+    if (!o.hidden) o.hidden = prior.hidden;
+    if (!o.layers) o.layers = prior.layers;
+    if (!o.tile_features) o.tile_features = prior.tile_features;
+  }
   // Unknown model names and senseless values fail here, before any preparation.
   o.apply_defaults();
-  if (!o.graph.empty() && o.folds == 0 && !(o.holdout + *o.valid_share < 1))
+  if (o.measured > 0 && o.graph.empty())
+    throw Error("--measured " + std::to_string(o.measured) + ": few measurements are one program's (give --graph)");
+  if (o.measured > 0 && o.folds > 0)
+    throw Error("--measured with --folds: the folds split every measured config already; give one of them");
+  if (o.measured > 0) o.holdout = 0;  // everything not measured is held out; the share does not apply
+  if (!o.graph.empty() && o.folds == 0 && o.measured == 0 && !(o.holdout + *o.valid_share < 1))
     throw Error("--valid-share " + std::to_string(*o.valid_share) + " and --holdout " + std::to_string(o.holdout) +
                 " leave no configs to train on (their sum must be below 1)");
-  if (!o.graph.empty() && o.folds == 0 && o.holdout == 0 && *o.valid_share == 0)
+  if (!o.graph.empty() && o.folds == 0 && o.measured == 0 && o.holdout == 0 && *o.valid_share == 0)
     throw Error("--holdout 0 with --valid-share 0 leaves nothing to validate on: keep a --valid-share (0.1 by "
                 "default) for early stopping, or learn from it too with --train-on-valid and a fixed --epochs");
   if (!o.graph.empty() && o.folds > 0) o.valid_share = 0.0;  // the fold validates

@@ -1,7 +1,9 @@
 // Fits a per-program model's wide table (models/layout_wide.h) in closed
 // form before training: ridge regression of the standardised log runtime
 // on the one-hot config values and whole rows of the training groups, its
-// penalty chosen by Kendall tau on the valid groups. Training then starts
+// penalty chosen by Kendall tau on the valid groups (by 4-fold
+// cross-validation inside the training groups when fewer than kFewValid
+// validate: few measurements). Training then starts
 // from the linear fit (and never ranks worse than it on the valid share,
 // since the trainer keeps the best epoch).
 #pragma once
@@ -19,12 +21,14 @@ struct WideFit {
   int64_t rows_used = 0;     // training groups the fit read (a sample on huge graphs)
   int64_t features = 0;      // indicator features with a weight
   double residual_sd = 0;    // of the fitted table on the training groups, in target units
+  bool rows = true;          // whole-row weights fitted (few measurements: when cross-validation favours them)
 };
 
 // `fit` and `valid` are the same graph's entries (train_groups / eval_groups).
 // Fills the table's rows and weights. At most kMaxValues config values are
 // read (a seeded sample of the training groups beyond that).
 constexpr int64_t kMaxWideValues = 20'000'000;
+constexpr int64_t kFewValid = 32;
 WideFit fit_wide_table(models::LayoutWideImpl& wide, const GraphEntry& fit, const GraphEntry& valid, uint64_t seed);
 
 }  // namespace fastslow::train

@@ -369,6 +369,34 @@ TEST(CliTrain, HoldoutZeroLearnsFromEveryConfigButTheValidShare) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("none/config.json")));
 }
 
+// `fastslow tune` replays a session on the real AlexNet's measurements and
+// goes on when run again with more rounds; bad settings are refused.
+TEST(CliTune, ASessionOnTheFileGoesOnWithMoreRounds) {
+  fastslow::test::TempDir dir;
+  const std::string alex = fastslow::test::data_file("cleaned_alexnet.npz");
+  const std::string session = "tune --graph " + alex + " --predictor ridge --start 4 --out " + dir.file("s");
+  const std::string base = session + " --batch 4";
+  const Result a = run(base + " --rounds 1");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, dir.file("s") + "\n");
+  EXPECT_NE(a.err.find("round 1: 4 measured (8 in all)"), std::string::npos) << a.err;
+  const Result b = run(base + " --rounds 2");
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_NE(b.err.find("going on from 8 measurements"), std::string::npos) << b.err;
+  const std::vector<uint8_t> bytes = fastslow::test::read_bytes(dir.file("s/tune.json"));
+  const nlohmann::json j = nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
+  EXPECT_EQ(j.at("measured").size(), 12u);
+  EXPECT_TRUE(j.contains("best"));
+  EXPECT_EQ(run(base + " --strategy best").code, 1);
+  const Result other = run(session + " --batch 8 --rounds 3");
+  EXPECT_EQ(other.code, 2);
+  EXPECT_NE(other.err.find("batch"), std::string::npos) << other.err;
+  const Result tile = run("tune --graph " + fastslow::test::data_file("real/tile_xla_train_retinanet.2x2.fp32_-342c949e14733d96.npz") +
+                          " --predictor ridge --out " + dir.file("t"));
+  EXPECT_EQ(tile.code, 2);
+  EXPECT_NE(tile.err.find("layout graphs"), std::string::npos) << tile.err;
+}
+
 // A run folder names its inputs absolutely (eval from any directory) and
 // relative to itself (a project folder moved with its data): trained with
 // relative paths, it is evaluated from another directory, then moved.

@@ -1,4 +1,5 @@
 #include "baselines/ridge.h"
+#include "baselines/ridge_cv.h"
 
 #include <gtest/gtest.h>
 
@@ -260,6 +261,38 @@ TEST(OneHotRidge, AlexNetHeldOutKendallIsPositive) {
               static_cast<long long>(n_train), test_runtime.size(), static_cast<long long>(m.num_features()), tau,
               secs);
   EXPECT_GT(tau, 0.5);
+}
+
+// The penalty by cross-validation: on exact additive data a light penalty
+// ranks the held-out folds perfectly and a heavy one flattens them; pure
+// noise gives no penalty an edge, and the tie goes to the heaviest.
+TEST(RidgePenalty, CrossValidationPicksALightPenaltyForSignalAndTheHeaviestForNoise) {
+  std::mt19937 rng(4);
+  std::uniform_int_distribution<int> val(0, 3);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  const int64_t n = 60, width = 5;
+  std::vector<float> rows;
+  std::vector<double> signal, random_y;
+  for (int64_t r = 0; r < n; ++r) {
+    double y = 0;
+    for (int64_t c = 0; c < width; ++c) {
+      const int v = val(rng);
+      rows.push_back(static_cast<float>(v));
+      y += static_cast<double>((c + 1) * v * v);
+    }
+    signal.push_back(y);
+    random_y.push_back(noise(rng));
+  }
+  const RidgeChoice s = choose_ridge_penalty(rows, width, signal, 4, 1);
+  EXPECT_LE(s.lambda, 0.1);
+  EXPECT_GT(s.cv_kendall, 0.9);
+  const RidgeChoice r = choose_ridge_penalty(rows, width, random_y, 4, 1);
+  EXPECT_LT(r.cv_kendall, 0.3);
+  // Too few rows to cross-validate: the default penalty.
+  const std::vector<float> few(rows.begin(), rows.begin() + 7 * width);
+  EXPECT_EQ(choose_ridge_penalty(few, width, std::vector<double>(signal.begin(), signal.begin() + 7), 4, 1).lambda, 1.0);
+  EXPECT_NE(test::error_of([&] { choose_ridge_penalty(rows, width, {1.0, 2.0}, 4, 1); }).find("2 rows"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "fastslow/data/holdout.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -154,6 +156,32 @@ TEST(ProgramSplit, NoHeldOutShareValidatesOnTheValidShare) {
   }
   EXPECT_EQ(split_program(100, 0.0, 0.1, 5).valid, split_program(100, 0.0, 0.1, 5).valid);
   EXPECT_NE(split_program(100, 0.0, 0.1, 5).valid, split_program(100, 0.0, 0.1, 6).valid);
+}
+
+// Few measurements: N measured, every other config held out; a larger N
+// keeps a smaller one's measured configs (one learning curve is one draw).
+TEST(MeasuredSplit, HoldsOutEverythingUnmeasuredAndGrowsNested) {
+  const int64_t n = 681;
+  std::set<int64_t> before;
+  for (int64_t m : {16, 32, 64, 128, 681}) {
+    const HoldoutSplit s = split_measured(n, m, 0.0, 7);
+    EXPECT_EQ(static_cast<int64_t>(s.train.size()), m);
+    EXPECT_TRUE(s.valid.empty());
+    expect_partition3(s, n);
+    const std::set<int64_t> now(s.train.begin(), s.train.end());
+    for (int64_t g : before) EXPECT_EQ(now.count(g), 1u) << "N = " << m << " dropped config " << g;
+    before = now;
+  }
+  EXPECT_NE(split_measured(n, 16, 0.0, 7).train, split_measured(n, 16, 0.0, 8).train);
+  // A valid share comes out of the measured configs, never the held-out ones.
+  const HoldoutSplit v = split_measured(n, 32, 0.25, 7);
+  EXPECT_EQ(v.valid.size(), 8u);
+  EXPECT_EQ(v.train.size(), 24u);
+  EXPECT_EQ(v.holdout, split_measured(n, 32, 0.0, 7).holdout);
+  expect_partition3(v, n);
+  EXPECT_NE(test::error_of([] { split_measured(10, 11, 0.0, 1); }).find("10 unique configs"), std::string::npos);
+  EXPECT_NE(test::error_of([] { split_measured(10, 1, 0.0, 1); }).find("at least 2"), std::string::npos);
+  EXPECT_NE(test::error_of([] { split_measured(10, 2, 0.1, 1); }).find("at least 3"), std::string::npos);
 }
 
 }  // namespace

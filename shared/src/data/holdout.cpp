@@ -77,4 +77,33 @@ HoldoutSplit split_program(int64_t num_groups, double holdout, double valid, uin
   return split;
 }
 
+HoldoutSplit split_measured(int64_t num_groups, int64_t measured, double valid, uint64_t seed) {
+  if (!(valid >= 0.0 && valid < 1.0)) throw Error("valid share must be in [0, 1), got " + show(valid));
+  const int64_t need = valid > 0.0 ? 3 : 2;
+  if (measured < need)
+    throw Error("measured: need at least " + std::to_string(need) + " measured unique configs" +
+                (valid > 0.0 ? " to train and validate" : " to train") + ", got " + std::to_string(measured));
+  if (measured > num_groups)
+    throw Error("measured: " + std::to_string(measured) + " configs asked for, the graph has " +
+                std::to_string(num_groups) + " unique configs");
+  std::vector<int64_t> order(static_cast<size_t>(num_groups));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  Rng rng(seed ^ 0x6d6561737572ull);  // "measur"
+  for (int64_t i = num_groups - 1; i > 0; --i) std::swap(order[i], order[rng.uniform_int(0, i)]);
+  HoldoutSplit split;
+  split.train.assign(order.begin(), order.begin() + measured);
+  split.holdout.assign(order.begin() + measured, order.end());
+  if (valid > 0.0) {
+    const int64_t k = std::clamp<int64_t>(std::llround(valid * static_cast<double>(measured)), 1, measured - 1);
+    // The last k of the measured draw validate: the first ones, which every
+    // larger count shares, keep training.
+    split.valid.assign(split.train.end() - k, split.train.end());
+    split.train.resize(static_cast<size_t>(measured - k));
+  }
+  std::sort(split.train.begin(), split.train.end());
+  std::sort(split.valid.begin(), split.valid.end());
+  std::sort(split.holdout.begin(), split.holdout.end());
+  return split;
+}
+
 }  // namespace fastslow

@@ -32,4 +32,13 @@ HoldoutSplit split_holdout(int64_t num_groups, double fraction, uint64_t seed);
 // valid > 0.
 HoldoutSplit split_program(int64_t num_groups, double holdout, double valid, uint64_t seed);
 
+// Few measurements (an engineer tuning one program): `measured` groups are
+// the ones with runtimes, every other group is held out. The measured ones
+// are the first `measured` of one portable shuffle of `seed`, so a larger
+// count keeps a smaller one's configs (learning curves grow one draw).
+// valid > 0: round(valid * measured) of them validate (at least 1, and at
+// least 1 trains). Throws Error on measured < 2 (or < 3 with a valid share),
+// measured > num_groups, or valid outside [0, 1).
+HoldoutSplit split_measured(int64_t num_groups, int64_t measured, double valid, uint64_t seed);
+
 }  // namespace fastslow

@@ -1,0 +1,85 @@
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "commands.h"
+#include "progress.h"
+#include "table_options.h"
+#include "tune/session.h"
+
+namespace fastslow::cli {
+
+Command add_tune_command(CLI::App& app) {
+  auto s = std::make_shared<tune::TuneSettings>();
+  auto run = std::make_shared<train::TrainOptions>();
+  auto strategy = std::make_shared<std::string>("epsilon");
+  CLI::App* sub = app.add_subcommand(
+      "tune",
+      "Autotune one layout graph from few measurements: measure --start random configs, then each round\n"
+      "fit a model on everything measured, pick the next --batch (--strategy) and measure them. OUT gets\n"
+      "tune.json (settings, every measurement, the best), measured.csv and a folder per round (its\n"
+      "measured.npz and, with --predictor fastslow, the run trained on it). Ctrl-C stops after the round;\n"
+      "the same command goes on from there.");
+  sub->add_option("--graph", s->graph, "the layout .npz whose unique configs are the candidates")->required();
+  sub->add_option("--out", s->out, "the session folder")->required();
+  sub->add_option("--rounds", s->rounds, "rounds after the starting batch (more, on a session already run: it goes on)")
+      ->check(CLI::Range(int64_t{0}, int64_t{100000}))->capture_default_str();
+  sub->add_option("--batch", s->batch, "configs measured per round")->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
+      ->capture_default_str();
+  sub->add_option("--start", s->start, "configs measured first, at random")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))->capture_default_str();
+  sub->add_option("--predictor", s->predictor,
+                  "fastslow: a per-program run trained on the measured configs each round (the training options "
+                  "below apply, --init RUN for a pre-trained prior); ridge: one-hot ridge, penalty by 4-fold "
+                  "cross-validation, 8 bootstrap members")
+      ->check(CLI::IsMember({"fastslow", "ridge"}))->capture_default_str();
+  sub->add_option("--strategy", *strategy,
+                  "greedy: the predicted best; epsilon: each pick random with probability --epsilon; disagree: "
+                  "predicted rank minus --kappa x the ensemble's disagreement; random: the reference")
+      ->check(CLI::IsMember({"greedy", "epsilon", "disagree", "random"}))->capture_default_str();
+  sub->add_option("--epsilon", s->pick.epsilon, "epsilon: chance that a pick is random")
+      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  sub->add_option("--kappa", s->pick.kappa, "disagree: weight of the disagreement (rank fractions)")
+      ->check(CLI::Range(0.0, 100.0))->capture_default_str();
+  sub->add_option("--measure", s->measure,
+                  "file: look each runtime up in the graph file (replaying its measurements); otherwise a command "
+                  "run as `CMD IN.csv OUT.csv`: IN.csv holds config,node,<layout features> per configurable node "
+                  "of each config to measure, the command writes config,runtime_ns per config")
+      ->capture_default_str();
+  sub->add_option("--measure-timeout", s->measure_timeout, "seconds a measuring command may take per round, 0 = no limit")
+      ->check(CLI::Range(0.0, 1e9))->capture_default_str();
+  sub->add_option("--seed", s->seed, "seed of the starting batch, the picks and the runs")->capture_default_str();
+  // What a round's run takes of the training options' table: the model and
+  // how it trains, not the data, the split or the folder (the session sets them).
+  add_table_options(*sub, run, [](const train::OptionSpec& spec) {
+    using G = train::OptionGroup;
+    const std::string key = spec.key;
+    if (key == "seed" || key == "out" || key == "cache") return false;
+    return spec.group != G::Data || key == "valid_share" || key == "khop";
+  });
+  return {sub, [s, run, strategy] {
+            s->pick.strategy = parse_pick_strategy(*strategy);
+            s->run = *run;
+            s->run.seed = s->seed;
+            install_interrupt_handler();
+            const tune::TuneOutcome o = tune::run_session(
+                *s, [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); },
+                [] { return interrupted(); });
+            if (o.interrupted) {
+              std::fprintf(stderr, "stopped: %zu measurements kept in %s (run the same command to go on)\n",
+                           o.trace.steps.size(), s->out.c_str());
+              return 130;
+            }
+            const TraceSummary sum = summarize_trace(o.trace, o.best_known > 0 ? o.best_known : 1.0);
+            std::printf("%s\n", s->out.c_str());
+            std::fprintf(stderr, "best measured: %.6g ns after %zu measurements", sum.best, o.trace.steps.size());
+            if (o.best_known > 0)
+              std::fprintf(stderr, " (the file's best %.6g ns; within 0.1 %% after %lld)", o.best_known,
+                           static_cast<long long>(sum.to_target));
+            std::fprintf(stderr, "\n");
+            return 0;
+          }};
+}
+
+}  // namespace fastslow::cli

@@ -1,0 +1,162 @@
+#include "tune/scorers.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+
+#include "baselines/ridge.h"
+#include "baselines/ridge_cv.h"
+#include "fastslow/error.h"
+#include "fastslow/graph/graph_write.h"
+#include "fastslow/io/npz_reader.h"
+#include "fastslow/rng.h"
+#include "train/evaluate.h"
+#include "train/loaded_run.h"
+#include "train/prepared_data.h"
+#include "train/trainer.h"
+
+namespace fastslow::tune {
+
+std::vector<double> rank_fractions(const std::vector<double>& v) {
+  const size_t n = v.size();
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<double> out(n, 0.0);
+  const double denom = n > 1 ? static_cast<double>(n - 1) : 1.0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j + 1 < n && v[order[j + 1]] == v[order[i]]) ++j;
+    const double mean = (static_cast<double>(i) + static_cast<double>(j)) / 2.0 / denom;
+    for (size_t k = i; k <= j; ++k) out[order[k]] = mean;
+    i = j + 1;
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<int64_t> all_groups(const CachedGraph& g) {
+  std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
+  std::iota(all.begin(), all.end(), int64_t{0});
+  return all;
+}
+
+class RidgeScorer : public Scorer {
+ public:
+  RidgeScorer(const CachedGraph& g, uint64_t seed) : g_(g), seed_(seed), rows_(g.config_rows(all_groups(g))) {}
+
+  Prediction predict(const Measured& m, const std::string&) override {
+    const int64_t w = g_.config_row_elems;
+    std::vector<float> x;
+    std::vector<double> y;
+    for (size_t i = 0; i < m.candidates.size(); ++i) {
+      const int64_t c = m.candidates[i];
+      x.insert(x.end(), rows_.begin() + c * w, rows_.begin() + (c + 1) * w);
+      y.push_back(std::log(m.runtimes[i]));
+    }
+    const double lambda = baselines::choose_ridge_penalty(x, w, y, 4, seed_).lambda;
+    const auto n = static_cast<int64_t>(y.size());
+    const size_t count = static_cast<size_t>(g_.groups.num_groups());
+    std::vector<std::vector<double>> member_ranks;
+    Rng rng(seed_ ^ (0x626f6f74ull + static_cast<uint64_t>(n)));  // "boot"
+    for (int k = 0; k < kMembers; ++k) {
+      std::vector<float> bx;
+      std::vector<double> by;
+      for (int64_t i = 0; i < n; ++i) {  // member 0 reads every measurement once; the others a bootstrap
+        const int64_t r = k == 0 ? i : rng.uniform_int(0, n - 1);
+        bx.insert(bx.end(), x.begin() + r * w, x.begin() + (r + 1) * w);
+        by.push_back(y[static_cast<size_t>(r)]);
+      }
+      baselines::OneHotRidge ridge;
+      ridge.fit(bx, w, by, lambda);
+      member_ranks.push_back(rank_fractions(ridge.predict(rows_)));
+    }
+    Prediction p;
+    p.score.assign(count, 0.0);
+    p.spread.assign(count, 0.0);
+    for (size_t c = 0; c < count; ++c) {
+      double s = 0, sq = 0;
+      for (const auto& r : member_ranks) s += r[c], sq += r[c] * r[c];
+      const double mean = s / kMembers;
+      p.score[c] = mean;
+      p.spread[c] = std::sqrt(std::max(0.0, sq / kMembers - mean * mean));
+    }
+    return p;
+  }
+  std::string name() const override { return "ridge"; }
+
+ private:
+  static constexpr int kMembers = 8;
+  const CachedGraph& g_;
+  uint64_t seed_;
+  std::vector<float> rows_;
+};
+
+class RunScorer : public Scorer {
+ public:
+  RunScorer(const CachedGraph& g, const std::string& file, train::TrainOptions o, uint64_t seed)
+      : g_(g), file_(file), options_(std::move(o)), ridge_(g, seed) {
+    LoadOptions lo;
+    lo.config_features = false;
+    structure_ = load_layout_graph(NpzReader::open(file), lo);
+  }
+
+  Prediction predict(const Measured& m, const std::string& dir) override {
+    std::filesystem::create_directories(dir);
+    // The round's measurements as a graph file: what the run learns from,
+    // and what a user can train on, evaluate or plot later.
+    const std::string measured = dir + "/measured.npz";
+    std::vector<int64_t> rt;
+    for (double r : m.runtimes) rt.push_back(static_cast<int64_t>(std::llround(r)));
+    write_layout_graph(measured, structure_, g_.config_rows(m.candidates), rt);
+    const std::string run_dir = dir + "/run";
+    if (!std::filesystem::exists(run_dir + "/best.pt")) {
+      std::filesystem::remove_all(run_dir);  // a round cut short trains again
+      train::TrainOptions o = options_;
+      o.graph = measured;
+      o.data.clear();
+      o.collection.clear();
+      o.out = run_dir;
+      o.holdout = 0;
+      o.measured = 0;
+      if (o.cache.empty()) o.cache = dir + "/../.cache";
+      train::train(o);
+    }
+    const train::LoadedRun run = train::load_run(run_dir, options_.device);
+    std::vector<train::GraphEntry> e = train::make_entries({g_}, run.norm, run.device);
+    const std::vector<double> own = train::score_groups(*run.model, e.front(), all_groups(g_), run.norm,
+                                                        *run.options.eval_chunk, run.device);
+    const Prediction r = ridge_.predict(m, dir);
+    Prediction p;
+    p.score = rank_fractions(own);
+    p.spread.resize(p.score.size());
+    for (size_t c = 0; c < p.score.size(); ++c) p.spread[c] = std::abs(p.score[c] - r.score[c]);
+    return p;
+  }
+  std::string name() const override { return "fastslow"; }
+
+ private:
+  const CachedGraph& g_;
+  std::string file_;
+  train::TrainOptions options_;
+  RidgeScorer ridge_;
+  LayoutGraph structure_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scorer> make_ridge_scorer(const CachedGraph& graph, uint64_t seed) {
+  return std::make_unique<RidgeScorer>(graph, seed);
+}
+
+std::unique_ptr<Scorer> make_run_scorer(const CachedGraph& graph, const std::string& graph_file,
+                                        train::TrainOptions round_options, uint64_t seed) {
+  if (graph.kind != GraphKind::Layout) throw Error(graph_file, "", "fastslow tune is for layout graphs");
+  return std::make_unique<RunScorer>(graph, graph_file, std::move(round_options), seed);
+}
+
+}  // namespace fastslow::tune

@@ -1,0 +1,54 @@
+// What an autotuning round predicts for every candidate from the configs
+// measured so far: a score (lower = predicted faster) and a spread (how
+// much a small ensemble disagrees), both as rank fractions in [0, 1] so
+// that strategies read every model alike.
+//   ridge     one-hot ridge on the measured configs (penalty by 4-fold
+//             cross-validation inside them), 8 bootstrap members: the
+//             members' mean rank is the score, their spread the spread;
+//   fastslow  a per-program run trained on the measured configs each round
+//             (its options as `fastslow train` takes them, --init too),
+//             the spread its disagreement with the ridge ensemble.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fastslow/data/graph_cache.h"
+#include "fastslow/tune/trace.h"
+#include "train/options.h"
+
+namespace fastslow::tune {
+
+struct Prediction {
+  std::vector<double> score;   // per candidate, rank fraction (0 = predicted best)
+  std::vector<double> spread;  // per candidate
+};
+
+// The measured configs, as a round sees them.
+struct Measured {
+  std::vector<int64_t> candidates;
+  std::vector<double> runtimes;  // ns
+};
+
+class Scorer {
+ public:
+  virtual ~Scorer() = default;
+  // `dir`: the round's folder (a run scorer trains there).
+  virtual Prediction predict(const Measured& m, const std::string& dir) = 0;
+  virtual std::string name() const = 0;
+};
+
+// The ridge ensemble alone.
+std::unique_ptr<Scorer> make_ridge_scorer(const CachedGraph& graph, uint64_t seed);
+// A per-program fastslow run per round: `round_options` are the run's
+// options (out, graph and the split are set per round); `graph_file` is
+// the session's graph, whose structure the round's measured.npz carries.
+std::unique_ptr<Scorer> make_run_scorer(const CachedGraph& graph, const std::string& graph_file,
+                                        train::TrainOptions round_options, uint64_t seed);
+
+// Ranks as fractions: 0 for the lowest value, 1 for the highest (ties share
+// their mean rank).
+std::vector<double> rank_fractions(const std::vector<double>& v);
+
+}  // namespace fastslow::tune

@@ -1,0 +1,161 @@
+#include "tune/session.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "fastslow/data/graph_cache.h"
+#include "fastslow/error.h"
+#include "fastslow/io/json_text.h"
+#include "fastslow/io/read_file.h"
+#include "fastslow/io/write_file.h"
+#include "fastslow/rng.h"
+#include "tune/measure.h"
+#include "tune/scorers.h"
+
+namespace fastslow::tune {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What must match for a session folder to go on: the rounds may grow.
+nlohmann::json identity(const TuneSettings& s) {
+  return {{"graph", fs::absolute(s.graph).lexically_normal().string()},
+          {"predictor", s.predictor},
+          {"measure", s.measure},
+          {"batch", s.batch},
+          {"start", s.start},
+          {"strategy", pick_strategy_name(s.pick.strategy)},
+          {"epsilon", s.pick.epsilon},
+          {"kappa", s.pick.kappa},
+          {"seed", s.seed},
+          {"init", s.run.init}};
+}
+
+std::string round_dir(const TuneSettings& s, int64_t r) {
+  char b[32];
+  std::snprintf(b, sizeof b, "round-%03lld", static_cast<long long>(r));
+  return (fs::path(s.out) / b).string();
+}
+
+void write_state(const TuneSettings& s, const TuneTrace& t, const CachedGraph& g, double best_known) {
+  nlohmann::json j = identity(s);
+  j["rounds"] = s.rounds;
+  j["candidates"] = g.groups.num_groups();
+  j["measured"] = trace_json(t);
+  if (!t.steps.empty()) {
+    const auto b = std::min_element(t.steps.begin(), t.steps.end(),
+                                     [](const TuneStep& a, const TuneStep& c) { return a.runtime < c.runtime; });
+    j["best"] = {{"config", g.groups.representative[static_cast<size_t>(b->candidate)]}, {"runtime", b->runtime}};
+  }
+  if (best_known > 0) {
+    const TraceSummary sum = summarize_trace(t, best_known);
+    j["file_best_runtime"] = best_known;
+    j["measurements_to_within_0.1%"] = sum.to_target;
+    j["time_to_within_0.1%"] = sum.time_to_target;
+  }
+  write_file_atomically((fs::path(s.out) / "tune.json").string(), j.dump(1));
+  std::ostringstream csv;
+  csv << "config,runtime_ns,round\n";
+  for (const TuneStep& st : t.steps)
+    csv << g.groups.representative[static_cast<size_t>(st.candidate)] << ',' << static_cast<int64_t>(std::llround(st.runtime))
+        << ',' << st.round << '\n';
+  write_file_atomically((fs::path(s.out) / "measured.csv").string(), csv.str());
+}
+
+TuneTrace read_state(const TuneSettings& s) {
+  const std::string path = (fs::path(s.out) / "tune.json").string();
+  if (!fs::exists(path)) return {};
+  const nlohmann::json j = parse_json_text(read_whole_file(path), path, "is not JSON");
+  const nlohmann::json want = identity(s);
+  for (const auto& [k, v] : want.items())
+    if (!j.contains(k) || j[k] != v)
+      throw Error(path, "",
+                  "holds a session with " + k + " " + (j.contains(k) ? j[k].dump() : "missing") + ", not " + v.dump() +
+                      ": continue it with the same settings or choose another --out");
+  return trace_from_json(j["measured"], path.c_str());
+}
+
+std::string ms(double ns) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4g ms", ns / 1e6);
+  return b;
+}
+
+}  // namespace
+
+TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneStop& stop) {
+  if (s.out.empty()) throw Error("--out: no session folder given");
+  if (s.batch < 1 || s.start < 1 || s.rounds < 0)
+    throw Error("--batch and --start must be at least 1 and --rounds at least 0");
+  if (s.predictor != "fastslow" && s.predictor != "ridge") throw Error("--predictor '" + s.predictor + "': fastslow or ridge");
+  const std::string cache = (fs::path(s.out) / ".cache").string();
+  fs::create_directories(s.out);
+  const CachedGraph g = CachedGraph::open(s.graph, {cache, 1});
+  if (g.kind != GraphKind::Layout) throw Error(s.graph, "", "fastslow tune is for layout graphs (their configs are what it searches)");
+  TuneOutcome outcome;
+  outcome.candidates = g.groups.num_groups();
+  if (g.has_runtime())
+    outcome.best_known = *std::min_element(g.groups.best_runtime.begin(), g.groups.best_runtime.end());
+  if (s.measure != "file") outcome.best_known = 0;  // the file's runtimes are not what the command measures
+  std::unique_ptr<Measurer> measurer = make_measurer(s.measure, g, s.measure_timeout);
+  std::unique_ptr<Scorer> scorer;
+  if (s.predictor == "ridge") scorer = make_ridge_scorer(g, s.seed);
+  else {
+    train::TrainOptions o = s.run;
+    o.cache = cache;
+    scorer = make_run_scorer(g, s.graph, o, s.seed);
+  }
+
+  TuneTrace& t = outcome.trace;
+  t = read_state(s);
+  for (const TuneStep& st : t.steps)
+    if (st.candidate >= outcome.candidates)
+      throw Error((fs::path(s.out) / "tune.json").string(), "", "measured: names a config the graph does not have");
+  if (!t.steps.empty() && say)
+    say("going on from " + std::to_string(t.steps.size()) + " measurements in " + std::to_string(t.rounds()) + " rounds");
+  if (say) say("candidates: " + std::to_string(outcome.candidates) + " unique configs of " + s.graph + "; runtimes " + measurer->describe());
+
+  for (int64_t r = t.rounds(); r <= s.rounds; ++r) {
+    if (stop && stop()) {
+      outcome.interrupted = true;
+      break;
+    }
+    std::vector<char> measured = t.measured_mask(outcome.candidates);
+    if (std::count(measured.begin(), measured.end(), 0) == 0) break;
+    // A per-round stream: a resumed session picks what the uncut one would.
+    Rng rng(s.seed * 1000003ull + static_cast<uint64_t>(r));
+    std::vector<int64_t> picks;
+    const std::string dir = round_dir(s, r);
+    if (r == 0) {
+      picks = pick_batch({}, {}, measured, s.start, {PickStrategy::Random}, rng);
+    } else if (s.pick.strategy == PickStrategy::Random) {  // the reference order needs no model
+      picks = pick_batch({}, {}, measured, s.batch, s.pick, rng);
+    } else {
+      Measured m;
+      for (const TuneStep& st : t.steps) m.candidates.push_back(st.candidate), m.runtimes.push_back(st.runtime);
+      const Prediction p = scorer->predict(m, dir);
+      picks = pick_batch(p.score, p.spread, measured, s.batch, s.pick, rng);
+    }
+    const std::vector<double> rt = measurer->measure(picks, dir);
+    for (size_t i = 0; i < picks.size(); ++i) t.steps.push_back({picks[i], rt[i], r});
+    write_state(s, t, g, outcome.best_known);
+    if (say) {
+      const TraceSummary sum = summarize_trace(t, outcome.best_known > 0 ? outcome.best_known : 1.0);
+      std::string line = "round " + std::to_string(r) + ": " + std::to_string(picks.size()) + " measured (" +
+                         std::to_string(t.steps.size()) + " in all), best " + ms(sum.best) + ", measuring time " +
+                         ms(sum.time_total);
+      if (outcome.best_known > 0) {
+        char b[64];
+        std::snprintf(b, sizeof b, ", %.2f %% over the file's best", 100.0 * (sum.best / outcome.best_known - 1));
+        line += b;
+      }
+      say(line);
+    }
+  }
+  return outcome;
+}
+
+}  // namespace fastslow::tune

@@ -1,0 +1,48 @@
+// An autotuning session on one layout graph: measure a starting batch,
+// then each round fit a model on everything measured so far, pick the next
+// batch (pick.h), measure it, and write down where things stand. OUT holds
+// tune.json (the settings and every measurement, rewritten atomically after
+// each round: a session cut short resumes from its last whole round, and
+// one run again with the same settings goes on where it stopped),
+// measured.csv (config, runtime, round), and a folder per round.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "fastslow/tune/pick.h"
+#include "fastslow/tune/trace.h"
+#include "train/options.h"
+
+namespace fastslow::tune {
+
+// The session's settings, each documented where the CLI takes it.
+struct TuneSettings {
+  std::string graph;        // the layout .npz whose unique configs are the candidates
+  std::string out;          // the session folder
+  std::string predictor = "fastslow";  // "fastslow" (a run per round) or "ridge"
+  std::string measure = "file";    // "file" or a command (measure.h)
+  double measure_timeout = 0;      // seconds per command call, 0 = none
+  int64_t rounds = 8;       // rounds after the starting batch
+  int64_t batch = 16;       // configs measured per round
+  int64_t start = 16;       // configs measured first, drawn at random
+  PickSettings pick;
+  uint64_t seed = 0;
+  train::TrainOptions run;  // the fastslow model's options per round (--init, --model, --epochs, ...)
+};
+
+struct TuneOutcome {
+  TuneTrace trace;
+  int64_t candidates = 0;
+  double best_known = 0;  // the file's best runtime (0 when it has none)
+  bool interrupted = false;
+};
+
+using TuneSay = std::function<void(const std::string&)>;
+using TuneStop = std::function<bool()>;
+
+// Error naming the file or setting on bad input, and when OUT holds a
+// session with other settings.
+TuneOutcome run_session(const TuneSettings& s, const TuneSay& say = {}, const TuneStop& stop = {});
+
+}  // namespace fastslow::tune

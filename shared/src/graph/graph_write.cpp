@@ -1,0 +1,32 @@
+#include "fastslow/graph/graph_write.h"
+
+#include "fastslow/error.h"
+#include "fastslow/io/npz_writer.h"
+
+namespace fastslow {
+
+void write_layout_graph(const std::string& path, const LayoutGraph& g, const std::vector<float>& config_feat,
+                        const std::vector<int64_t>& runtimes) {
+  const int64_t nc = g.num_configurable(), w = g.config_feat_width;
+  const auto count = static_cast<int64_t>(runtimes.size());
+  if (nc <= 0 || w <= 0) throw Error(path, "node_config_feat", "the graph has no configurable nodes to write configs of");
+  if (static_cast<int64_t>(config_feat.size()) != count * nc * w)
+    throw Error(path, "node_config_feat",
+                std::to_string(config_feat.size()) + " values for " + std::to_string(count) + " configs of " +
+                    std::to_string(nc) + " nodes x " + std::to_string(w) + " features");
+  if (static_cast<int64_t>(g.node_feat.size()) != g.num_nodes * g.node_feat_width)
+    throw Error(path, "node_feat", "the graph was loaded without its node features");
+  NpzWriter out(path, Compression::Deflate);
+  out.add("node_feat", g.node_feat, {g.num_nodes, g.node_feat_width});
+  const std::vector<uint8_t> ops(g.node_opcode.begin(), g.node_opcode.end());
+  out.add("node_opcode", ops, {g.num_nodes});
+  out.add("edge_index", g.edge_index, {g.num_edges(), 2});
+  out.add("node_config_ids", g.node_config_ids, {nc});
+  out.add("node_config_feat", config_feat, {count, nc, w});
+  out.add("config_runtime", runtimes, {count});
+  if (!g.node_splits.empty())
+    out.add("node_splits", g.node_splits, {1, static_cast<int64_t>(g.node_splits.size())});
+  out.close();
+}
+
+}  // namespace fastslow
