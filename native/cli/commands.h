@@ -28,6 +28,7 @@ Command add_ensemble_command(CLI::App& app);
 Command add_rank_command(CLI::App& app);
 Command add_search_command(CLI::App& app);
 Command add_tune_command(CLI::App& app);
+Command add_explain_command(CLI::App& app);
 #endif
 
 }  // namespace fastslow::cli

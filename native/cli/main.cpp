@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
       fastslow::cli::add_rank_command(app),
       fastslow::cli::add_search_command(app),
       fastslow::cli::add_tune_command(app),
+      fastslow::cli::add_explain_command(app),
 #endif
       fastslow::cli::add_submit_command(app),
   };

@@ -1,5 +1,6 @@
 #include "models/layout_wide.h"
 
+#include <algorithm>
 #include <string>
 
 #include "fastslow/error.h"
@@ -52,6 +53,24 @@ torch::Tensor LayoutWideImpl::forward(const torch::Tensor& config_feat) {
     score = score + (hit.to(torch::kFloat64) * row_weight.to(torch::kFloat64).unsqueeze(0)).view({B, -1}).sum(1);
   }
   return score.to(value_weight.scalar_type());
+}
+
+torch::Tensor LayoutWideImpl::per_node(const torch::Tensor& config_feat) {
+  forward(config_feat.narrow(0, 0, std::min<int64_t>(1, config_feat.size(0))));  // the shape checks
+  const int64_t B = config_feat.size(0);
+  const torch::Tensor offsets =
+      torch::arange(nodes_ * width_, torch::TensorOptions(torch::kInt64).device(config_feat.device()))
+          .view({1, nodes_, width_}) *
+      kValues;
+  torch::Tensor per = value_weight.index({(value_index(config_feat) + offsets).view({-1})})
+                          .view({B, nodes_, width_})
+                          .to(torch::kFloat64)
+                          .sum(2);
+  if (uses_rows()) {
+    const torch::Tensor hit = row_codes(config_feat).unsqueeze(2) == rows.unsqueeze(0);  // [B, nc, K]
+    per = per + (hit.to(torch::kFloat64) * row_weight.to(torch::kFloat64).unsqueeze(0)).sum(2);
+  }
+  return per;
 }
 
 }  // namespace fastslow::models

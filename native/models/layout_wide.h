@@ -30,6 +30,10 @@ class LayoutWideImpl : public torch::nn::Module {
 
   // config_feat [B, nc, Fc] raw layout values -> [B]
   torch::Tensor forward(const torch::Tensor& config_feat);
+  // The same score node by node, [B, nc] float64: its value weights and its
+  // row's weight. Each row sums to forward() (up to float rounding): the
+  // exact shares `fastslow explain` reports.
+  torch::Tensor per_node(const torch::Tensor& config_feat);
   bool uses_rows() const { return width_ <= kMaxRowColumns; }
   // [B, nc, Fc] -> [B, nc] int64 row codes (values rounded into -1..5).
   static torch::Tensor row_codes(const torch::Tensor& config_feat);

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -20,6 +21,8 @@
 #include "train/loaded_run.h"
 #include "train/run_files.h"
 #include "train/trainer.h"
+#include "models/program_model.h"
+#include "tune/explain.h"
 #include "tune/session.h"
 
 namespace fastslow::tune {
@@ -230,6 +233,71 @@ TEST(FewMeasurements, InitCopiesThePriorsGraphModelAndRefusesAnotherShape) {
   const std::string e = test::error_of([&] { train::train(wider); });
   EXPECT_NE(e.find("--hidden"), std::string::npos) << e;
   EXPECT_NE(e.find("prior"), std::string::npos) << e;
+}
+
+// explain: a per-program run's table shares add up to the table's part of
+// the score (and of a difference); occlusion leaves a node already at its
+// most common layout at exactly 0.
+TEST(Explain, TableSharesAddUpAndOcclusionResetsToTheCommonLayout) {
+  test::TempDir dir;
+  train::TrainOptions o;
+  o.graph = test::data_file("real/layout_xla_default_train_unet3d.npz");
+  o.measured = 64;
+  o.epochs = 1;
+  o.out = dir.file("run");
+  train::train(o);
+  const train::LoadedRun run = train::load_run(dir.file("run"), "cpu");
+  auto* program = dynamic_cast<models::ProgramModelImpl*>(run.model.get());
+  ASSERT_NE(program, nullptr);
+  {
+    torch::NoGradGuard no_grad;
+    program->gate.fill_(0.5);  // a graph model part that is not zero, to be kept apart
+  }
+  const Explanation one = explain_config(run, o.graph, 7, -1, "auto", dir.file("cache"));
+  EXPECT_EQ(one.method, "table");
+  ASSERT_EQ(one.nodes.size(), 56u);
+  EXPECT_NEAR(one.explained + one.rest, one.score, 1e-4 * (1 + std::abs(one.score)));
+  const Explanation two = explain_config(run, o.graph, 7, 100, "table", dir.file("cache"));
+  EXPECT_NEAR(two.explained + two.rest, two.score - two.against_score, 1e-4 * (1 + std::abs(two.score)));
+  for (size_t i = 1; i < two.nodes.size(); ++i)
+    EXPECT_GE(std::abs(two.nodes[i - 1].contribution), std::abs(two.nodes[i].contribution));
+  // A node with the same layout in both configs contributes nothing to their difference.
+  for (const NodeShare& n : two.nodes) {
+    if (n.layout == n.other) {
+      EXPECT_NEAR(n.contribution, 0.0, 1e-9) << n.node;
+    }
+  }
+  const Explanation occ = explain_config(run, o.graph, 7, -1, "occlusion", dir.file("cache"));
+  EXPECT_EQ(occ.method, "occlusion");
+  int64_t at_common = 0;
+  const CachedGraph g = CachedGraph::open(o.graph, {dir.file("cache"), 1});
+  std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
+  const std::vector<float> every = g.config_rows(all);
+  const int64_t nc = 56, w = g.config_feat_width;
+  for (const NodeShare& n : occ.nodes) {
+    const auto j = static_cast<int64_t>(std::find(g.pruned.kept.begin(), g.pruned.kept.end(), n.node) - g.pruned.kept.begin());
+    const auto pos = static_cast<int64_t>(std::find(g.pruned.config_positions.begin(), g.pruned.config_positions.end(), j) -
+                                          g.pruned.config_positions.begin());
+    ASSERT_LT(pos, nc);
+    std::map<std::vector<float>, int64_t> count;
+    for (size_t r = 0; r < all.size(); ++r) {
+      const float* row = every.data() + (r * nc + static_cast<size_t>(pos)) * static_cast<size_t>(w);
+      count[std::vector<float>(row, row + w)] += g.groups.group_size[r];
+    }
+    const auto top = std::max_element(count.begin(), count.end(), [](auto& a, auto& b) { return a.second < b.second; });
+    if (n.layout == top->first) {
+      EXPECT_EQ(n.contribution, 0.0) << n.node;  // the reset changes nothing
+      ++at_common;
+    }
+  }
+  EXPECT_GT(at_common, 0);
+  EXPECT_NE(test::error_of([&] { explain_config(run, o.graph, 5000, -1, "auto", dir.file("cache")); }).find("out of range"),
+            std::string::npos);
+  // The table, node by node, is the table.
+  torch::NoGradGuard no_grad;
+  const torch::Tensor feat = torch::randint(-1, 4, {3, 56, w}).to(torch::kFloat32);
+  EXPECT_TRUE(torch::allclose(program->wide->per_node(feat).sum(1), program->wide->forward(feat).to(torch::kFloat64), 1e-5, 1e-6));
 }
 
 }  // namespace
