@@ -102,9 +102,10 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   best.valid_kendall = -2;
   baselines::OneHotRidge chosen;
   bool rows_fitted = use_rows;
-  if (static_cast<int64_t>(vg.size()) < kFewValid && n >= 8) {
+  if (static_cast<int64_t>(vg.size()) < kFewValid) {
     // Few measurements: Kendall on a handful of valid configs is noise; the
-    // training configs' own 4-fold cross-validation picks the penalty, and
+    // training configs' own 4-fold cross-validation picks the penalty (too
+    // few of them to cross-validate: the values alone at penalty 1), and
     // whether the whole-row weights earn their place. With few configs
     // nearly every row is new, so row weights memorise configs (real
     // AlexNet, 32 measured: held-out Kendall 0.38 with them, 0.76 without);
