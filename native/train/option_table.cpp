@@ -35,7 +35,7 @@ std::vector<OptionSpec> make_table() {
        "config and validate on --valid-share)",
        nullptr, OptionRange{0.0, 1.0, false, true, "0 holds nothing out"}},
       {"measured", G::Data, &O::measured,
-       "per-program, few measurements: learn from N unique configs drawn by --split-seed (a larger N keeps a "
+       "per-program, few measurements: learn from N unique configs drawn by --seed (a larger N keeps a "
        "smaller one's), every other config held out, --valid-share of the N validating; 0: --holdout decides",
        nullptr, at_least(0, "0 = --holdout decides")},
       {"valid_share", G::Data, &O::valid_share,

@@ -93,7 +93,7 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
   if (s.predictor != "fastslow" && s.predictor != "ridge") throw Error("--predictor '" + s.predictor + "': fastslow or ridge");
   const std::string cache = (fs::path(s.out) / ".cache").string();
   fs::create_directories(s.out);
-  const CachedGraph g = CachedGraph::open(s.graph, {cache, 1});
+  const CachedGraph g = CachedGraph::open(s.graph, {cache, s.run.khop});
   if (g.kind != GraphKind::Layout) throw Error(s.graph, "", "fastslow tune is for layout graphs (their configs are what it searches)");
   TuneOutcome outcome;
   outcome.candidates = g.groups.num_groups();
