@@ -57,7 +57,6 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
       t.batch = batch;
       t.start = batch;
       t.seed = static_cast<uint64_t>(s);
-      t.run.seed = t.seed;
       t.run.cache = out + "/.cache";
       const tune::TuneOutcome r = tune::run_session(t, {}, [] { return g_stop != 0; });
       if (r.interrupted) return false;

@@ -61,7 +61,6 @@ Command add_tune_command(CLI::App& app) {
   return {sub, [s, run, strategy] {
             s->pick.strategy = parse_pick_strategy(*strategy);
             s->run = *run;
-            s->run.seed = s->seed;
             install_interrupt_handler();
             const tune::TuneOutcome o = tune::run_session(
                 *s, [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); },

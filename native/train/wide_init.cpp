@@ -94,7 +94,9 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   for (int64_t g : groups) y.push_back(fit.group_target[static_cast<size_t>(g)]);
 
   const std::vector<int64_t>& vg = valid.eval_groups;
-  const std::vector<float> vx = design(valid.cache.config_rows(vg), static_cast<int64_t>(vg.size()), nc, width, kept, use_rows);
+  const std::vector<float> valid_rows = valid.cache.config_rows(vg);
+  const auto nv = static_cast<int64_t>(vg.size());
+  const std::vector<float> vx = design(valid_rows, nv, nc, width, kept, use_rows);
   std::vector<double> vrt;
   for (int64_t g : vg) vrt.push_back(valid.cache.groups.best_runtime[static_cast<size_t>(g)]);
 
@@ -102,7 +104,8 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   best.valid_kendall = -2;
   baselines::OneHotRidge chosen;
   bool rows_fitted = use_rows;
-  if (static_cast<int64_t>(vg.size()) < kFewValid) {
+  std::vector<float> xv;  // the values alone, the design of a few-measurement fit without rows
+  if (nv < kFewValid) {
     // Few measurements: Kendall on a handful of valid configs is noise; the
     // training configs' own 4-fold cross-validation picks the penalty (too
     // few of them to cross-validate: the values alone at penalty 1), and
@@ -110,24 +113,16 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
     // nearly every row is new, so row weights memorise configs (real
     // AlexNet, 32 measured: held-out Kendall 0.38 with them, 0.76 without);
     // on unet3d they are what ranks (0.80 with, 0.2 without, 64 measured).
-    const int64_t vcols = nc * width;
-    auto values_only = [&](const std::vector<float>& d, size_t count) {
-      std::vector<float> out;
-      out.reserve(count * static_cast<size_t>(vcols));
-      for (size_t r = 0; r < count; ++r)
-        out.insert(out.end(), d.begin() + static_cast<int64_t>(r) * cols, d.begin() + static_cast<int64_t>(r) * cols + vcols);
-      return out;
-    };
-    const std::vector<float> xv = values_only(x, static_cast<size_t>(n));
-    const baselines::RidgeChoice by_values = baselines::choose_ridge_penalty(xv, vcols, y, 4, seed);
+    xv = design(rows, n, nc, width, kept, false);
+    const baselines::RidgeChoice by_values = baselines::choose_ridge_penalty(xv, nc * width, y, 4, seed);
     baselines::RidgeChoice with_rows{0, -2};
     if (use_rows) with_rows = baselines::choose_ridge_penalty(x, cols, y, 4, seed);
     rows_fitted = use_rows && with_rows.cv_kendall > by_values.cv_kendall + 1e-12;
     const baselines::RidgeChoice& cv = rows_fitted ? with_rows : by_values;
     if (rows_fitted) chosen.fit(x, cols, y, cv.lambda);
-    else chosen.fit(xv, vcols, y, cv.lambda);
+    else chosen.fit(xv, nc * width, y, cv.lambda);
     double k = 0.0;
-    if (vg.size() >= 2) k = kendall_tau(chosen.predict(rows_fitted ? vx : values_only(vx, vg.size())), vrt);
+    if (nv >= 2) k = kendall_tau(chosen.predict(rows_fitted ? vx : design(valid_rows, nv, nc, width, kept, false)), vrt);
     best = {cv.lambda, std::isfinite(k) ? k : 0.0, n, chosen.num_features()};
   } else {
     for (double lambda : {1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0}) {
@@ -143,11 +138,7 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   }
 
   {
-    const std::vector<double> p = chosen.predict(rows_fitted ? x : [&] {
-      std::vector<float> xv;
-      for (int64_t r = 0; r < n; ++r) xv.insert(xv.end(), x.begin() + r * cols, x.begin() + r * cols + nc * width);
-      return xv;
-    }());
+    const std::vector<double> p = chosen.predict(rows_fitted ? x : xv);
     double sq = 0;
     for (int64_t r = 0; r < n; ++r) sq += (p[static_cast<size_t>(r)] - y[static_cast<size_t>(r)]) * (p[static_cast<size_t>(r)] - y[static_cast<size_t>(r)]);
     best.residual_sd = std::sqrt(sq / static_cast<double>(std::max<int64_t>(1, n)));

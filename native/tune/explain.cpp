@@ -26,10 +26,12 @@ Explanation explain_config(const train::LoadedRun& run, const std::string& file,
   CachedGraph cache = CachedGraph::open(file, {cache_dir, static_cast<int>(run.options.khop)});
   if (cache.kind != GraphKind::Layout) throw Error(file, "", "explain: not a layout graph");
   const int64_t n = cache.num_configs;
-  for (int64_t c : {config, against})
-    if ((c < 0 && !(c == -1 && c == against && c != config)) || c >= n)
-      throw Error(file, "", "explain: config " + std::to_string(c) + " is out of range (the file has " +
-                                std::to_string(n) + " configs, 0 to " + std::to_string(n - 1) + ")");
+  auto out_of_range = [&](int64_t c) {
+    return Error(file, "", "explain: config " + std::to_string(c) + " is out of range (the file has " +
+                               std::to_string(n) + " configs, 0 to " + std::to_string(n - 1) + ")");
+  };
+  if (config < 0 || config >= n) throw out_of_range(config);
+  if (against < -1 || against >= n) throw out_of_range(against);  // -1: no second config
   auto* program = dynamic_cast<models::ProgramModelImpl*>(run.model.get());
   const std::string how = method == "auto" ? (program ? "table" : "occlusion") : method;
   if (how != "table" && how != "occlusion") throw Error("--method '" + method + "': auto, table or occlusion");

@@ -99,7 +99,7 @@ class RidgeScorer : public Scorer {
 class RunScorer : public Scorer {
  public:
   RunScorer(const CachedGraph& g, const std::string& file, train::TrainOptions o, uint64_t seed)
-      : g_(g), file_(file), options_(std::move(o)), ridge_(g, seed) {
+      : g_(g), options_(std::move(o)), ridge_(g, seed) {
     LoadOptions lo;
     lo.config_features = false;
     structure_ = load_layout_graph(NpzReader::open(file), lo);
@@ -141,7 +141,6 @@ class RunScorer : public Scorer {
 
  private:
   const CachedGraph& g_;
-  std::string file_;
   train::TrainOptions options_;
   RidgeScorer ridge_;
   LayoutGraph structure_;

@@ -97,15 +97,15 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
   if (g.kind != GraphKind::Layout) throw Error(s.graph, "", "fastslow tune is for layout graphs (their configs are what it searches)");
   TuneOutcome outcome;
   outcome.candidates = g.groups.num_groups();
-  if (g.has_runtime())
+  if (s.measure == "file" && g.has_runtime())  // a command's runtimes are not the file's
     outcome.best_known = *std::min_element(g.groups.best_runtime.begin(), g.groups.best_runtime.end());
-  if (s.measure != "file") outcome.best_known = 0;  // the file's runtimes are not what the command measures
   std::unique_ptr<Measurer> measurer = make_measurer(s.measure, g, s.measure_timeout);
   std::unique_ptr<Scorer> scorer;
   if (s.predictor == "ridge") scorer = make_ridge_scorer(g, s.seed);
   else {
     train::TrainOptions o = s.run;
     o.cache = cache;
+    o.seed = s.seed;  // the session's seed is its runs' too
     scorer = make_run_scorer(g, s.graph, o, s.seed);
   }
 

@@ -27,8 +27,8 @@ struct TuneSettings {
   int64_t batch = 16;       // configs measured per round
   int64_t start = 16;       // configs measured first, drawn at random
   PickSettings pick;
-  uint64_t seed = 0;
-  train::TrainOptions run;  // the fastslow model's options per round (--init, --model, --epochs, ...)
+  uint64_t seed = 0;        // the starting batch's, the picks' and the round runs'
+  train::TrainOptions run;  // the fastslow model's options per round (--init, --model, --epochs, ...; seed: `seed`)
 };
 
 struct TuneOutcome {
