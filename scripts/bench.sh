@@ -11,10 +11,12 @@
 #               ridge (penalty by CV in the N), fastslow from scratch and fastslow --init from a prior
 #               trained on generated small layout:xla:random (bench/fewshot_bench.cpp; extra args: --ns
 #               16,32, --draws D); SVG curves in build/bench/fewshot
-#   tune        autotuning sessions replayed on the real files (fastslow tune --measure file): measuring
+#   tune        [--parts replay,propose] autotuning sessions replayed on the real files (fastslow tune --measure file): measuring
 #               time until a config within 0.1 % of the best, random vs ridge- vs fastslow-guided order,
 #               tail configs per round (bench/tune_bench.cpp; extra args: --starts 20, --fastslow-starts 5,
-#               --rounds 10, --batch 8); SVG curves in build/bench/tune
+#               --rounds 10, --batch 8); SVG curves in build/bench/tune. propose: configs proposed from
+#               each validation graph of generated small layout collections, priced by the generator's
+#               cost (bench/propose_bench.cpp): against the file's best and a true-oracle search
 #   realism     generated layout collections beside the real files: runtime and graph statistics
 #               (fastslow realism; extra args: synth seeds, default 0 1 2, and --data DIR for more
 #               real files beside data/)
@@ -112,9 +114,34 @@ case $what in
     build/native/bin/fastslow_bench_fewshot $work/fewshot --init $prior "$@" \
       data/cleaned_alexnet.npz data/real/layout_xla_default_train_unet3d.npz ;;
   tune)
-    cmake --build --preset native --target fastslow_bench_tune
-    build/native/bin/fastslow_bench_tune $work/tune "$@" \
-      data/cleaned_alexnet.npz data/real/layout_xla_default_train_unet3d.npz ;;
+    # --parts replay,propose (default both): sessions replayed on the real
+    # files; proposals judged by the generator's true cost on the validation
+    # graphs of generated small layout collections (extra args go to the
+    # replay; --budget B / --count K to the proposals via FASTSLOW_PROPOSE_ARGS).
+    parts=replay,propose
+    args=()
+    while [ $# -gt 0 ]; do
+      case $1 in --parts) parts=$2; shift 2 ;; *) args+=("$1"); shift ;; esac
+    done
+    for part in ${parts//,/ }; do
+      case $part in
+        replay)
+          cmake --build --preset native --target fastslow_bench_tune
+          build/native/bin/fastslow_bench_tune $work/tune "${args[@]}" \
+            data/cleaned_alexnet.npz data/real/layout_xla_default_train_unet3d.npz ;;
+        propose)
+          cmake --build --preset native --target fastslow fastslow_bench_propose
+          d=$work/propose/synth-small
+          if [ ! -d $d/npz ]; then
+            build/native/bin/fastslow synth --scale small --seed 0 --out $d --collection layout:xla:random \
+              --collection layout:xla:default --collection layout:nlp:random --collection layout:nlp:default >/dev/null
+          fi
+          mapfile -t valid < <(find $d/npz/layout -path '*/valid/*.npz' | sort)
+          # shellcheck disable=SC2086
+          build/native/bin/fastslow_bench_propose $work/propose ${FASTSLOW_PROPOSE_ARGS:-} "${valid[@]}" ;;
+        *) echo "bench.sh tune: unknown part '$part' (replay, propose)" >&2; exit 2 ;;
+      esac
+    done ;;
   realism)
     # Generated `small` data of a few seeds (the generator's current version:
     # a dataset of another version or seed is regenerated) beside every real

@@ -54,8 +54,8 @@ EMSCRIPTEN_KEEPALIVE char* fastslow_rank_finish(RankSession* session, const doub
   return guarded([&] {
     RankSession& s = fastslow::wasm::checked(session);
     const fastslow::wasm::RankResult r = fastslow::wasm::rank_session_finish(s, fastslow::wasm::doubles(scores, count), seconds);
-    nlohmann::json j = {{"configs", r.ranking.size()}, {"groups", s.groups.size()}, {"metrics", nullptr}};
-    if (s.graph.has_runtime()) j["metrics"] = fastslow::metrics_json(r.metrics);
+    nlohmann::json j = {{"configs", r.ranking.size()}, {"groups", s.count()}, {"metrics", nullptr}};
+    if (s.graph.has_runtime() && !s.explicit_rows()) j["metrics"] = fastslow::metrics_json(r.metrics);
     if (lists) {
       j["ranking"] = r.ranking;
       j["group_of"] = s.graph.groups.group_of;

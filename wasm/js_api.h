@@ -29,7 +29,8 @@
 // fastslow_rank_open_document, describes the graph prepared for a model card:
 //   {"session", "kind": "tile"|"layout", "nodes", "edges", "config_nodes",
 //    "node_feat_width", "config_feat_width", "configs", "groups" (unique
-//    configs), "chunk" (configs per model call), "chunks", "has_runtime",
+//    configs, or the rows an explanation scores), "chunk" (configs per model
+//    call), "chunks", "has_runtime",
 //    "node_feat" [nodes x node_feat_width] float32, "node_opcode" [nodes]
 //    int64, "edge_index" [edges x 2] int64, "config_nodes_ptr" [config_nodes]
 //    int64, "config_context_ptr" [config_nodes x config_context_width]
@@ -127,6 +128,33 @@ int explorer_start_rank(int model_index);
 // Asks the running ranking to stop: its next fastslow_rank_batch answers
 // {"stopped": "cancelled"}.
 void explorer_cancel_rank();
+// Why is this config slow: explains config `config` of the open layout file
+// (against config `against`, -1 = none) with model `model_index` by
+// occlusion (rank/occlusion.h), as the Configs tab's Explain button does.
+// The job runs as a ranking does (js_request_rank, then a session on the
+// document whose "groups" are the occlusion rows: the config, then one copy
+// per configurable node with that node reset to the file's most common
+// layout, and the same for `against`); once finished the graph is coloured
+// by each node's share. 1 if started, 0 if not (no layout file, no such
+// model or config, against == config, a job running).
+int explorer_explain(int model_index, int config, int against);
+// The graph coloured by the last explanation's shares (coloured != 0) or by
+// op family, on a log (log_scale != 0) or linear scale.
+void explorer_explain_view(int coloured, int log_scale);
+// Tune, as the Configs tab's button: proposes `count` configs of the open
+// layout file nobody measured, from `budget` new candidates scored with
+// model `model_index` (tune/propose_search.h, menu space, anchored at the
+// configs measured fastest). Each generation is one job as a ranking is
+// (js_request_rank, a session on the document whose "groups" are the
+// generation's rows): the file's own configs first, then the children. For
+// a file with runtimes, what-to-measure-next is then replayed in pool mode.
+// 1 if started, 0 if not (no layout file, no such model, count or budget
+// below 1, a job running).
+int explorer_tune(int model_index, int count, int budget);
+// The proposals as "Download proposals" saves them: {"csv", "name"}; CSV
+// lines proposal,score,predicted_speedup_over_best_measured,node,<config
+// features> (one per proposal and configurable node), or {"error"}.
+char* explorer_proposals_csv();
 // A rank session on the open document for the card `card_json` (from its
 // bytes in memory, with the config groups found when it was opened),
 // watched by the app, which shows the shift warning: a RankInfo, or
@@ -145,6 +173,14 @@ char* fastslow_rank_open_document(int ticket, const char* card_json);
 //   "total", "message", "model", "shift_warning", "scores" (groups scored),
 //   "configs" (configs ranked), "seconds", "collection" (of the submission
 //   row, "" until known), and the metrics_json keys},
+// "explain": {"status" (as rank's), "message", "model", "config", "against",
+//   "score", "against_score", "seconds", "nodes": [configurable node ids],
+//   "share": [per node], "coloured", "log_scale"},
+// "tune": {"status", "message", "model", "count", "budget", "generations",
+//   "scored", "best_file_score", "proposals": [{"score", "speedup" (0:
+//   unknown)}], "to_target_model", "to_target_random" (median measurements
+//   to within 0.1 % of the best, pool mode; null: not reached or no
+//   runtimes), "seconds"},
 // "study": {"name", "trials", "complete", "pruned", "failed", "objectives":
 //   [{"name", "direction"}], "params": [name], "pareto": [trial numbers on
 //   the front over every objective], "x", "y" (the scatter's axes),

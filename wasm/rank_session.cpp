@@ -1,5 +1,7 @@
 #include "rank_session.h"
 
+#include <algorithm>
+
 #include "fastslow/data/data_profile.h"
 #include "fastslow/error.h"
 #include "fastslow/features/layout_context.h"
@@ -25,6 +27,16 @@ std::unique_ptr<RankSession> prepare_rank_session(ModelCard card, CachedGraph gr
   return s;
 }
 
+void set_explicit_rows(RankSession& s, std::vector<float> rows) {
+  if (s.graph.kind != GraphKind::Layout) throw Error(s.graph.source, "", "explicit rows: not a layout graph");
+  const auto row = static_cast<int64_t>(s.graph.pruned.config_positions.size()) * s.graph.config_feat_width;
+  if (row == 0 || rows.empty() || static_cast<int64_t>(rows.size()) % row != 0)
+    throw Error(s.graph.source, "", std::to_string(rows.size()) + " values are not whole configs of " + std::to_string(row));
+  s.row_count = static_cast<int64_t>(rows.size()) / row;
+  s.rows = std::move(rows);
+  s.chunks = rank_chunk_count(s.row_count, s.card.chunk);
+}
+
 std::optional<int64_t> rank_session_batch(RankSession& s, int64_t index) {
   if (index < 0 || index >= s.chunks)
     throw Error("rank: batch " + std::to_string(index) + " of " + std::to_string(s.chunks));
@@ -34,6 +46,13 @@ std::optional<int64_t> rank_session_batch(RankSession& s, int64_t index) {
       return std::nullopt;
     }
   }
+  if (s.explicit_rows()) {
+    // Layout rows go to the model as they are (rank_inputs.h).
+    const int64_t row = s.row_count > 0 ? static_cast<int64_t>(s.rows.size()) / s.row_count : 0;
+    const int64_t first = index * s.card.chunk, n = std::min(s.card.chunk, s.row_count - first);
+    s.batch.assign(s.rows.begin() + first * row, s.rows.begin() + (first + n) * row);
+    return n;
+  }
   const std::vector<int64_t> part = rank_chunk(s.groups, s.card.chunk, index);
   s.batch = rank_config_batch(s.graph, part, s.card);
   return static_cast<int64_t>(part.size());
@@ -41,9 +60,14 @@ std::optional<int64_t> rank_session_batch(RankSession& s, int64_t index) {
 
 RankResult rank_session_finish(RankSession& s, std::vector<double> scores, double seconds) {
   RankResult r;
-  r.ranking = rank_configs(s.graph.groups, s.groups, scores);  // throws on a count that does not fit
-  if (s.graph.has_runtime()) r.metrics = evaluate_ranking(r.ranking, s.graph.runtime, s.graph.groups);
-  r.metrics.configs = static_cast<int64_t>(r.ranking.size());
+  if (s.explicit_rows()) {  // rows of no ranking: the scores as they are
+    if (static_cast<int64_t>(scores.size()) != s.row_count)
+      throw Error("rank: " + std::to_string(scores.size()) + " scores for " + std::to_string(s.row_count) + " rows");
+  } else {
+    r.ranking = rank_configs(s.graph.groups, s.groups, scores);  // throws on a count that does not fit
+    if (s.graph.has_runtime()) r.metrics = evaluate_ranking(r.ranking, s.graph.runtime, s.graph.groups);
+    r.metrics.configs = static_cast<int64_t>(r.ranking.size());
+  }
   r.group_scores = std::move(scores);
   r.seconds = seconds;
   if (s.watcher) {
@@ -84,7 +108,7 @@ nlohmann::json rank_info(const RankSession& s, const std::string& file_name) {
       {"node_feat_width", in.node_feat_width},
       {"config_feat_width", s.card.config_feat_width},
       {"configs", s.graph.num_configs},
-      {"groups", s.graph.groups.num_groups()},
+      {"groups", s.count()},
       {"chunk", s.card.chunk},
       {"chunks", s.chunks},
       {"has_runtime", s.graph.has_runtime()},

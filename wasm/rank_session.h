@@ -52,6 +52,12 @@ struct RankSession {
   CachedGraph graph;
   RankGraphInputs inputs;
   std::vector<int64_t> groups;  // every duplicate group, in order
+  // Rows to score instead of the file's groups (an explanation's occlusion
+  // rows, rank/occlusion.h): count x config_nodes x config_feat_width.
+  std::vector<float> rows;
+  int64_t row_count = 0;
+  bool explicit_rows() const { return row_count > 0; }
+  int64_t count() const { return explicit_rows() ? row_count : static_cast<int64_t>(groups.size()); }
   std::vector<float> batch;     // the rows of the last batch asked for
   std::unique_ptr<RankWatcher> watcher;
   std::string stopped;          // why the watcher stopped the job ("" = it did not)
@@ -62,6 +68,11 @@ struct RankSession {
 // not fit the graph.
 std::unique_ptr<RankSession> prepare_rank_session(ModelCard card, CachedGraph graph,
                                                   std::unique_ptr<RankWatcher> watcher = nullptr);
+// The session scores these layout rows (count x config_nodes x width)
+// instead of the file's configs; finishing it then ranks nothing and hands
+// the watcher the scores in row order. Error for a tile graph or rows that
+// are not whole configs.
+void set_explicit_rows(RankSession& s, std::vector<float> rows);
 
 // The config rows of batch `index` (tile [count x config_feat_width], layout
 // [count x config_nodes x config_feat_width]), in s.batch, after telling the
@@ -70,8 +81,9 @@ std::unique_ptr<RankSession> prepare_rank_session(ModelCard card, CachedGraph gr
 // an index out of range.
 std::optional<int64_t> rank_session_batch(RankSession& s, int64_t index);
 
-// Ranks the scores of every group and tells the watcher. Throws Error when
-// the scores do not fit the session (the session stays open: close it).
+// Ranks the scores of every group and tells the watcher (explicit rows: no
+// ranking, the scores as they are). Throws Error when the scores do not fit
+// the session (the session stays open: close it).
 RankResult rank_session_finish(RankSession& s, std::vector<double> scores, double seconds);
 
 // Ends a session that did not finish: the watcher learns why (`failure`, or

@@ -6,24 +6,79 @@
 #include "commands.h"
 #include "fastslow/data/collection.h"
 #include "fastslow/error.h"
+#include "fastslow/graph/graph.h"
+#include "fastslow/io/write_file.h"
 #include "fastslow/synth/dataset.h"
+#include "fastslow/synth/price.h"
 #include "progress.h"
 
 namespace fastslow::cli {
 
 namespace {
 
+// --configs is a count with --graph and a file with --price.
+int64_t config_count(const std::string& v) {
+  try {
+    size_t used = 0;
+    const long long n = std::stoll(v, &used);
+    if (used == v.size() && n >= 1) return n;
+  } catch (const std::exception&) {
+  }
+  throw Error("--configs '" + v + "': with --graph, a count of at least 1");
+}
+
+// The configs --price prices: the file's own, or another file's of the same
+// graph (proposals written by `fastslow tune --propose`).
+std::vector<float> configs_to_price(const std::string& file, const std::string& other, const synth::Pricer& pricer) {
+  const std::string from = other.empty() ? file : other;
+  const Graph g = load_graph(NpzReader::open(from));
+  if (const auto* t = std::get_if<TileGraph>(&g)) {
+    if (pricer.kind() != GraphKind::Tile) throw Error(from, "", "holds tile configs; " + file + " is a layout graph");
+    return t->config_feat;
+  }
+  const auto& l = std::get<LayoutGraph>(g);
+  if (pricer.kind() != GraphKind::Layout) throw Error(from, "", "holds layout configs; " + file + " is a tile graph");
+  if (!other.empty()) {
+    const LayoutGraph base = load_layout_graph(NpzReader::open(file), {false});
+    if (l.node_config_ids != base.node_config_ids || l.num_nodes != base.num_nodes)
+      throw Error(from, "node_config_ids", "is not a config file of " + file + "'s graph (other nodes)");
+  }
+  if (l.config_feat_width != synth::kLayoutConfigWidth)
+    throw Error(from, "node_config_feat", "has " + std::to_string(l.config_feat_width) + " values per node, not 18");
+  return l.node_config_feat;
+}
+
+int synth_price(const std::string& file, const std::string& configs, const std::string& out) {
+  const synth::Pricer pricer = synth::Pricer::for_file(file);
+  const std::vector<float> rows = configs_to_price(file, configs, pricer);
+  std::vector<int64_t> ns;
+  try {
+    ns = pricer.runtimes_ns(rows);
+  } catch (const Error& e) {
+    throw Error(configs.empty() ? file : configs, "", e.problem());
+  }
+  std::string csv = "config,runtime_ns\n";
+  for (size_t i = 0; i < ns.size(); ++i) csv += std::to_string(i) + "," + std::to_string(ns[i]) + "\n";
+  if (out.empty()) {
+    std::fputs(csv.c_str(), stdout);
+  } else {
+    write_file_atomically(out, csv);
+    std::printf("%s\n", out.c_str());
+  }
+  return 0;
+}
+
 template <class Opts>
 int synth_one(const Opts& o) {
   const CollectionId id = parse_collection_id(o.graph);
   if (o.nodes < 2) throw Error("--nodes must be >= 2");
-  if (o.configs < 1) throw Error("--configs must be >= 1");
+  const int64_t configs = config_count(o.configs);
   synth::SynthItem item;
   item.collection = o.graph;
   item.split = "valid";  // runtimes kept in the file
   item.seed = o.seed;
   item.target_nodes = o.nodes;
-  item.configs = o.configs;
+  item.configs = configs;
   std::string prefix = "kernel";
   if (id.kind == GraphKind::Layout) {
     item.model = id.source == "nlp" ? synth::ModelTemplate::Transformer : synth::ModelTemplate::ResNet;
@@ -52,7 +107,8 @@ Command add_synth_command(CLI::App& app) {
     std::string graph, model;
     std::vector<std::string> collections;
     int nodes = 5000;
-    int64_t configs = 1000;
+    std::string configs = "1000";
+    std::string price;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* sub = app.add_subcommand(
@@ -61,7 +117,9 @@ Command add_synth_command(CLI::App& app) {
       "npz/layout/{xla,nlp}/{default,random}/{split}) with a known cost model. Test files carry zero\n"
       "runtimes; the true (and noise-free) runtimes of every file go to OUT/answers/. The same seed\n"
       "gives byte-identical files. Interrupted runs resume when run again with the same options.");
-  sub->add_option("--out", o->out, "output folder (new or empty, or an interrupted run to resume)")->required();
+  sub->add_option("--out", o->out,
+                  "output folder (new or empty, or an interrupted run to resume); with --price, the CSV to write "
+                  "(default: standard output)");
   sub->add_option("--scale", o->scale, "tiny (seconds, tests), small (about a minute, demo), full (real file counts)")
       ->check(CLI::IsMember({"tiny", "small", "full"}))
       ->capture_default_str();
@@ -73,9 +131,19 @@ Command add_synth_command(CLI::App& app) {
                   "write one graph of this collection instead of a dataset (e.g. layout:xla:random, tile:xla):\n"
                   "OUT/<template>_<nodes>.npz, with measured runtimes, and its answers file");
   sub->add_option("--nodes", o->nodes, "with --graph: about this many nodes")->capture_default_str();
-  sub->add_option("--configs", o->configs, "with --graph: this many configs")->capture_default_str();
+  sub->add_option("--configs", o->configs,
+                  "with --graph: this many configs; with --price: an .npz of configs of the same graph to price "
+                  "(default: the file's own)")->capture_default_str();
+  sub->add_option("--price", o->price,
+                  "a generated .npz: print config,runtime_ns, the generator's noise-free runtime of each config "
+                  "(rounded to ns as in its answers file), made again from the record in its answers file");
   sub->add_option("--template", o->model, "with --graph (layout): resnet, transformer, mlp or rnn");
-  return {sub, [o] {
+  return {sub, [o, sub] {
+            if (!o->price.empty()) {
+              if (!o->graph.empty()) throw Error("--price and --graph do not go together");
+              return synth_price(o->price, sub->count("--configs") ? o->configs : "", o->out);
+            }
+            if (o->out.empty()) throw Error("--out is required (the dataset folder)");
             if (!o->graph.empty()) return synth_one(*o);
             const synth::SynthScale scale = synth::parse_synth_scale(o->scale);
             install_interrupt_handler();

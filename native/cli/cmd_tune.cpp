@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "progress.h"
 #include "table_options.h"
+#include "fastslow/tune/config_space.h"
 #include "tune/session.h"
 
 namespace fastslow::cli {
@@ -49,7 +50,23 @@ Command add_tune_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--measure-timeout", s->measure_timeout, "seconds a measuring command may take per round, 0 = no limit")
       ->check(CLI::Range(0.0, 1e9))->capture_default_str();
-  sub->add_option("--seed", s->seed, "seed of the starting batch, the picks and the runs")->capture_default_str();
+  sub->add_option("--seed", s->seed, "seed of the starting batch, the picks, the runs and the proposal search")
+      ->capture_default_str();
+  auto space = std::make_shared<std::string>("menu");
+  sub->add_option("--propose", s->propose,
+                  "after the rounds, propose this many configs nobody measured: an evolutionary search (mutation, "
+                  "crossover) with the predictor fitted on every measurement as its oracle; writes OUT/proposed.npz "
+                  "(the graph with them, runtimes 0) and OUT/proposed.csv (predicted runtime, speed-ups, the "
+                  "models' disagreement)")
+      ->check(CLI::Range(int64_t{0}, int64_t{100000}))->capture_default_str();
+  sub->add_option("--space", *space,
+                  "what proposals may change: menu (each tensor's order one the file holds for it, in new "
+                  "combinations) or orders (any legal minor-to-major order of the tensor's rank)")
+      ->check(CLI::IsMember({"menu", "orders"}))->capture_default_str();
+  sub->add_option("--propose-budget", s->search.budget, "new candidates the proposal search scores")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))->capture_default_str();
+  sub->add_option("--population", s->search.population, "configs the search keeps from one generation to the next")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))->capture_default_str();
   // What a round's run takes of the training options' table: the model and
   // how it trains, not the data, the split or the folder (the session sets them).
   add_table_options(*sub, run, [](const train::OptionSpec& spec) {
@@ -58,13 +75,30 @@ Command add_tune_command(CLI::App& app) {
     if (key == "seed" || key == "out" || key == "cache") return false;
     return spec.group != G::Data || key == "valid_share" || key == "khop";
   });
-  return {sub, [s, run, strategy] {
+  return {sub, [s, run, strategy, space] {
             s->pick.strategy = parse_pick_strategy(*strategy);
+            s->space = parse_space_kind(*space);
             s->run = *run;
             install_interrupt_handler();
+            std::unique_ptr<ProgressBar> bar;
             const tune::TuneOutcome o = tune::run_session(
                 *s, [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); },
-                [] { return interrupted(); });
+                [] { return interrupted(); },
+                [&bar](int64_t done, int64_t budget) {
+                  if (!bar) bar = std::make_unique<ProgressBar>("propose", static_cast<size_t>(budget), "configs");
+                  bar->update(static_cast<size_t>(done));
+                });
+            if (bar) bar->finish();
+            if (!o.proposals.is_null()) {
+              const nlohmann::json& p = o.proposals;
+              std::fprintf(stderr, "proposed %d configs (%lld scored%s) in %s/proposed.npz", p["count"].get<int>(),
+                           static_cast<long long>(p["scored"].get<int64_t>()),
+                           p["interrupted"].get<bool>() ? ", stopped early: what was found is kept" : "", s->out.c_str());
+              if (p.contains("best"))
+                std::fprintf(stderr, "; the best predicted %.4gx the best measured",
+                             p["best"]["speedup_over_best_measured"].get<double>());
+              std::fprintf(stderr, "\n");
+            }
             if (o.interrupted) {
               std::fprintf(stderr, "stopped: %zu measurements kept in %s (run the same command to go on)\n",
                            o.trace.steps.size(), s->out.c_str());

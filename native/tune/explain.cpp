@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "fastslow/error.h"
 #include "fastslow/graph/hlo_tables.h"
+#include "fastslow/rank/occlusion.h"
 #include "models/program_model.h"
 #include "train/prepared_data.h"
 
@@ -68,35 +68,13 @@ Explanation explain_config(const train::LoadedRun& run, const std::string& file,
     const double table_part = table[0].item<double>() - (against >= 0 ? table[1].item<double>() : 0.0);
     x.rest = (x.score - (against >= 0 ? x.against_score : 0.0)) - table_part;
   } else {
-    // The file's most common layout of each node: what "reset" means.
-    std::vector<float> common(static_cast<size_t>(nc * w));
-    {
-      std::vector<int64_t> all(static_cast<size_t>(e.cache.groups.num_groups()));
-      for (size_t g = 0; g < all.size(); ++g) all[g] = static_cast<int64_t>(g);
-      const std::vector<float> every = e.cache.config_rows(all);
-      for (int64_t j = 0; j < nc; ++j) {
-        std::map<std::vector<float>, int64_t> count;
-        for (size_t g = 0; g < all.size(); ++g) {
-          const float* r = every.data() + (g * static_cast<size_t>(nc) + static_cast<size_t>(j)) * static_cast<size_t>(w);
-          count[std::vector<float>(r, r + w)] += e.cache.groups.group_size[g];
-        }
-        const auto top = std::max_element(count.begin(), count.end(),
-                                          [](const auto& a, const auto& b) { return a.second < b.second; });
-        std::copy(top->first.begin(), top->first.end(), common.begin() + j * w);
-      }
-    }
-    const int64_t sides = against >= 0 ? 2 : 1;
-    for (int64_t s = 0; s < sides; ++s) {
-      std::vector<float> variants;  // nc copies of the config, node j reset in copy j
-      for (int64_t j = 0; j < nc; ++j) {
-        variants.insert(variants.end(), rows.begin() + s * nc * w, rows.begin() + (s + 1) * nc * w);
-        std::copy(common.begin() + j * w, common.begin() + (j + 1) * w, variants.end() - (nc - j) * w);
-      }
-      const torch::Tensor v = run.model->forward(e.tensors, rows_tensor(variants, nc, nc, w, run.device)).to(torch::kFloat64).cpu();
-      const double base = s == 0 ? x.score : x.against_score;
-      for (int64_t j = 0; j < nc; ++j)
-        contribution[static_cast<size_t>(j)] += (s == 0 ? 1.0 : -1.0) * (base - v[j].item<double>());
-    }
+    // One definition of occlusion, the page's too (rank/occlusion.h).
+    const OcclusionRows o = occlusion_rows(e.cache, config, against);
+    const torch::Tensor v =
+        run.model->forward(e.tensors, rows_tensor(o.rows, o.count(), nc, w, run.device)).to(torch::kFloat64).cpu();
+    const OcclusionShares shares =
+        occlusion_shares(o, std::vector<double>(v.data_ptr<double>(), v.data_ptr<double>() + v.numel()));
+    contribution = shares.share;
   }
   for (int64_t j = 0; j < nc; ++j) {
     NodeShare s;

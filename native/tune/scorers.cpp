@@ -45,11 +45,39 @@ std::vector<int64_t> all_groups(const CachedGraph& g) {
   return all;
 }
 
+// The members of a ridge ensemble: member 0 reads every measurement once,
+// the others a bootstrap of them.
+class FittedRidge : public Fitted {
+ public:
+  explicit FittedRidge(std::vector<baselines::OneHotRidge> members) : members_(std::move(members)) {}
+  std::vector<double> score_rows(const std::vector<float>& rows) override { return moments(rows).first; }
+  std::vector<double> spread_rows(const std::vector<float>& rows) override { return moments(rows).second; }
+  const std::vector<baselines::OneHotRidge>& members() const { return members_; }
+
+ private:
+  std::pair<std::vector<double>, std::vector<double>> moments(const std::vector<float>& rows) const {
+    std::vector<double> s, sq;
+    for (const auto& m : members_) {
+      const std::vector<double> p = m.predict(rows);
+      s.resize(p.size(), 0.0);
+      sq.resize(p.size(), 0.0);
+      for (size_t i = 0; i < p.size(); ++i) s[i] += p[i], sq[i] += p[i] * p[i];
+    }
+    const auto k = static_cast<double>(members_.size());
+    for (size_t i = 0; i < s.size(); ++i) {
+      s[i] /= k;
+      sq[i] = std::sqrt(std::max(0.0, sq[i] / k - s[i] * s[i]));
+    }
+    return {s, sq};
+  }
+  std::vector<baselines::OneHotRidge> members_;
+};
+
 class RidgeScorer : public Scorer {
  public:
   RidgeScorer(const CachedGraph& g, uint64_t seed) : g_(g), seed_(seed), rows_(g.config_rows(all_groups(g))) {}
 
-  Prediction predict(const Measured& m, const std::string&) override {
+  std::unique_ptr<Fitted> fit(const Measured& m, const std::string&) override {
     const int64_t w = g_.config_row_elems;
     std::vector<float> x;
     std::vector<double> y;
@@ -60,30 +88,38 @@ class RidgeScorer : public Scorer {
     }
     const double lambda = baselines::choose_ridge_penalty(x, w, y, 4, seed_).lambda;
     const auto n = static_cast<int64_t>(y.size());
-    const size_t count = static_cast<size_t>(g_.groups.num_groups());
-    std::vector<std::vector<double>> member_ranks;
+    std::vector<baselines::OneHotRidge> members;
     Rng rng(seed_ ^ (0x626f6f74ull + static_cast<uint64_t>(n)));  // "boot"
     for (int k = 0; k < kMembers; ++k) {
       std::vector<float> bx;
       std::vector<double> by;
-      for (int64_t i = 0; i < n; ++i) {  // member 0 reads every measurement once; the others a bootstrap
+      for (int64_t i = 0; i < n; ++i) {
         const int64_t r = k == 0 ? i : rng.uniform_int(0, n - 1);
         bx.insert(bx.end(), x.begin() + r * w, x.begin() + (r + 1) * w);
         by.push_back(y[static_cast<size_t>(r)]);
       }
-      baselines::OneHotRidge ridge;
-      ridge.fit(bx, w, by, lambda);
-      member_ranks.push_back(rank_fractions(ridge.predict(rows_)));
+      members.emplace_back();
+      members.back().fit(bx, w, by, lambda);
     }
+    return std::make_unique<FittedRidge>(std::move(members));
+  }
+
+  Prediction predict(const Measured& m, const std::string& dir) override {
+    const std::unique_ptr<Fitted> f = fit(m, dir);
+    const auto& members = static_cast<const FittedRidge&>(*f).members();
+    const size_t count = static_cast<size_t>(g_.groups.num_groups());
+    std::vector<std::vector<double>> member_ranks;
+    for (const auto& ridge : members) member_ranks.push_back(rank_fractions(ridge.predict(rows_)));
+    const auto k = static_cast<double>(members.size());
     Prediction p;
     p.score.assign(count, 0.0);
     p.spread.assign(count, 0.0);
     for (size_t c = 0; c < count; ++c) {
       double s = 0, sq = 0;
       for (const auto& r : member_ranks) s += r[c], sq += r[c] * r[c];
-      const double mean = s / kMembers;
+      const double mean = s / k;
       p.score[c] = mean;
-      p.spread[c] = std::sqrt(std::max(0.0, sq / kMembers - mean * mean));
+      p.spread[c] = std::sqrt(std::max(0.0, sq / k - mean * mean));
     }
     return p;
   }
@@ -96,6 +132,35 @@ class RidgeScorer : public Scorer {
   std::vector<float> rows_;
 };
 
+// A trained run scoring rows of its graph in chunks, as ranking does.
+class FittedRun : public Fitted {
+ public:
+  FittedRun(train::LoadedRun run, const CachedGraph& g)
+      : run_(std::move(run)), entry_(std::move(train::make_entries({g}, run_.norm, run_.device).front())) {}
+  std::vector<double> score_rows(const std::vector<float>& rows) override {
+    torch::NoGradGuard no_grad;
+    run_.model->eval();
+    const int64_t nc = static_cast<int64_t>(entry_.cache.pruned.config_positions.size());
+    const int64_t w = entry_.cache.config_feat_width;
+    const int64_t count = static_cast<int64_t>(rows.size()) / (nc * w);
+    const int64_t chunk = std::max<int64_t>(1, *run_.options.eval_chunk);
+    std::vector<torch::Tensor> parts;
+    for (int64_t at = 0; at < count; at += chunk) {
+      const int64_t n = std::min(chunk, count - at);
+      const torch::Tensor feat =
+          torch::from_blob(const_cast<float*>(rows.data()) + at * nc * w, {n, nc, w}, torch::kFloat32).to(run_.device);
+      parts.push_back(run_.model->forward(entry_.tensors, feat).to(torch::kFloat64));
+    }
+    if (parts.empty()) return {};
+    const torch::Tensor s = torch::cat(parts).to(torch::kCPU).contiguous();
+    return std::vector<double>(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
+  }
+
+ private:
+  train::LoadedRun run_;
+  train::GraphEntry entry_;
+};
+
 class RunScorer : public Scorer {
  public:
   RunScorer(const CachedGraph& g, const std::string& file, train::TrainOptions o, uint64_t seed)
@@ -105,10 +170,10 @@ class RunScorer : public Scorer {
     structure_ = load_layout_graph(NpzReader::open(file), lo);
   }
 
-  Prediction predict(const Measured& m, const std::string& dir) override {
+  std::unique_ptr<Fitted> fit(const Measured& m, const std::string& dir) override {
     std::filesystem::create_directories(dir);
-    // The round's measurements as a graph file: what the run learns from,
-    // and what a user can train on, evaluate or plot later.
+    // The measurements as a graph file: what the run learns from, and what
+    // a user can train on, evaluate or plot later.
     const std::string measured = dir + "/measured.npz";
     std::vector<int64_t> rt;
     for (double r : m.runtimes) rt.push_back(static_cast<int64_t>(std::llround(r)));
@@ -126,10 +191,11 @@ class RunScorer : public Scorer {
       if (o.cache.empty()) o.cache = dir + "/../.cache";
       train::train(o);
     }
-    const train::LoadedRun run = train::load_run(run_dir, options_.device);
-    std::vector<train::GraphEntry> e = train::make_entries({g_}, run.norm, run.device);
-    const std::vector<double> own = train::score_groups(*run.model, e.front(), all_groups(g_), run.norm,
-                                                        *run.options.eval_chunk, run.device);
+    return std::make_unique<FittedRun>(train::load_run(run_dir, options_.device), g_);
+  }
+
+  Prediction predict(const Measured& m, const std::string& dir) override {
+    const std::vector<double> own = fit(m, dir)->score_rows(g_.config_rows(all_groups(g_)));
     const Prediction r = ridge_.predict(m, dir);
     Prediction p;
     p.score = rank_fractions(own);

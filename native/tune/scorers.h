@@ -2,6 +2,8 @@
 // measured so far: a score (lower = predicted faster) and a spread (how
 // much a small ensemble disagrees), both as rank fractions in [0, 1] so
 // that strategies read every model alike.
+// Both fit a model that scores any config (Fitted): the ridge ensemble's
+// mean predicted log runtime, the run's score.
 //   ridge     one-hot ridge on the measured configs (penalty by 4-fold
 //             cross-validation inside them), 8 bootstrap members: the
 //             members' mean rank is the score, their spread the spread;
@@ -31,11 +33,25 @@ struct Measured {
   std::vector<double> runtimes;  // ns
 };
 
+// A model fitted on the measured configs that scores any config, measured,
+// in the file or never seen: what a search for new configs asks.
+class Fitted {
+ public:
+  virtual ~Fitted() = default;
+  // rows: count x (configurable nodes x width) values; one score per row,
+  // lower = predicted faster.
+  virtual std::vector<double> score_rows(const std::vector<float>& rows) = 0;
+  // How much an ensemble's members disagree on each row, in the score's
+  // units; empty when the model is one member.
+  virtual std::vector<double> spread_rows(const std::vector<float>&) { return {}; }
+};
+
 class Scorer {
  public:
   virtual ~Scorer() = default;
   // `dir`: the round's folder (a run scorer trains there).
   virtual Prediction predict(const Measured& m, const std::string& dir) = 0;
+  virtual std::unique_ptr<Fitted> fit(const Measured& m, const std::string& dir) = 0;
   virtual std::string name() const = 0;
 };
 

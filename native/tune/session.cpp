@@ -9,10 +9,12 @@
 #include "fastslow/data/graph_cache.h"
 #include "fastslow/error.h"
 #include "fastslow/io/json_text.h"
+#include "fastslow/io/npz_reader.h"
 #include "fastslow/io/read_file.h"
 #include "fastslow/io/write_file.h"
 #include "fastslow/rng.h"
 #include "tune/measure.h"
+#include "tune/propose.h"
 #include "tune/scorers.h"
 
 namespace fastslow::tune {
@@ -84,12 +86,44 @@ std::string ms(double ns) {
   return b;
 }
 
+// Fits the predictor on every measurement (a folder per measurement count,
+// so a session that goes on fits again) and proposes configs nobody
+// measured; tune.json gets "proposals".
+void propose_after(const TuneSettings& s, const CachedGraph& g, Scorer& scorer, TuneOutcome& outcome, const TuneSay& say,
+                   const TuneStop& stop, const TuneProgress& progress) {
+  Measured m;
+  for (const TuneStep& st : outcome.trace.steps) m.candidates.push_back(st.candidate), m.runtimes.push_back(st.runtime);
+  const std::string dir = (fs::path(s.out) / ("propose-" + std::to_string(m.candidates.size()))).string();
+  if (say) say("proposing " + std::to_string(s.propose) + " configs nobody measured (" + space_kind_name(s.space) +
+               " space, " + std::to_string(s.search.budget) + " candidates), from a " + scorer.name() +
+               " model fitted on " + std::to_string(m.candidates.size()) + " measurements");
+  std::unique_ptr<Fitted> model = scorer.fit(m, dir);
+  std::unique_ptr<Fitted> second;
+  if (scorer.name() != "ridge") second = make_ridge_scorer(g, s.seed)->fit(m, dir);
+  ProposeRequest request;
+  request.count = s.propose;
+  request.space = s.space;
+  request.search = s.search;
+  request.search.seed = s.seed;
+  const ProposeOutcome o = propose(g, *model, second.get(), m, request, progress, stop);
+  LoadOptions lo;
+  lo.config_features = false;
+  const LayoutGraph structure = load_layout_graph(NpzReader::open(s.graph), lo);
+  outcome.proposals = write_proposals(s.out, structure, o, request);
+  outcome.interrupted = o.interrupted;
+  const std::string path = (fs::path(s.out) / "tune.json").string();
+  nlohmann::json j = parse_json_text(read_whole_file(path), path, "is not JSON");
+  j["proposals"] = outcome.proposals;
+  write_file_atomically(path, j.dump(1));
+}
+
 }  // namespace
 
-TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneStop& stop) {
+TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneStop& stop, const TuneProgress& progress) {
   if (s.out.empty()) throw Error("--out: no session folder given");
   if (s.batch < 1 || s.start < 1 || s.rounds < 0)
     throw Error("--batch and --start must be at least 1 and --rounds at least 0");
+  if (s.propose < 0) throw Error("--propose: a count of at least 0");
   if (s.predictor != "fastslow" && s.predictor != "ridge") throw Error("--predictor '" + s.predictor + "': fastslow or ridge");
   const std::string cache = (fs::path(s.out) / ".cache").string();
   fs::create_directories(s.out);
@@ -155,6 +189,7 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
       say(line);
     }
   }
+  if (s.propose > 0 && !outcome.interrupted && !t.steps.empty()) propose_after(s, g, *scorer, outcome, say, stop, progress);
   return outcome;
 }
 

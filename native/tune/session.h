@@ -4,13 +4,16 @@
 // tune.json (the settings and every measurement, rewritten atomically after
 // each round: a session cut short resumes from its last whole round, and
 // one run again with the same settings goes on where it stopped),
-// measured.csv (config, runtime, round), and a folder per round.
+// measured.csv (config, runtime, round), and a folder per round. With
+// `propose`, then proposed.npz and proposed.csv (propose.h), the model they
+// come from in propose-<measurements>/, and tune.json's "proposals".
 #pragma once
 
 #include <functional>
 #include <string>
 
 #include "fastslow/tune/pick.h"
+#include "fastslow/tune/propose_search.h"
 #include "fastslow/tune/trace.h"
 #include "train/options.h"
 
@@ -29,6 +32,11 @@ struct TuneSettings {
   PickSettings pick;
   uint64_t seed = 0;        // the starting batch's, the picks' and the round runs'
   train::TrainOptions run;  // the fastslow model's options per round (--init, --model, --epochs, ...; seed: `seed`)
+  // After the rounds: this many configs nobody measured, proposed by the
+  // predictor fitted on every measurement (0 = none).
+  int64_t propose = 0;
+  SpaceKind space = SpaceKind::Menu;
+  ProposeSettings search;   // its seed: `seed`
 };
 
 struct TuneOutcome {
@@ -36,13 +44,18 @@ struct TuneOutcome {
   int64_t candidates = 0;
   double best_known = 0;  // the file's best runtime (0 when it has none)
   bool interrupted = false;
+  nlohmann::json proposals;  // what tune.json records of them (null: none proposed)
 };
 
 using TuneSay = std::function<void(const std::string&)>;
 using TuneStop = std::function<bool()>;
+using TuneProgress = std::function<void(int64_t, int64_t)>;  // proposals: candidates scored, budget
 
 // Error naming the file or setting on bad input, and when OUT holds a
 // session with other settings.
-TuneOutcome run_session(const TuneSettings& s, const TuneSay& say = {}, const TuneStop& stop = {});
+// A stop during the proposal search keeps what it found: the proposals so
+// far are written and the outcome says it was interrupted.
+TuneOutcome run_session(const TuneSettings& s, const TuneSay& say = {}, const TuneStop& stop = {},
+                        const TuneProgress& progress = {});
 
 }  // namespace fastslow::tune

@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <numeric>
 #include <set>
 #include <string>
@@ -92,6 +94,26 @@ std::vector<double> score_batch(const wasm::RankSession& s, int64_t count) {
   return out;
 }
 
+// The app with AlexNet open and a made-up model of its widths: its card.
+std::string open_alexnet_with_a_model(App& app) {
+  open_file(app, test::data_file("cleaned_alexnet.npz"), "cleaned_alexnet.npz");
+  const std::string card = card_for(*app.doc);
+  app.ranking.add_model("made-up", card);
+  return card;
+}
+
+// Scores every batch of a session with score_batch, as the page would.
+std::vector<double> score_session(wasm::RankSession& s) {
+  std::vector<double> scores;
+  for (int64_t k = 0; k < s.chunks; ++k) {
+    const std::optional<int64_t> count = wasm::rank_session_batch(s, k);
+    if (!count) throw Error("the session stopped at batch " + std::to_string(k));
+    const std::vector<double> part = score_batch(s, *count);
+    scores.insert(scores.end(), part.begin(), part.end());
+  }
+  return scores;
+}
+
 class ExplorerUi : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -169,6 +191,120 @@ TEST_F(ExplorerUi, DrawsTheRealAlexNetGraphAndItsPanels) {
   const std::string png = read_whole_file(dir.file("explorer.png"));
   EXPECT_EQ(png.substr(1, 3), "PNG");
   EXPECT_GT(png.size(), 10000u);
+}
+
+// Why is this config slow: the explanation runs as a ranking does (the
+// host's job, the session's calls), scoring the occlusion rows; with an
+// additive scorer (a sum of the row's values) each node's share is, by
+// hand, its values' sum in the config minus in the file's most common
+// layout of that node.
+TEST_F(ExplorerUi, ExplainsAConfigThroughTheSameSessionCallsAndColoursTheGraph) {
+  TestHost host;
+  App app(host);
+  const std::string card = open_alexnet_with_a_model(app);
+  EXPECT_FALSE(app.start_explain(0, 7, 7));  // a config against itself
+  EXPECT_FALSE(app.start_explain(0, app.doc->info.configs, -1));
+  ASSERT_TRUE(app.start_explain(0, 7, -1));
+  EXPECT_FALSE(app.start_rank(0));  // one job at a time
+  ASSERT_EQ(host.requests.size(), 1u);
+  std::unique_ptr<wasm::RankSession> s = app.open_rank_session(host.requests[0].ticket, card);
+  const int64_t nc = static_cast<int64_t>(app.doc->config_nodes.size()), w = app.doc->config_width();
+  EXPECT_EQ(s->count(), nc + 1);
+  const std::vector<double> scores = score_session(*s);
+  EXPECT_THROW(wasm::rank_session_finish(*s, std::vector<double>(3, 0.0), 0.1), Error);
+  wasm::rank_session_finish(*s, scores, 0.25);
+  const ExplainState& x = app.ranking.explain;
+  ASSERT_EQ(x.status, RankStatus::Done) << x.message;
+  ASSERT_EQ(static_cast<int64_t>(x.share.size()), nc);
+  EXPECT_EQ(x.nodes, app.doc->config_nodes);
+  // By hand: each node's most common row over every config of the file.
+  const std::vector<float> row = app.doc->config_row(7);  // a copy: the row cache moves on
+  std::vector<std::map<std::vector<float>, int64_t>> counts(static_cast<size_t>(nc));
+  for (int64_t c = 0; c < app.doc->info.configs; ++c) {
+    const std::vector<float>& r = app.doc->config_row(c);
+    for (int64_t j = 0; j < nc; ++j) ++counts[static_cast<size_t>(j)][std::vector<float>(r.begin() + j * w, r.begin() + (j + 1) * w)];
+  }
+  for (int64_t j = 0; j < nc; ++j) {
+    const auto& count = counts[static_cast<size_t>(j)];
+    auto top = count.begin();
+    for (auto it = count.begin(); it != count.end(); ++it)
+      if (it->second > top->second) top = it;
+    const double own = std::accumulate(row.begin() + j * w, row.begin() + (j + 1) * w, 0.0);
+    const double common = std::accumulate(top->first.begin(), top->first.end(), 0.0);
+    EXPECT_NEAR(x.share[static_cast<size_t>(j)], own - common, 1e-9) << "node " << x.nodes[static_cast<size_t>(j)];
+  }
+  EXPECT_DOUBLE_EQ(x.score, std::accumulate(row.begin(), row.end(), 0.0));
+  // The next frame colours the graph: a value at each configurable node only.
+  frames(app, 2);
+  const std::vector<double>& v = app.graph.node_values();
+  ASSERT_EQ(static_cast<int64_t>(v.size()), app.doc->graph.num_nodes);
+  int64_t finite = 0;
+  for (double d : v) finite += std::isfinite(d);
+  EXPECT_EQ(finite, nc);
+  const nlohmann::json st = nlohmann::json::parse(app.state_json())["explain"];
+  EXPECT_EQ(st["status"], "done");
+  EXPECT_EQ(st["config"], 7);
+  EXPECT_TRUE(st["coloured"].get<bool>());
+  // The rank job is free again; a new file clears the explanation.
+  EXPECT_TRUE(app.start_rank(0));
+}
+
+// Tune: one host job per generation of the search, through the same
+// session calls; with an additive scorer the proposals score better than
+// every config of the file, are legal and new, and download as CSV; the
+// file's runtimes replay what to measure next.
+TEST_F(ExplorerUi, TunesThroughOneJobPerGenerationAndListsTheProposals) {
+  TestHost host;
+  App app(host);
+  const std::string card = open_alexnet_with_a_model(app);
+  EXPECT_FALSE(app.start_tune(0, 0, 100));
+  ASSERT_TRUE(app.start_tune(0, 6, 1500));
+  EXPECT_FALSE(app.start_explain(0, 1, -1));  // one job at a time
+  size_t jobs = 0;
+  while (app.ranking.tune.status == RankStatus::Running) {
+    ASSERT_EQ(host.requests.size(), jobs + 1) << "one request per generation";
+    std::unique_ptr<wasm::RankSession> s = app.open_rank_session(host.requests.back().ticket, card);
+    wasm::rank_session_finish(*s, score_session(*s), 0.01);
+    ++jobs;
+  }
+  const TuneState& t = app.ranking.tune;
+  ASSERT_EQ(t.status, RankStatus::Done) << t.message;
+  EXPECT_EQ(t.scored, 1500);
+  EXPECT_EQ(static_cast<int64_t>(jobs), t.generations);
+  ASSERT_EQ(t.proposals.size(), 6u);
+  // The file's configs, their additive scores, and the space they span.
+  const int64_t nc = static_cast<int64_t>(app.doc->config_nodes.size()), w = app.doc->config_width();
+  std::set<std::vector<float>> file;
+  double best_file = INFINITY;
+  for (int64_t c = 0; c < app.doc->info.configs; ++c) {
+    const std::vector<float>& r = app.doc->config_row(c);
+    file.insert(r);
+    best_file = std::min(best_file, std::accumulate(r.begin(), r.end(), 0.0));
+  }
+  EXPECT_DOUBLE_EQ(t.best_file_score, best_file);
+  for (const ProposedConfig& p : t.proposals) {
+    ASSERT_EQ(static_cast<int64_t>(p.config.size()), nc * w);
+    EXPECT_EQ(file.count(p.config), 0u) << "a proposal the file measured";
+    EXPECT_DOUBLE_EQ(p.score, std::accumulate(p.config.begin(), p.config.end(), 0.0));
+    // Menu space: each node's row is one the file holds for that node.
+    for (int64_t j = 0; j < nc; ++j) {
+      bool seen = false;
+      for (const std::vector<float>& r : file)
+        if (std::equal(r.begin() + j * w, r.begin() + (j + 1) * w, p.config.begin() + j * w)) { seen = true; break; }
+      ASSERT_TRUE(seen) << "node " << j;
+    }
+    EXPECT_GT(p.speedup, 0);
+  }
+  // New configs at least as good as the file's best, by the score: the
+  // file holds the additive optimum already, so the search ties it.
+  EXPECT_LE(t.proposals.front().score, best_file);
+  EXPECT_GT(t.to_target_model, 0);
+  EXPECT_GT(t.to_target_random, 0);
+  const std::string csv = app.ranking.proposals_csv(*app.doc);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 6 * nc + 1);
+  EXPECT_EQ(csv.rfind("proposal,score,predicted_speedup_over_best_measured,node,", 0), 0u);
+  frames(app, 2);  // the Configs table with the proposals
+  EXPECT_EQ(nlohmann::json::parse(app.state_json())["tune"]["proposals"].size(), 6u);
 }
 
 TEST_F(ExplorerUi, RanksThroughTheSessionCallsTheAppWatches) {

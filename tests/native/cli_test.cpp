@@ -6,6 +6,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -256,6 +258,47 @@ TEST(CliSynth, OneCollectionOnly) {
   const Result bad = run("synth --out " + dir.file("e") + " --scale tiny --collection layout:xla");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("unknown collection 'layout:xla'"), std::string::npos) << bad.err;
+}
+
+// synth --price: the generator's noise-free runtimes of a generated file's
+// configs (its answers' config_runtime_clean) and of configs proposed for it.
+TEST(CliSynth, PricesAGeneratedFileAndTheConfigsProposedForIt) {
+  fastslow::test::TempDir dir;
+  ASSERT_EQ(run("synth --graph layout:xla:random --nodes 200 --configs 50 --seed 2 --out " + dir.file("d")).code, 0);
+  const std::string file = dir.file("d/resnet_200.npz");
+  Result r = run("synth --price " + file);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<int64_t> clean =
+      fastslow::NpzReader::open(dir.file("d/answers/resnet_200.npz")).read("config_runtime_clean").to_int64();
+  std::istringstream csv(r.out);
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "config,runtime_ns");
+  size_t n = 0;
+  for (; std::getline(csv, line); ++n) {
+    ASSERT_LT(n, clean.size());
+    EXPECT_EQ(line, std::to_string(n) + "," + std::to_string(clean[n]));
+  }
+  EXPECT_EQ(n, clean.size());
+  r = run("tune --graph " + file + " --out " + dir.file("t") +
+          " --predictor ridge --rounds 0 --start 16 --propose 4 --propose-budget 300 --space orders");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("proposed 4 configs"), std::string::npos) << r.err;
+  r = run("synth --price " + file + " --configs " + dir.file("t/proposed.npz") + " --out " + dir.file("p.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream priced(dir.file("p.csv"));
+  n = 0;
+  while (std::getline(priced, line)) ++n;
+  EXPECT_EQ(n, 5u);
+  // Files the generator did not write, or configs of another graph: errors naming the file.
+  const std::string alexnet = fastslow::test::data_file("cleaned_alexnet.npz");
+  r = run("synth --price " + alexnet);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(alexnet), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no answers file"), std::string::npos) << r.err;
+  r = run("synth --price " + file + " --configs " + alexnet);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("is not a config file of"), std::string::npos) << r.err;
 }
 
 // train -> eval -> predict -> submit, as the README shows them, on tiny data.

@@ -1,6 +1,7 @@
 // Autotuning one program (tune/): sessions replayed on the real AlexNet's
 // measurements, measuring commands that fail or lie, few-measurement runs
-// (--measured) and runs started from a prior (--init).
+// (--measured), runs started from a prior (--init), and configs proposed
+// that nobody measured (--propose), priced by the generator.
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
@@ -15,6 +16,12 @@
 #include "fastslow/data/holdout.h"
 #include "fastslow/io/json_text.h"
 #include "fastslow/io/read_file.h"
+#include "fastslow/features/layout_context.h"
+#include "fastslow/graph/graph.h"
+#include "fastslow/io/npz_reader.h"
+#include "fastslow/synth/dataset.h"
+#include "fastslow/synth/price.h"
+#include "fastslow/tune/config_space.h"
 #include "models/registry.h"
 #include "test_support.h"
 #include "train/init_run.h"
@@ -298,6 +305,118 @@ TEST(Explain, TableSharesAddUpAndOcclusionResetsToTheCommonLayout) {
   torch::NoGradGuard no_grad;
   const torch::Tensor feat = torch::randint(-1, 4, {3, 56, w}).to(torch::kFloat32);
   EXPECT_TRUE(torch::allclose(program->wide->per_node(feat).sum(1), program->wide->forward(feat).to(torch::kFloat64), 1e-5, 1e-6));
+}
+
+// A generated graph whose true cost the generator knows (synth --price).
+std::string generated_graph(const test::TempDir& dir) {
+  synth::SynthItem item;
+  item.collection = "layout:xla:random";
+  item.split = "valid";
+  item.seed = 21;
+  item.model = synth::ModelTemplate::ResNet;
+  item.target_nodes = 300;
+  item.configs = 200;
+  item.path = "graph.npz";
+  synth::synth_write(dir.path(), item);
+  return dir.file("graph.npz");
+}
+
+// --propose K: K legal configs nobody measured, as a graph file every
+// command reads, a CSV and tune.json's record; the generator prices them.
+// The fastslow predictor's run scores them, the ridge ensemble disagrees.
+TEST(TuneProposals, ProposedConfigsAreLegalNewAndParseBack) {
+  test::TempDir dir;
+  const std::string file = generated_graph(dir);
+  TuneSettings s;
+  s.graph = file;
+  s.out = dir.file("t");
+  s.predictor = "fastslow";
+  s.run.epochs = 2;
+  s.rounds = 1;
+  s.batch = 8;
+  s.start = 24;
+  s.seed = 3;
+  s.propose = 8;
+  s.space = SpaceKind::Orders;
+  s.search.budget = 1500;
+  std::vector<int64_t> progress;
+  const TuneOutcome o = run_session(s, {}, {}, [&](int64_t done, int64_t) { progress.push_back(done); });
+  ASSERT_FALSE(o.proposals.is_null());
+  EXPECT_EQ(o.proposals["count"], 8);
+  EXPECT_EQ(o.proposals["scored"], 1500);
+  EXPECT_FALSE(o.proposals["interrupted"].get<bool>());
+  EXPECT_EQ(progress.front(), 0);
+  EXPECT_EQ(progress.back(), 1500);
+  const nlohmann::json j = parse_json_text(read_whole_file(dir.file("t/tune.json")), "tune.json", "");
+  EXPECT_EQ(j["proposals"], o.proposals);
+
+  const LayoutGraph original = load_layout_graph(NpzReader::open(file));
+  const LayoutGraph proposed = load_layout_graph(NpzReader::open(dir.file("t/proposed.npz")));
+  ASSERT_EQ(proposed.num_configs, 8);
+  EXPECT_EQ(proposed.node_config_ids, original.node_config_ids);
+  EXPECT_EQ(proposed.edge_index, original.edge_index);
+  for (int64_t r : proposed.config_runtime) EXPECT_EQ(r, 0);
+  const LayoutContext ctx = layout_context(original.num_nodes, original.node_feat_width, original.node_feat,
+                                           original.node_opcode, original.edge_index, original.node_config_ids);
+  const LayoutConfigSpace space(original.num_configurable(), 18, original.node_config_feat, {}, ctx, SpaceKind::Orders);
+  const int64_t row = space.row_elems();
+  std::set<std::vector<float>> known;
+  for (int64_t c = 0; c < original.num_configs; ++c)
+    known.insert(std::vector<float>(original.node_config_feat.begin() + c * row, original.node_config_feat.begin() + (c + 1) * row));
+  std::set<std::vector<float>> seen;
+  const synth::Pricer pricer = synth::Pricer::for_file(file);
+  for (int64_t c = 0; c < 8; ++c) {
+    const std::vector<float> v(proposed.node_config_feat.begin() + c * row, proposed.node_config_feat.begin() + (c + 1) * row);
+    EXPECT_EQ(space.why_illegal(v.data()), "") << c;
+    EXPECT_EQ(known.count(v), 0u) << "proposal " << c << " is measured in the file";
+    EXPECT_TRUE(seen.insert(v).second) << "proposal " << c << " twice";
+    EXPECT_GT(pricer.runtime(v.data()), 0);
+  }
+  // The CSV: one line per proposal, best (lowest score) first.
+  std::ifstream csv(dir.file("t/proposed.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "config,score,predicted_runtime_ns,speedup_over_best_measured,speedup_over_common,disagreement");
+  double last = -INFINITY, disagreement = 0;
+  int lines = 0;
+  while (std::getline(csv, line)) {
+    std::vector<double> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(std::stod(x));
+    ASSERT_EQ(f.size(), 6u);
+    EXPECT_EQ(f[0], lines);
+    EXPECT_GE(f[1], last);
+    last = f[1];
+    EXPECT_GT(f[2], 0);
+    disagreement += f[5];
+    ++lines;
+  }
+  EXPECT_EQ(lines, 8);
+  EXPECT_GT(disagreement, 0) << "the ridge ensemble never disagrees with the run";
+}
+
+// Ctrl-C during the search keeps what it found.
+TEST(TuneProposals, AStoppedSearchKeepsWhatItFound) {
+  test::TempDir dir;
+  TuneSettings s;
+  s.graph = generated_graph(dir);
+  s.out = dir.file("t");
+  s.predictor = "ridge";
+  s.rounds = 1;
+  s.batch = 8;
+  s.start = 16;
+  s.propose = 5;
+  s.search.budget = 5000;
+  s.search.generation = 256;
+  int calls = 0;
+  // Rounds 0 and 1 ask once each; the search after each batch it scores:
+  // the file's configs, then one generation of new ones.
+  const TuneOutcome o = run_session(s, {}, [&] { return ++calls > 3; });
+  EXPECT_TRUE(o.interrupted);
+  ASSERT_FALSE(o.proposals.is_null());
+  EXPECT_TRUE(o.proposals["interrupted"].get<bool>());
+  EXPECT_EQ(o.proposals["scored"], 256);
+  EXPECT_EQ(load_layout_graph(NpzReader::open(dir.file("t/proposed.npz"))).num_configs, 5);
 }
 
 }  // namespace

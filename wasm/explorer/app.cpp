@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "c_strings.h"
@@ -23,6 +24,7 @@ void App::open(std::string name, MallocBytes bytes, size_t size, double started_
   }
   error_.clear();
   heatmap_config = 0;
+  heatmap_proposal = against_config = -1;
   ranking.reset();  // a ranking still running is the previous file's
   graph.show(doc.get());
   stats.open_started_ms = started_ms;
@@ -46,7 +48,8 @@ std::unique_ptr<wasm::RankSession> App::open_rank_session(int ticket, const std:
   if (!doc) throw Error("no graph open to rank");
   std::unique_ptr<wasm::RankSession> s = ranking.open_session(ticket, *doc, card_json);
   const nlohmann::json info = wasm::rank_info(*s, doc->name);
-  if (info.at("shift").is_object()) ranking.rank.shift_warning = info.at("shift").at("warning").get<std::string>();
+  if (info.at("shift").is_object() && ranking.rank.status == RankStatus::Running)
+    ranking.rank.shift_warning = info.at("shift").at("warning").get<std::string>();
   return s;
 }
 
@@ -56,9 +59,27 @@ bool App::wants_frame(double now_ms) const {
   return busy || now_ms - last_frame_at_ >= (ranking_runs ? 1000 : 250);
 }
 
+void App::show_explanation() {
+  const ExplainState& x = ranking.explain;
+  shown_explanation_ = x.serial;
+  if (!doc || !x.done()) return;
+  std::vector<double> values(static_cast<size_t>(doc->graph.num_nodes), std::nan(""));
+  for (size_t k = 0; k < x.nodes.size() && k < x.share.size(); ++k)
+    if (x.nodes[k] >= 0 && x.nodes[k] < doc->graph.num_nodes) values[static_cast<size_t>(x.nodes[k])] = x.share[k];
+  char title[96];
+  if (x.against >= 0)
+    std::snprintf(title, sizeof title, "share of config %lld - config %lld", static_cast<long long>(x.config),
+                  static_cast<long long>(x.against));
+  else
+    std::snprintf(title, sizeof title, "share of config %lld's score", static_cast<long long>(x.config));
+  graph.set_node_values(std::move(values), title);
+}
+
 void App::frame(float width, float height) {
   last_frame_at_ = host_.now_ms();
   drawn_changes_ = changes_;
+  // An explanation that came in since the last frame colours the graph.
+  if (ranking.explain.done() && ranking.explain.serial != shown_explanation_) show_explanation();
   const float side = std::min(420.0f * dpr, 0.4f * width);
   const float menu_h = ImGui::GetFrameHeight();
   if (ImGui::BeginMainMenuBar()) {
@@ -167,6 +188,20 @@ std::string App::state_json() const {
                {"seconds", r.seconds},
                {"collection", doc ? ranking.submission_collection(*doc) : ""}};
   j["rank"].update(metrics_json(r.metrics));
+  const ExplainState& x = ranking.explain;
+  j["explain"] = {{"status", rank_status_name(x.status)}, {"message", x.message}, {"model", x.model},
+                  {"config", x.config}, {"against", x.against}, {"score", x.score}, {"against_score", x.against_score},
+                  {"seconds", x.seconds}, {"nodes", x.nodes}, {"share", x.share},
+                  {"coloured", !graph.node_values().empty()}, {"log_scale", graph.log_scale()}};
+  const TuneState& t = ranking.tune;
+  nlohmann::json proposals = nlohmann::json::array();
+  for (const ProposedConfig& p : t.proposals) proposals.push_back({{"score", p.score}, {"speedup", p.speedup}});
+  auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  j["tune"] = {{"status", rank_status_name(t.status)}, {"message", t.message}, {"model", t.model},
+               {"count", t.count}, {"budget", t.budget}, {"generations", t.generations}, {"scored", t.scored},
+               {"best_file_score", t.best_file_score}, {"proposals", proposals},
+               {"to_target_model", finite(t.to_target_model)}, {"to_target_random", finite(t.to_target_random)},
+               {"seconds", t.seconds}};
   j["study"] = studies.study ? studies.study->state_json() : nlohmann::json(nullptr);
   return wasm::json_text(j);
 }

@@ -42,6 +42,16 @@ class App {
   // Ranking the open document: the command (Rank button, JS), and the
   // session the host opens for it (ranking.h).
   bool start_rank(int model_index) { return ranking.start(doc.get(), model_index, host_); }
+  // Explains `config` (against `against`, -1 = none) with a model; the graph
+  // is coloured by the shares once they are in.
+  bool start_explain(int model_index, int64_t config, int64_t against) {
+    return show_configs_ = ranking.start_explain(doc.get(), model_index, config, against, host_);
+  }
+  bool start_tune(int model_index, int64_t count, int64_t budget) {
+    return show_configs_ = ranking.start_tune(doc.get(), model_index, count, budget, host_);
+  }
+  // The last explanation's shares as the graph's node values.
+  void show_explanation();
   std::unique_ptr<wasm::RankSession> open_rank_session(int ticket, const std::string& card_json);
 
   void frame(float width, float height);  // the whole UI for one frame
@@ -70,6 +80,9 @@ class App {
   FrameStats stats;
   float dpr = 1;                // device pixels per CSS pixel: the UI's scale
   int64_t heatmap_config = 0;   // the Configs tab's config
+  int64_t against_config = -1;  // and the one to compare it with (-1: none)
+  int64_t heatmap_proposal = -1;  // a proposed config shown instead (-1: none)
+  int64_t tune_count = 10, tune_budget = 2048;
 
  private:
   // panels.cpp: the side panel's tabs and the node inspector.
@@ -77,6 +90,8 @@ class App {
   void summary_tab();
   void computations_section();
   void configs_tab();
+  void explain_section(int64_t configs);
+  void tune_section();
   void rank_tab();
   void submission_row_section();
   void inspector();
@@ -86,6 +101,8 @@ class App {
   std::string error_;   // the last failure, shown until dismissed
   std::string status_;  // e.g. "loading big.npz (120 MB)"
   uint64_t changes_ = 1, drawn_changes_ = 0;
+  int64_t shown_explanation_ = -1;
+  bool show_configs_ = false;  // an explanation or tuning started from outside the tab brings it up  // the explanation (by its serial) the graph shows
   double last_frame_at_ = -1e18;
 };
 

@@ -11,6 +11,7 @@
 #include "bridge.h"
 #include "c_strings.h"
 #include "fastslow/error.h"
+#include "fastslow/data/collection.h"
 #include "fastslow/io/json_text.h"
 #include "js_api.h"
 #include "rank_session.h"
@@ -105,6 +106,35 @@ EMSCRIPTEN_KEEPALIVE int explorer_start_rank(int model_index) {
   if (!g_app) return 0;
   g_app->changed();
   return g_app->start_rank(model_index) ? 1 : 0;
+}
+
+EMSCRIPTEN_KEEPALIVE int explorer_explain(int model_index, int config, int against) {
+  if (!g_app) return 0;
+  g_app->changed();
+  return g_app->start_explain(model_index, config, against) ? 1 : 0;
+}
+
+EMSCRIPTEN_KEEPALIVE void explorer_explain_view(int coloured, int log_scale) {
+  if (!g_app) return;
+  g_app->changed();
+  g_app->graph.set_log_scale(log_scale != 0);
+  if (coloured) g_app->show_explanation();
+  else g_app->graph.set_node_values({}, "");
+}
+
+EMSCRIPTEN_KEEPALIVE int explorer_tune(int model_index, int count, int budget) {
+  if (!g_app) return 0;
+  g_app->changed();
+  return g_app->start_tune(model_index, count, budget) ? 1 : 0;
+}
+
+EMSCRIPTEN_KEEPALIVE char* explorer_proposals_csv() {
+  return guarded([] {
+    const App& a = app();
+    if (!a.doc) throw fastslow::Error("no graph open");
+    return nlohmann::json{{"csv", a.ranking.proposals_csv(*a.doc)}, {"name", fastslow::file_stem(a.doc->name) + "_proposed.csv"}}
+        .dump();
+  });
 }
 
 EMSCRIPTEN_KEEPALIVE void explorer_cancel_rank() {

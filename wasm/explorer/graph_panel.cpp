@@ -69,6 +69,7 @@ void GraphPanel::show(const Document* doc) {
   query_[0] = 0;
   hits_.clear();
   hit_cursor_ = 0;
+  values_.clear();
   collapsed_.assign(doc ? std::max<size_t>(1, doc->node_splits.size()) : 0, 0);
   if (doc) rebuild();
   fit_pending_ = 2;
@@ -156,8 +157,46 @@ void GraphPanel::select(int64_t node, float dpr) {
   view_.zoom = std::max(view_.zoom, 60.0f * dpr);
 }
 
+namespace {
+
+// How far along the scale |v| lies, in [0, 1]: linear in |v|, or log over
+// the three decades below the largest.
+float value_position(double v, double max, bool log) {
+  if (!(max > 0) || !std::isfinite(v)) return 0;
+  const double a = std::abs(v) / max;
+  if (!log) return static_cast<float>(std::min(1.0, a));
+  return a <= 1e-3 ? 0.0f : static_cast<float>(std::min(1.0, 1.0 + std::log10(a) / 3.0));
+}
+
+// Diverging: grey at 0, red for positive (slower), blue for negative.
+uint32_t value_color(double v, double max, bool log) {
+  const float t = value_position(v, max, log);
+  const float base = 150;
+  const float r = v >= 0 ? base + (235 - base) * t : base - (base - 40) * t;
+  const float g = base - (base - 50) * t;
+  const float b = v >= 0 ? base - (base - 40) * t : base + (245 - base) * t;
+  return (static_cast<uint32_t>(r) << 16) | (static_cast<uint32_t>(g) << 8) | static_cast<uint32_t>(b);
+}
+
+}  // namespace
+
+void GraphPanel::set_node_values(std::vector<double> values, std::string title) {
+  values_ = std::move(values);
+  values_title_ = std::move(title);
+  values_max_ = 0;
+  for (double v : values_)
+    if (std::isfinite(v)) values_max_ = std::max(values_max_, std::abs(v));
+  recolor();
+}
+
+void GraphPanel::set_log_scale(bool log) {
+  log_scale_ = log;
+  recolor();
+}
+
 void GraphPanel::recolor() {
   if (!doc_) return;
+  const bool by_value = !values_.empty() && static_cast<int64_t>(values_.size()) == doc_->graph.num_nodes;
   const size_t n = disp_.node_of.size();
   std::vector<uint32_t> rgba(n);
   const bool searching = query_[0] != 0;
@@ -166,9 +205,15 @@ void GraphPanel::recolor() {
   for (size_t v = 0; v < n; ++v) {
     const int64_t orig = disp_.node_of[v];
     // A collapsed computation is a pale box.
-    const uint32_t c = orig < 0 ? 0xc8c8d8 : op_family_color(op_family(doc_->graph.node_opcode[orig]));
+    uint32_t c = orig < 0 ? 0xc8c8d8 : op_family_color(op_family(doc_->graph.node_opcode[orig]));
+    bool dim = searching && !hit[v];
+    if (by_value && orig >= 0) {
+      const double x = values_[static_cast<size_t>(orig)];
+      if (std::isfinite(x)) c = value_color(x, values_max_, log_scale_);
+      else c = 0x505058;
+    }
     uint32_t r = (c >> 16) & 255, g = (c >> 8) & 255, b = c & 255, a = 255;
-    if (searching && !hit[v]) r /= 4, g /= 4, b /= 4, a = 140;  // dim what the search did not find
+    if (dim) r /= 4, g /= 4, b /= 4, a = 140;  // dim what the search did not find
     rgba[v] = (a << 24) | (b << 16) | (g << 8) | r;
   }
   renderer_.set_colors(rgba);
@@ -360,9 +405,54 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     view_.center_y = (io.MousePos.y - mini_pass_.y - 0.5f * mh) / mini_pass_.view.zoom + mini_pass_.view.center_y;
   }
 
+  // The largest values are hot spots: marked on the minimap.
+  if (!values_.empty() && static_cast<int64_t>(values_.size()) == doc->graph.num_nodes) {
+    std::vector<int64_t> top;
+    for (size_t i = 0; i < values_.size(); ++i)
+      if (std::isfinite(values_[i]) && values_[i] != 0) top.push_back(static_cast<int64_t>(i));
+    std::partial_sort(top.begin(), top.begin() + std::min<size_t>(top.size(), 5), top.end(),
+                      [&](int64_t a, int64_t b) { return std::abs(values_[a]) > std::abs(values_[b]); });
+    dl->PushClipRect({mini_pass_.x, mini_pass_.y}, {mini_pass_.x + mw, mini_pass_.y + mh}, true);
+    for (size_t k = 0; k < std::min<size_t>(top.size(), 5); ++k) {
+      const int32_t dn = disp_.display_of[top[k]];
+      const ImVec2 c = to_screen(mini_pass_.view, mini_pass_, d.x[dn], d.y[dn]);
+      const uint32_t col = value_color(values_[top[k]], values_max_, log_scale_);
+      dl->AddCircle(c, 6 * dpr, IM_COL32((col >> 16) & 255, (col >> 8) & 255, col & 255, 255), 12, 2.0f * dpr);
+    }
+    dl->PopClipRect();
+  }
+
   // Legend, top right.
   float ly = main_pass_.y + 8;
   const float lx = main_pass_.x + main_pass_.w - 210 * dpr;
+  if (!values_.empty() && static_cast<int64_t>(values_.size()) == doc->graph.num_nodes) {
+    // A colour bar from -max (faster, blue) through 0 to +max (slower, red).
+    const ImU32 text = IM_COL32(220, 220, 220, 255);
+    dl->AddText({lx, ly}, text, values_title_.c_str());
+    ly += ImGui::GetTextLineHeightWithSpacing();
+    const float bw = 180 * dpr, bh = 12 * dpr;
+    for (int k = 0; k < 60; ++k) {
+      const double v = values_max_ * (-1.0 + 2.0 * (k + 0.5) / 60.0);
+      // On a log scale the bar's halves run over three decades each.
+      const double shown = log_scale_ ? (v >= 0 ? 1 : -1) * values_max_ * std::pow(10.0, 3.0 * (std::abs(v) / values_max_ - 1)) : v;
+      const uint32_t c = value_color(shown, values_max_, log_scale_);
+      dl->AddRectFilled({lx + bw * k / 60, ly}, {lx + bw * (k + 1) / 60, ly + bh},
+                        IM_COL32((c >> 16) & 255, (c >> 8) & 255, c & 255, 255));
+    }
+    ly += bh + 2;
+    char lo[32], hi[32];
+    std::snprintf(lo, sizeof lo, "%.3g", -values_max_);
+    std::snprintf(hi, sizeof hi, "+%.3g", values_max_);
+    dl->AddText({lx, ly}, text, lo);
+    dl->AddText({lx + 0.5f * bw - 4, ly}, text, "0");
+    dl->AddText({lx + bw - ImGui::CalcTextSize(hi).x, ly}, text, hi);
+    ly += ImGui::GetTextLineHeightWithSpacing();
+    dl->AddText({lx, ly}, text, log_scale_ ? "log: 3 decades each side" : "linear");
+    ly += ImGui::GetTextLineHeightWithSpacing();
+    dl->AddText({lx, ly}, IM_COL32(160, 160, 170, 255), "red: slower, blue: faster");
+    ImGui::End();
+    return;
+  }
   for (int f = 0; f < kOpFamilies; ++f) {
     const uint32_t c = op_family_color(static_cast<OpFamily>(f));
     dl->AddRectFilled({lx, ly + 2}, {lx + 10 * dpr, ly + 12 * dpr}, IM_COL32((c >> 16) & 255, (c >> 8) & 255, c & 255, 255));

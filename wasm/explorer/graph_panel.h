@@ -51,6 +51,16 @@ class GraphPanel {
   size_t search_hits() const { return hits_.size(); }
   void fit() { fit_pending_ = 1; }
 
+  // Colours nodes by one value per original node (NaN: none, drawn dim):
+  // an explanation's share of each configurable node, red where a node
+  // makes the config slower, blue where faster; `title` heads the legend.
+  // Empty values: colours by op family again.
+  void set_node_values(std::vector<double> values, std::string title);
+  const std::vector<double>& node_values() const { return values_; }
+  // Node values on a log scale (|value| in decades below the largest).
+  void set_log_scale(bool log);
+  bool log_scale() const { return log_scale_; }
+
   const View& view() const { return view_; }
   const Display& display() const { return disp_; }
   int64_t vertices() const { return renderer_.vertices(); }
@@ -73,6 +83,10 @@ class GraphPanel {
   int64_t hit_cursor_ = 0;
   float view_w_ = 0, view_h_ = 0;  // the view's size in the last frame (fit uses it)
   Pass main_pass_{}, mini_pass_{};
+  std::vector<double> values_;  // per original node, NaN = none
+  std::string values_title_;
+  double values_max_ = 0;       // the largest |value|
+  bool log_scale_ = false;
 };
 
 }  // namespace fastslow::explorer

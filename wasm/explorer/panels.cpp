@@ -49,7 +49,9 @@ void App::side_panel() {
     summary_tab();
     ImGui::EndTabItem();
   }
-  if (ImGui::BeginTabItem("Configs")) {
+  const ImGuiTabItemFlags configs_flags = show_configs_ ? ImGuiTabItemFlags_SetSelected : 0;
+  show_configs_ = false;
+  if (ImGui::BeginTabItem("Configs", nullptr, configs_flags)) {
     configs_tab();
     ImGui::EndTabItem();
   }
@@ -184,7 +186,10 @@ void App::configs_tab() {
   section("Heatmap of one config");
   ImGui::SetNextItemWidth(140 * dpr);
   if (ImGui::InputScalar("config", ImGuiDataType_S64, &heatmap_config)) heatmap_config = std::clamp<int64_t>(heatmap_config, 0, n - 1);
-  const std::vector<float>& row = doc->config_row(std::clamp<int64_t>(heatmap_config, 0, n - 1));
+  const bool show_proposal = heatmap_proposal >= 0 && heatmap_proposal < static_cast<int64_t>(ranking.tune.proposals.size());
+  const std::vector<float>& row = show_proposal ? ranking.tune.proposals[static_cast<size_t>(heatmap_proposal)].config
+                                                : doc->config_row(std::clamp<int64_t>(heatmap_config, 0, n - 1));
+  if (show_proposal) ImGui::TextDisabled("showing proposal P%lld (not measured)", static_cast<long long>(heatmap_proposal));
   const int64_t w = doc->config_width(), rows = w > 0 ? static_cast<int64_t>(row.size()) / w : 0;
   const float cell = std::max(3.0f, std::min(14.0f * dpr, (ImGui::GetContentRegionAvail().x - 8) / std::max<int64_t>(w, 1)));
   const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -203,6 +208,9 @@ void App::configs_tab() {
     ImGui::TextDisabled("rows: configurable nodes (%lld%s), columns: layout values (-1 = none)", static_cast<long long>(rows),
                         rows > shown ? ", first 64 shown" : "");
 
+  explain_section(n);
+  tune_section();
+
   section("All configs");
   const int cols = ranked ? 5 : 4;
   if (ImGui::BeginTable("configs", cols, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV,
@@ -214,6 +222,27 @@ void App::configs_tab() {
     ImGui::TableSetupColumn("copies");
     if (ranked) ImGui::TableSetupColumn("rank");
     ImGui::TableHeadersRow();
+    // Proposed configs (Tune) first, marked: nobody measured them.
+    const auto& proposed = ranking.tune.proposals;
+    for (size_t k = 0; k < proposed.size(); ++k) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      char label[48];
+      std::snprintf(label, sizeof label, "P%zu proposed", k);
+      if (ImGui::Selectable(label, heatmap_proposal == static_cast<int64_t>(k), ImGuiSelectableFlags_SpanAllColumns))
+        heatmap_proposal = static_cast<int64_t>(k);
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("not measured");
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("score %.4g", proposed[k].score);
+      ImGui::TableNextColumn();
+      if (proposed[k].speedup > 0) ImGui::TextDisabled("%.4gx", proposed[k].speedup);
+      else ImGui::TextDisabled("-");
+      if (ranked) {
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("-");
+      }
+    }
     ImGuiListClipper clip;
     clip.Begin(static_cast<int>(n));
     while (clip.Step())
@@ -221,7 +250,12 @@ void App::configs_tab() {
         const int64_t g = doc->groups.group_of[i];
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        if (ImGui::Selectable(std::to_string(i).c_str(), heatmap_config == i, ImGuiSelectableFlags_SpanAllColumns)) heatmap_config = i;
+        // Click: the config; shift-click: the one to compare it with.
+        const bool chosen = heatmap_config == i || against_config == i;
+        if (ImGui::Selectable(std::to_string(i).c_str(), chosen, ImGuiSelectableFlags_SpanAllColumns)) {
+          if (ImGui::GetIO().KeyShift && i != heatmap_config) against_config = i;
+          else heatmap_config = i, heatmap_proposal = -1, against_config = against_config == i ? -1 : against_config;
+        }
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(doc->runtime.empty() ? "-" : fmt(doc->runtime[i], "%.6g").c_str());
         ImGui::TableNextColumn();
@@ -235,6 +269,94 @@ void App::configs_tab() {
       }
     ImGui::EndTable();
   }
+}
+
+// Why is this config slow: occlusion with the Rank tab's model, scored in
+// the page (ranking.h's explain job); the graph colours the shares.
+void App::explain_section(int64_t n) {
+  if (doc->kind != GraphKind::Layout) return;
+  section("Why is this config slow");
+  ImGui::SetNextItemWidth(140 * dpr);
+  if (ImGui::InputScalar("against (-1: none)", ImGuiDataType_S64, &against_config))
+    against_config = std::clamp<int64_t>(against_config, -1, n - 1);
+  const ExplainState& x = ranking.explain;
+  const bool can = !ranking.models.empty() && !ranking.running() && against_config != heatmap_config;
+  if (!can) ImGui::BeginDisabled();
+  char label[96];
+  if (against_config >= 0)
+    std::snprintf(label, sizeof label, "Explain config %lld against %lld", static_cast<long long>(heatmap_config),
+                  static_cast<long long>(against_config));
+  else
+    std::snprintf(label, sizeof label, "Explain config %lld", static_cast<long long>(heatmap_config));
+  if (ImGui::Button(label)) start_explain(ranking.model_index, heatmap_config, against_config);
+  if (!can) ImGui::EndDisabled();
+  if (ranking.models.empty()) ImGui::TextDisabled("open a model (Rank tab) to explain configs with it");
+  else ImGui::TextDisabled("model: %s (the Rank tab's); shift-click a row to compare", ranking.models[std::clamp<int>(ranking.model_index, 0, static_cast<int>(ranking.models.size()) - 1)].label().c_str());
+  if (x.status == RankStatus::Running) ImGui::TextUnformatted("explaining...");
+  if (x.status == RankStatus::Failed) ImGui::TextColored({1, 0.4f, 0.4f, 1}, "%s", x.message.c_str());
+  if (!x.done()) return;
+  bool colour = !graph.node_values().empty();
+  if (ImGui::Checkbox("colour the graph by share", &colour)) colour ? show_explanation() : graph.set_node_values({}, "");
+  ImGui::SameLine();
+  bool log = graph.log_scale();
+  if (ImGui::Checkbox("log scale", &log)) graph.set_log_scale(log);
+  if (x.against >= 0)
+    ImGui::Text("score %.4g vs %.4g (difference %.4g)", x.score, x.against_score, x.score - x.against_score);
+  else
+    ImGui::Text("score %.4g", x.score);
+  // The nodes with the largest shares; a click selects one.
+  std::vector<size_t> order(x.share.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return std::abs(x.share[a]) > std::abs(x.share[b]); });
+  for (size_t k = 0; k < std::min<size_t>(order.size(), 8); ++k) {
+    const int64_t node = x.nodes[order[k]];
+    std::snprintf(label, sizeof label, "#%lld %s: %+.4g##share%zu", static_cast<long long>(node),
+                  opcode_name(doc->graph.node_opcode[node]), x.share[order[k]], k);
+    if (ImGui::SmallButton(label)) graph.select(node, dpr);
+  }
+  ImGui::TextDisabled("occlusion: each node's layout reset to the file's most common one (shares do not add up)");
+}
+
+// Tune: configs nobody measured, proposed with the Rank tab's model
+// (ranking.h's tune job), and what-to-measure-next replayed on the file.
+void App::tune_section() {
+  if (doc->kind != GraphKind::Layout) return;
+  section("Tune: configs nobody measured");
+  ImGui::SetNextItemWidth(100 * dpr);
+  ImGui::InputScalar("proposals", ImGuiDataType_S64, &tune_count);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(100 * dpr);
+  ImGui::InputScalar("candidates", ImGuiDataType_S64, &tune_budget);
+  tune_count = std::clamp<int64_t>(tune_count, 1, 1000);
+  tune_budget = std::clamp<int64_t>(tune_budget, 1, 1 << 20);
+  const TuneState& t = ranking.tune;
+  const bool can = !ranking.models.empty() && !ranking.running();
+  if (!can) ImGui::BeginDisabled();
+  if (ImGui::Button("Tune")) start_tune(ranking.model_index, tune_count, tune_budget);
+  if (!can) ImGui::EndDisabled();
+  if (t.status == RankStatus::Running)
+    ImGui::Text("searching: generation %lld, %lld of %lld candidates scored", static_cast<long long>(t.generations),
+                static_cast<long long>(t.scored), static_cast<long long>(t.budget));
+  if (t.status == RankStatus::Failed || t.status == RankStatus::Cancelled)
+    ImGui::TextColored({1, 0.4f, 0.4f, 1}, "%s", t.message.c_str());
+  if (!t.done()) return;
+  ImGui::Text("%zu proposals from %lld candidates (%lld generations, %.1f s)", t.proposals.size(),
+              static_cast<long long>(t.scored), static_cast<long long>(t.generations), t.seconds);
+  if (!t.proposals.empty() && t.proposals.front().speedup > 0)
+    ImGui::Text("best: predicted %.4gx the best measured config", t.proposals.front().speedup);
+  auto count = [](double v) { return std::isfinite(v) ? fmt(v, "%.0f") : std::string("over 520"); };
+  if (t.to_target_model >= 0)
+    ImGui::TextWrapped("what to measure next, replayed on the file: within 0.1 %% of its best after %s measurements "
+                       "in the model's order, %s in random order (medians of 20 starts)",
+                       count(t.to_target_model).c_str(), count(t.to_target_random).c_str());
+  if (ImGui::Button("Download proposals (CSV)")) {
+    try {
+      set_status("saved " + host_.save(file_stem(doc->name) + "_proposed.csv", ranking.proposals_csv(*doc)));
+    } catch (const std::exception& e) {
+      set_error(e.what());
+    }
+  }
+  ImGui::TextDisabled("proposals are the Configs table's first rows, marked; the model's scores, not measurements");
 }
 
 void App::rank_tab() {
@@ -252,7 +374,7 @@ void App::rank_tab() {
   if (ImGui::Button("Open model...") && !host_.open_dialog(FileKind::Model))
     set_status("no file chooser here: give model.json and model.onnx on the command line");
   const bool running = rank.status == RankStatus::Running;
-  const bool can = doc && !models.empty() && !running;
+  const bool can = doc && !models.empty() && !ranking.running();
   if (!models.empty()) {
     const ModelSlot& m = models[std::clamp<int>(model_index, 0, static_cast<int>(models.size()) - 1)];
     ImGui::TextDisabled("%s model, %lld node / %lld config features", m.kind.c_str(),
@@ -404,9 +526,23 @@ void App::inspector() {
   neighbours("Operands", doc->in_ptr, doc->in_idx);
   neighbours("Users", doc->out_ptr, doc->out_idx);
   if (doc->configurable[v]) {
-    section("Config values across configs");
     const int64_t slot = std::find(doc->config_nodes.begin(), doc->config_nodes.end(), v) - doc->config_nodes.begin();
     const int64_t w = doc->config_width();
+    const ExplainState& x = ranking.explain;
+    const auto at = std::find(x.nodes.begin(), x.nodes.end(), v);
+    if (x.done() && at != x.nodes.end()) {
+      section("Share of the explained config");
+      ImGui::Text("%+.4g of config %lld's score%s", x.share[static_cast<size_t>(at - x.nodes.begin())],
+                  static_cast<long long>(x.config), x.against >= 0 ? " minus the other's" : "");
+      for (int64_t c : {x.config, x.against}) {
+        if (c < 0) continue;
+        const std::vector<float>& row = doc->config_row(c);
+        std::string values;
+        for (int64_t k = 0; k < w; ++k) values += (k ? " " : "") + fmt(row[slot * w + k], "%g");
+        ImGui::Text("config %lld: %s", static_cast<long long>(c), values.c_str());
+      }
+    }
+    section("Config values across configs");
     const auto& names = config_feature_names(GraphKind::Layout);
     if (ImGui::BeginTable("cv", static_cast<int>(w + 1), ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_RowBg, {0, 160 * dpr})) {
       ImGui::TableSetupScrollFreeze(1, 1);

@@ -1,12 +1,18 @@
 #include "ranking.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "fastslow/data/collection.h"
 #include "fastslow/data/graph_cache.h"
 #include "fastslow/data/submission.h"
 #include "fastslow/error.h"
 #include "fastslow/rank/model_card.h"
+#include "fastslow/rank/occlusion.h"
+#include "fastslow/features/layout_context.h"
+#include "fastslow/graph/hlo_tables.h"
+#include "fastslow/tune/pick.h"
+#include "fastslow/tune/trace.h"
 #include "rank_session.h"
 
 namespace fastslow::explorer {
@@ -25,14 +31,31 @@ class SessionWatcher : public wasm::RankWatcher {
 
   std::optional<std::string> progress(int64_t done, int64_t total) override {
     if (!r_.current(ticket_)) return std::string("superseded");
+    if (r_.job_ != Ranking::Job::Rank) return std::nullopt;
     if (r_.rank.cancel_requested) return std::string("cancelled");
     r_.rank.done = done;
     r_.rank.total = total;
     return std::nullopt;
   }
 
-  void finished(const wasm::RankSession&, const wasm::RankResult& result) override {
+  void finished(const wasm::RankSession& session, const wasm::RankResult& result) override {
     if (!r_.current(ticket_)) return;
+    if (r_.job_ == Ranking::Job::Tune) {
+      if (r_.tune_doc_) r_.tune_scored(result.group_scores, *r_.tune_doc_, result.seconds);
+      return;
+    }
+    if (r_.job_ == Ranking::Job::Explain) {
+      ExplainState& x = r_.explain;
+      const OcclusionShares shares = occlusion_shares(r_.plan_, result.group_scores);
+      x.score = shares.score;
+      x.against_score = shares.against_score;
+      x.share = shares.share;
+      x.nodes.clear();
+      for (int64_t p : session.graph.pruned.config_positions) x.nodes.push_back(session.graph.pruned.kept[static_cast<size_t>(p)]);
+      x.seconds = result.seconds;
+      x.status = RankStatus::Done;
+      return;
+    }
     RankState& s = r_.rank;
     s.ranking = result.ranking;
     s.position.assign(s.ranking.size(), 0);
@@ -46,6 +69,16 @@ class SessionWatcher : public wasm::RankWatcher {
 
   void failed(const std::string& message, bool cancelled) override {
     if (!r_.current(ticket_)) return;
+    if (r_.job_ == Ranking::Job::Explain) {
+      r_.explain.status = RankStatus::Failed;
+      r_.explain.message = message;
+      return;
+    }
+    if (r_.job_ == Ranking::Job::Tune) {
+      r_.tune.status = cancelled ? RankStatus::Cancelled : RankStatus::Failed;
+      r_.tune.message = message;
+      return;
+    }
     r_.rank.status = cancelled ? RankStatus::Cancelled : RankStatus::Failed;
     r_.rank.message = message;
   }
@@ -84,13 +117,19 @@ int Ranking::add_model(const std::string& name, const std::string& card_json) {
 
 void Ranking::reset() {
   rank = RankState{};
+  explain = ExplainState{};
+  tune = TuneState{};
+  search_.reset();
+  space_.reset();
+  tune_doc_ = nullptr;
   picked_collection.clear();
   submission_error.clear();
   ++ticket_;
 }
 
 bool Ranking::start(const Document* doc, int index, Host& host) {
-  if (!doc || index < 0 || index >= static_cast<int>(models.size()) || rank.status == RankStatus::Running) return false;
+  if (!doc || index < 0 || index >= static_cast<int>(models.size()) || running()) return false;
+  job_ = Job::Rank;
   rank = RankState{};
   rank.status = RankStatus::Running;
   rank.model = models[index].name;
@@ -104,11 +143,145 @@ bool Ranking::start(const Document* doc, int index, Host& host) {
   return true;
 }
 
+bool Ranking::start_explain(const Document* doc, int index, int64_t config, int64_t against, Host& host) {
+  if (!doc || doc->kind != GraphKind::Layout || index < 0 || index >= static_cast<int>(models.size()) || running())
+    return false;
+  if (config < 0 || config >= doc->info.configs || against < -1 || against >= doc->info.configs || against == config)
+    return false;
+  job_ = Job::Explain;
+  const int64_t serial = explain.serial + 1;
+  explain = ExplainState{};
+  explain.serial = serial;
+  explain.status = RankStatus::Running;
+  explain.model = models[index].name;
+  explain.config = config;
+  explain.against = against;
+  model_index = index;
+  const std::string refused = host.request_rank(index, ++ticket_);
+  if (!refused.empty() && current(ticket_)) {
+    explain.status = RankStatus::Failed;
+    explain.message = refused;
+  }
+  return true;
+}
+
+bool Ranking::start_tune(const Document* doc, int index, int64_t count, int64_t budget, Host& host) {
+  if (!doc || doc->kind != GraphKind::Layout || index < 0 || index >= static_cast<int>(models.size()) || running() ||
+      count < 1 || budget < 1)
+    return false;
+  job_ = Job::Tune;
+  tune = TuneState{};
+  tune.status = RankStatus::Running;
+  tune.model = models[index].name;
+  tune.count = count;
+  tune.budget = budget;
+  model_index = tune_model_ = index;
+  host_ = &host;
+  tune_doc_ = doc;
+  search_.reset();
+  space_.reset();
+  known_scores_.clear();
+  const std::string refused = host.request_rank(index, ++ticket_);
+  if (!refused.empty() && current(ticket_)) {
+    tune.status = RankStatus::Failed;
+    tune.message = refused;
+  }
+  return true;
+}
+
+void Ranking::tune_scored(const std::vector<double>& scores, const Document& doc, double seconds) {
+  // The file's own configs come first: their scores are the model's ranking.
+  const auto known = static_cast<size_t>(search_->known_count());
+  for (size_t i = 0; i < scores.size() && known_scores_.size() < known; ++i) known_scores_.push_back(scores[i]);
+  search_->tell(scores);
+  ++tune.generations;
+  tune.scored = search_->scored_new();
+  tune.seconds += seconds;
+  pending_ = search_->ask();
+  if (pending_.empty()) return tune_finish(doc);
+  const std::string refused = host_->request_rank(tune_model_, ++ticket_);
+  if (!refused.empty()) {
+    tune.status = RankStatus::Failed;
+    tune.message = refused;
+  }
+}
+
+void Ranking::tune_finish(const Document& doc) {
+  const ConfigGroups& groups = doc.groups;
+  const bool measured = !doc.runtime.empty() && known_scores_.size() == static_cast<size_t>(groups.num_groups());
+  tune.best_file_score = known_scores_.empty() ? 0 : *std::min_element(known_scores_.begin(), known_scores_.end());
+  ScoreCalibration cal;
+  double best_measured_score = 0;
+  if (measured) {
+    cal = calibrate_scores(known_scores_, groups.best_runtime);
+    const size_t best = static_cast<size_t>(std::min_element(groups.best_runtime.begin(), groups.best_runtime.end()) -
+                                            groups.best_runtime.begin());
+    best_measured_score = known_scores_[best];
+    // Pool mode: measurements until one within 0.1 % of the file's best, in
+    // the model's order (epsilon-greedy) and in random order, 20 starts each.
+    const double best_runtime = groups.best_runtime[best];
+    const auto median_to_target = [&](PickStrategy strategy) {
+      std::vector<double> counts;
+      for (uint64_t start = 0; start < 20; ++start) {
+        std::vector<char> mask(known_scores_.size(), 0);
+        TuneTrace t;
+        Rng rng(mix_seed(start, 0x706f6f6cull));  // "pool"
+        PickSettings pick{strategy};
+        // At most 64 rounds (520 measurements): a pool with a narrow plateau
+        // is not searched to the end in the page.
+        for (int64_t round = 0; round < 64; ++round) {
+          const std::vector<int64_t> picks =
+              pick_batch(known_scores_, {}, mask, 8, round == 0 ? PickSettings{PickStrategy::Random} : pick, rng);
+          if (picks.empty()) break;
+          bool hit = false;
+          for (int64_t p : picks) {
+            mask[static_cast<size_t>(p)] = 1;
+            t.steps.push_back({p, groups.best_runtime[static_cast<size_t>(p)], round});
+            hit = hit || groups.best_runtime[static_cast<size_t>(p)] <= best_runtime * 1.001;
+          }
+          if (hit) break;
+        }
+        const int64_t n = summarize_trace(t, best_runtime).to_target;
+        counts.push_back(n > 0 ? static_cast<double>(n) : INFINITY);
+      }
+      std::sort(counts.begin(), counts.end());
+      return (counts[9] + counts[10]) / 2;
+    };
+    tune.to_target_model = median_to_target(PickStrategy::Epsilon);
+    tune.to_target_random = median_to_target(PickStrategy::Random);
+  }
+  for (ScoredConfig& c : search_->best_new(tune.count))
+    tune.proposals.push_back({std::move(c.config), c.score, measured ? cal.speedup(best_measured_score, c.score) : 0.0});
+  tune.status = RankStatus::Done;
+}
+
+std::string Ranking::proposals_csv(const Document& doc) const {
+  if (tune.proposals.empty()) throw Error("no proposals to download: tune first");
+  const int64_t w = doc.config_width();
+  const std::vector<std::string>& names = config_feature_names(GraphKind::Layout);
+  std::string csv = "proposal,score,predicted_speedup_over_best_measured,node";
+  for (int64_t c = 0; c < w; ++c) csv += "," + (w == 18 && c < static_cast<int64_t>(names.size()) ? names[c] : "value_" + std::to_string(c));
+  csv += "\n";
+  char b[64];
+  for (size_t p = 0; p < tune.proposals.size(); ++p) {
+    const ProposedConfig& pc = tune.proposals[p];
+    for (size_t j = 0; j < doc.config_nodes.size(); ++j) {
+      std::snprintf(b, sizeof b, "%zu,%.9g,%.6g,%lld", p, pc.score, pc.speedup, static_cast<long long>(doc.config_nodes[j]));
+      csv += b;
+      for (int64_t c = 0; c < w; ++c) csv += "," + std::to_string(static_cast<int>(pc.config[j * w + c]));
+      csv += "\n";
+    }
+  }
+  return csv;
+}
+
 std::unique_ptr<wasm::RankSession> Ranking::open_session(int ticket, const Document& doc, const std::string& card_json) {
   if (!current(ticket)) throw Error("this ranking was superseded (another file or ranking)");
+  const bool explaining = job_ == Job::Explain, tuning = job_ == Job::Tune;
   try {
-    ModelCard card = ModelCard::from_json(card_json, rank.model + "/model.json");
-    rank.card_collection = card.collection.value_or("");
+    ModelCard card = ModelCard::from_json(
+        card_json, (explaining ? explain.model : tuning ? tune.model : rank.model) + "/model.json");
+    if (job_ == Job::Rank) rank.card_collection = card.collection.value_or("");
     const int khop = card.khop;
     GraphContents known;
     known.groups = doc.groups;
@@ -117,10 +290,43 @@ std::unique_ptr<wasm::RankSession> Ranking::open_session(int ticket, const Docum
         std::move(card), CachedGraph::in_memory(*doc.npz, khop, &known), std::make_unique<SessionWatcher>(*this, ticket));
     if (s->graph.groups.group_of != doc.groups.group_of)  // the views index the document's groups with the scores
       throw Error(doc.name, "", "the prepared configs are not the open file's");
+    if (explaining) {
+      plan_ = occlusion_rows(s->graph, explain.config, explain.against);
+      wasm::set_explicit_rows(*s, std::move(plan_.rows));
+      plan_.rows.clear();
+    }
+    if (tuning) {
+      if (!search_) {  // the first generation: the space and the search, from the prepared graph
+        const CachedGraph& g = s->graph;
+        std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
+        for (size_t k = 0; k < all.size(); ++k) all[k] = static_cast<int64_t>(k);
+        std::vector<float> known = g.config_rows(all);
+        const LayoutContext ctx = layout_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat, g.node_opcode,
+                                                 g.pruned.edge_index, g.pruned.config_positions);
+        space_ = std::make_unique<LayoutConfigSpace>(static_cast<int64_t>(g.pruned.config_positions.size()),
+                                                     g.config_feat_width, known, g.groups.group_size, ctx, SpaceKind::Menu);
+        // Anchors: the configs measured fastest (propose_search.h).
+        std::vector<int64_t> anchors;
+        if (g.has_runtime()) {
+          std::vector<int64_t> order = all;
+          std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+            return g.groups.best_runtime[static_cast<size_t>(a)] < g.groups.best_runtime[static_cast<size_t>(b)];
+          });
+          anchors.assign(order.begin(), order.begin() + std::min<size_t>(order.size(), 8));
+        }
+        ProposeSettings settings;
+        settings.budget = tune.budget;
+        settings.keep = std::max<int64_t>(settings.keep, tune.count);
+        search_ = std::make_unique<ProposeSearch>(*space_, settings, std::move(known), anchors);
+        pending_ = search_->ask();
+      }
+      wasm::set_explicit_rows(*s, pending_);
+    }
     return s;
   } catch (const std::exception& e) {
-    rank.status = RankStatus::Failed;
-    rank.message = e.what();
+    RankState* r = job_ == Job::Rank ? &rank : nullptr;
+    (r ? r->status : explaining ? explain.status : tune.status) = RankStatus::Failed;
+    (r ? r->message : explaining ? explain.message : tune.message) = e.what();
     throw;
   }
 }

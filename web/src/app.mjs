@@ -247,6 +247,14 @@ window.fastslow = {
   open: (bytes, name) => openGraph(bytes, name),
   rank: (index = 0) => M.api.explorer_start_rank(index),
   cancel: () => M.api.explorer_cancel_rank(),
+  // Why is config `config` slow (against `against`, -1: none), with model
+  // `index`: 1 if started; state().explain has the shares once done.
+  explain: (config, against = -1, index = 0) => M.api.explorer_explain(index, config, against),
+  explainView: (coloured = true, logScale = false) => M.api.explorer_explain_view(coloured ? 1 : 0, logScale ? 1 : 0),
+  // Tune: `count` proposals from `budget` candidates with model `index`: 1 if started.
+  tune: (count = 10, budget = 2048, index = 0) => M.api.explorer_tune(index, count, budget),
+  // The proposals' CSV as "Download proposals" saves it: {csv, name} or {error}.
+  proposalsCsv: () => orError(() => M.api.explorer_proposals_csv()),
   select: (node) => M.api.explorer_select(node),
   search: (text) => M.api.explorer_search(text),
   fit: () => M.api.explorer_fit(),

@@ -159,6 +159,106 @@ test('ranking a generated layout file with the demo model equals `fastslow rank`
   assert.equal(s.rank.kendall.toFixed(4), /kendall (\S+)/.exec(native.printed)[1]);
 });
 
+// Opens `file` unless it is the open graph already: a second open of the
+// same name cannot be told from the first by the state, and a job started
+// in between would be dropped with the old document.
+async function openOnce(file) {
+  const now = await page.evaluate(() => window.fastslow.state());
+  if (now.graph && now.graph.name === path.basename(file) && !now.error) return now;
+  await page.setInputFiles('#npz-input', file);
+  return waitState((x) => x.graph && x.graph.name === path.basename(file), path.basename(file));
+}
+
+// Why is this config slow, in the page: occlusion scored by ONNX Runtime
+// Web through the ranking's session calls, equal to what `fastslow explain
+// --method occlusion` computes with the same run in LibTorch; the graph is
+// coloured by the shares (red: slower), the legend says so.
+test('explaining a config against another colours the graph by each node\'s share, as `fastslow explain` computes it', async () => {
+  await openOnce(layoutFile);
+  assert.equal(await page.evaluate(() => window.fastslow.explain(3, 3, 0)), 0, 'a config against itself');
+  assert.equal(await page.evaluate(() => window.fastslow.explain(3, 5, 0)), 1);
+  const s = await waitState((x) => x.explain.status === 'done' && x.explain.coloured, 'the explanation', 120000);
+  assert.equal(s.explain.config, 3);
+  assert.equal(s.explain.against, 5);
+  const native = JSON.parse(run('explain', '--run', path.join(work, 'run'), layoutFile, '--config', '3', '--against', '5',
+    '--method', 'occlusion', '--json', '--top', '100000'));
+  assert.equal(s.explain.nodes.length, native.nodes.length);
+  const nativeShare = new Map(native.nodes.map((n) => [n.node, n.contribution]));
+  const scale = Math.max(1e-6, ...native.nodes.map((n) => Math.abs(n.contribution)));
+  s.explain.nodes.forEach((node, k) => {
+    assert.ok(nativeShare.has(node), `node ${node}`);
+    assert.ok(Math.abs(s.explain.share[k] - nativeShare.get(node)) <= 1e-4 * scale + 1e-6,
+      `node ${node}: page ${s.explain.share[k]}, fastslow explain ${nativeShare.get(node)}`);
+  });
+  assert.ok(Math.abs(s.explain.score - native.score) <= 1e-4 * Math.max(1, Math.abs(native.score)));
+  // The node with the largest share, selected: the inspector shows its share.
+  let top = 0;
+  s.explain.share.forEach((v, k) => { if (Math.abs(v) > Math.abs(s.explain.share[top])) top = k; });
+  await page.evaluate((n) => window.fastslow.select(n), s.explain.nodes[top]);
+  await page.evaluate(() => window.fastslow.explainView(true, true));
+  await waitState((x) => x.explain.log_scale, 'the log scale');
+  await page.waitForTimeout(500);
+  const png = await page.screenshot();
+  if (process.env.FASTSLOW_SCREENSHOTS) writeFileSync(path.join(process.env.FASTSLOW_SCREENSHOTS, 'explain.png'), png);
+  const shot = decodePng(png);
+  let hot = 0;
+  for (let y = 80; y < shot.height - 20; y += 2)
+    for (let x = 20; x < shot.width * 0.55; x += 2) {
+      const i = (y * shot.width + x) * shot.channels;
+      const [r, g, b] = [shot.px[i], shot.px[i + 1], shot.px[i + 2]];
+      if ((r > g + 60 && r > b + 60) || (b > g + 60 && b > r + 60)) hot++;
+    }
+  assert.ok(hot > 20, `only ${hot} sampled pixels red or blue`);
+  // Back to op families.
+  await page.evaluate(() => window.fastslow.explainView(false));
+  await waitState((x) => !x.explain.coloured, 'the op-family colours');
+  assert.deepEqual(pageErrors, []);
+});
+
+// Tune in the page: the core's search with the demo model (ONNX Runtime
+// Web) as its oracle, one job per generation; the proposals come first in
+// the Configs table, download as CSV, and the generator's cost model
+// (`fastslow synth --price`) accepts every one of them as a legal config.
+test('Tune proposes configs nobody measured, lists and downloads them, and the generator prices each one', async () => {
+  const opened = await openOnce(layoutFile);
+  assert.equal(await page.evaluate(() => window.fastslow.tune(0, 600, 0)), 0, 'no proposals asked for');
+  assert.equal(await page.evaluate(() => window.fastslow.tune(5, 600, 0)), 1);
+  const s = await waitState((x) => x.tune.status !== 'running', 'the proposals', 180000);
+  assert.equal(s.tune.status, 'done', s.tune.message);
+  assert.equal(s.tune.scored, 600);
+  assert.equal(s.tune.proposals.length, 5);
+  for (let k = 1; k < 5; k++) assert.ok(s.tune.proposals[k - 1].score <= s.tune.proposals[k].score);
+  assert.ok(s.tune.to_target_model >= 1 && s.tune.to_target_random >= 1, JSON.stringify(s.tune));
+  const { csv, name } = await page.evaluate(() => window.fastslow.proposalsCsv());
+  assert.equal(name, path.basename(layoutFile, '.npz') + '_proposed.csv');
+  const lines = csv.trim().split('\n');
+  assert.equal(lines.length, 5 * opened.graph.configurable_nodes + 1);
+  // The proposals as an npz of the same graph, priced by the generator.
+  const csvFile = path.join(work, 'proposed.csv'), npzFile = path.join(work, 'proposed.npz');
+  writeFileSync(csvFile, csv);
+  const py = spawnSync('/usr/bin/python3', ['-c', `
+import numpy as np, sys
+g = dict(np.load(sys.argv[1]))
+rows = np.loadtxt(sys.argv[2], delimiter=',', skiprows=1)
+nc = g['node_config_ids'].shape[0]
+assert (rows[:nc, 3] == g['node_config_ids']).all()
+feat = rows[:, 4:].reshape(-1, nc, 18).astype(np.float32)
+g['node_config_feat'] = feat
+g['config_runtime'] = np.zeros(feat.shape[0], dtype=np.int64)
+np.savez_compressed(sys.argv[3], **g)
+`, layoutFile, csvFile, npzFile], { encoding: 'utf8' });
+  assert.equal(py.status, 0, py.stderr);
+  const priced = run('synth', '--price', layoutFile, '--configs', npzFile).trim().split('\n').slice(1);
+  assert.equal(priced.length, 5);
+  for (const l of priced) assert.ok(Number(l.split(',')[1]) > 0, l);
+  if (process.env.FASTSLOW_SCREENSHOTS) {
+    await page.evaluate(() => window.fastslow.select(-1));
+    await page.waitForTimeout(500);
+    writeFileSync(path.join(process.env.FASTSLOW_SCREENSHOTS, 'tune.png'), await page.screenshot());
+  }
+  assert.deepEqual(pageErrors, []);
+});
+
 test('a corrupt npz shows an error and the page still opens a good file afterwards', async () => {
   const bytes = readFileSync(alexnet).subarray(0, 5000);
   await page.setInputFiles('#npz-input', { name: 'corrupt.npz', mimeType: 'application/octet-stream', buffer: bytes });

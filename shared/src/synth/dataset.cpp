@@ -16,6 +16,7 @@
 #include "fastslow/synth/features.h"
 #include "fastslow/synth/layout_configs.h"
 #include "fastslow/synth/layout_cost.h"
+#include "fastslow/synth/price.h"
 #include "fastslow/synth/tile_configs.h"
 #include "fastslow/synth/tile_cost.h"
 
@@ -154,18 +155,28 @@ std::vector<int64_t> published_runtimes(const SynthItem& item, const std::vector
   return item.split == "test" ? std::vector<int64_t>(measured.size(), 0) : measured;
 }
 
+GeneratorRecord record_of(const SynthItem& item) {
+  return {item.seed, item.target_nodes, item.tile() ? -1 : static_cast<int>(item.model)};
+}
+
+// The answers, and how the graph was made: what `synth --price` makes it
+// again from (price.h).
 void write_answers(const std::string& dir, const SynthItem& item, const std::vector<int64_t>& measured,
                    const std::vector<int64_t>& clean) {
   const int64_t n = static_cast<int64_t>(measured.size());
   NpzWriter ans(dir + "/" + item.answer_path(), Compression::Deflate);
   ans.add("config_runtime", measured, {n});
   ans.add("config_runtime_clean", clean, {n});
+  const GeneratorRecord r = record_of(item);
+  ans.add("generator_seed", std::vector<uint64_t>{r.seed}, {1});
+  ans.add("generator_nodes", std::vector<int64_t>{r.target_nodes}, {1});
+  ans.add("generator_template", std::vector<int64_t>{r.template_id}, {1});
   ans.close();
 }
 
 void write_layout(const std::string& dir, const SynthItem& item) {
   Rng rng(item.seed);
-  const HloGraph g = generate(item.model, rng, item.target_nodes);
+  const HloGraph g = generate(item.model, rng, item.target_nodes);  // as generated_graph(record_of(item))
   const LayoutSpace space = layout_space(g);
   const bool random = item.collection.find(":random") != std::string::npos;
   const int64_t nc = space.size();
@@ -201,7 +212,7 @@ void write_layout(const std::string& dir, const SynthItem& item) {
 
 void write_tile(const std::string& dir, const SynthItem& item) {
   Rng rng(item.seed);
-  const HloGraph g = tile_kernel(rng, item.target_nodes);
+  const HloGraph g = tile_kernel(rng, item.target_nodes);  // as generated_graph(record_of(item))
   const TileSpace space = tile_space(g);
   const int64_t w = 24;
   const int64_t dup = item.configs * 5 / 100;

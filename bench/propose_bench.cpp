@@ -1,0 +1,149 @@
+// Configs nobody measured, judged by the truth: on generated graphs the
+// generator's cost model (synth --price) gives the true runtime of any
+// config, so a proposal can be checked. Per graph, per space (menu, orders):
+// the true runtime of the best of the top-10 proposals of a search with a
+// model fitted on the file's measurements as its oracle (ridge, fastslow),
+// against the best config the file measured (noise free) and against the
+// same search, same budget, with the true cost as its oracle; and the time
+// per 1,000 candidates scored.
+// Usage: fastslow_bench_propose OUT [--budget B] [--count K] FILE...
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "fastslow/data/graph_cache.h"
+#include "fastslow/error.h"
+#include "fastslow/synth/price.h"
+#include "tune/propose.h"
+#include "tune/scorers.h"
+#include "train/options.h"
+
+using namespace fastslow;
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+
+// The generator's cost as an oracle: log runtime, as the models score.
+class TrueCost : public tune::Fitted {
+ public:
+  explicit TrueCost(const synth::Pricer& p) : p_(p) {}
+  std::vector<double> score_rows(const std::vector<float>& rows) override {
+    std::vector<double> out;
+    const auto w = static_cast<size_t>(p_.row_elems());
+    for (size_t i = 0; i < rows.size(); i += w) out.push_back(std::log(p_.runtime(rows.data() + i)));
+    return out;
+  }
+
+ private:
+  const synth::Pricer& p_;
+};
+
+struct Row {
+  double ratio_file = 0, ratio_oracle = 0, ms_per_1000 = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s OUT [--budget B] [--count K] FILE...\n", argv[0]);
+    return 1;
+  }
+  std::signal(SIGINT, [](int) { g_stop = 1; });
+  const std::string out = argv[1];
+  int64_t budget = 4096, count = 10;
+  std::vector<std::string> files;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--budget" && i + 1 < argc) budget = std::stoll(argv[++i]);
+    else if (a == "--count" && i + 1 < argc) count = std::stoll(argv[++i]);
+    else files.push_back(a);
+  }
+  const std::vector<std::string> predictors = {"ridge", "fastslow"};
+  std::map<std::string, std::vector<Row>> rows;  // "<space>/<oracle>"
+  std::map<std::string, double> oracle_ms;
+  try {
+    std::printf("%-38s %-6s %12s %10s | %-8s %9s %9s\n", "graph", "space", "file best ns", "oracle", "model",
+                "vs file", "vs oracle");
+    for (const std::string& f : files) {
+      // <source>-<search>-<file>: names repeat across collections.
+      const std::filesystem::path collection = std::filesystem::path(f).parent_path().parent_path();
+      const std::string stem = collection.parent_path().filename().string() + "-" + collection.filename().string() +
+                               "-" + std::filesystem::path(f).stem().string();
+      const synth::Pricer pricer = synth::Pricer::for_file(f);
+      const CachedGraph g = CachedGraph::open(f, {out + "/.cache", 1});
+      // The engineer's measurements: every config the file holds.
+      tune::Measured m;
+      for (int64_t k = 0; k < g.groups.num_groups(); ++k) {
+        m.candidates.push_back(k);
+        m.runtimes.push_back(g.groups.best_runtime[static_cast<size_t>(k)]);
+      }
+      std::vector<int64_t> all(m.candidates);
+      const std::vector<float> known = g.config_rows(all);
+      double file_best = INFINITY;
+      for (size_t i = 0; i < known.size(); i += static_cast<size_t>(pricer.row_elems()))
+        file_best = std::min(file_best, pricer.runtime(known.data() + i));
+      std::map<std::string, std::unique_ptr<tune::Fitted>> models;
+      train::TrainOptions o;
+      o.cache = out + "/.cache";
+      for (const std::string& p : predictors) {
+        const std::string dir = out + "/" + stem + "/" + p;
+        models[p] = p == "ridge" ? tune::make_ridge_scorer(g, 0)->fit(m, dir)
+                                 : tune::make_run_scorer(g, f, o, 0)->fit(m, dir);
+      }
+      TrueCost truth(pricer);
+      for (SpaceKind space : {SpaceKind::Menu, SpaceKind::Orders}) {
+        tune::ProposeRequest req;
+        req.count = count;
+        req.space = space;
+        req.search.budget = budget;
+        auto best_of = [&](const tune::ProposeOutcome& po) {
+          double b = INFINITY;
+          for (const tune::Proposal& p : po.proposals) b = std::min(b, pricer.runtime(p.config.data()));
+          return b;
+        };
+        const tune::ProposeOutcome oracle = tune::propose(g, truth, nullptr, m, req, {}, [] { return g_stop != 0; });
+        const double oracle_best = best_of(oracle);
+        const std::string sp = space_kind_name(space);
+        oracle_ms[sp] += 1e6 * oracle.score_seconds / static_cast<double>(std::max<int64_t>(1, oracle.rows_scored));
+        for (const std::string& p : predictors) {
+          const tune::ProposeOutcome po = tune::propose(g, *models[p], nullptr, m, req, {}, [] { return g_stop != 0; });
+          if (g_stop) throw Error("interrupted");
+          const double best = best_of(po);
+          Row r{best / file_best, best / oracle_best,
+                1e6 * po.score_seconds / static_cast<double>(std::max<int64_t>(1, po.rows_scored))};
+          rows[sp + "/" + p].push_back(r);
+          std::printf("%-38s %-6s %12.0f %9.4fx | %-8s %8.4fx %8.4fx\n", stem.c_str(), sp.c_str(), file_best,
+                      oracle_best / file_best, p.c_str(), r.ratio_file, r.ratio_oracle);
+        }
+        std::fflush(stdout);
+      }
+    }
+  } catch (const Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+  const double n = static_cast<double>(files.size());
+  std::printf("\nsummary over %zu graphs, top-%lld proposals, %lld candidates per search (targets: a proposal at least as "
+              "fast as the file's best on >= 80 %% of graphs; within 5 %% of the true-oracle search on average)\n",
+              files.size(), static_cast<long long>(count), static_cast<long long>(budget));
+  std::printf("%-16s %18s %22s %22s %16s\n", "space/model", "graphs >= file best", "mean vs file best",
+              "mean vs true oracle", "ms / 1000 scored");
+  for (const auto& [key, rs] : rows) {
+    int wins = 0;
+    double vf = 0, vo = 0, ms = 0;
+    for (const Row& r : rs) wins += r.ratio_file <= 1.0 + 1e-12, vf += r.ratio_file, vo += r.ratio_oracle, ms += r.ms_per_1000;
+    const double k = static_cast<double>(rs.size());
+    std::printf("%-16s %12d/%-5zu %20.2f %% %20.2f %% %16.2f\n", key.c_str(), wins, rs.size(), 100 * (vf / k - 1),
+                100 * (vo / k - 1), ms / k);
+  }
+  for (const auto& [sp, ms] : oracle_ms) std::printf("%-16s %62s %16.2f\n", (sp + "/truth").c_str(), "", ms / n);
+  return 0;
+}
