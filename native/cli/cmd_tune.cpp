@@ -100,8 +100,11 @@ Command add_tune_command(CLI::App& app) {
               std::fprintf(stderr, "\n");
             }
             if (o.interrupted) {
-              std::fprintf(stderr, "stopped: %zu measurements kept in %s (run the same command to go on)\n",
-                           o.trace.steps.size(), s->out.c_str());
+              if (!o.proposals.is_null())
+                std::fprintf(stderr, "stopped: the proposals found so far are in %s/proposed.npz\n", s->out.c_str());
+              else
+                std::fprintf(stderr, "stopped: %zu measurements kept in %s (run the same command to go on)\n",
+                             o.trace.steps.size(), s->out.c_str());
               return 130;
             }
             const TraceSummary sum = summarize_trace(o.trace, o.best_known > 0 ? o.best_known : 1.0);

@@ -253,8 +253,11 @@ np.savez_compressed(sys.argv[3], **g)
   for (const l of priced) assert.ok(Number(l.split(',')[1]) > 0, l);
   if (process.env.FASTSLOW_SCREENSHOTS) {
     await page.evaluate(() => window.fastslow.select(-1));
-    await page.waitForTimeout(500);
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: size.width, height: 1500 });  // the side panel down to the proposals
+    await page.waitForTimeout(800);
     writeFileSync(path.join(process.env.FASTSLOW_SCREENSHOTS, 'tune.png'), await page.screenshot());
+    await page.setViewportSize(size);
   }
   assert.deepEqual(pageErrors, []);
 });
