@@ -6,7 +6,11 @@
 // against the best config the file measured (noise free) and against the
 // same search, same budget, with the true cost as its oracle; and the time
 // per 1,000 candidates scored.
-// Usage: fastslow_bench_propose OUT [--budget B] [--count K] FILE...
+// Real files have no generator: there half the file's unique configs (a
+// seeded draw) play the measured ones, the search runs on a graph of those
+// alone, and a proposal that is one of the other half has a true runtime
+// (--real FILE, repeatable).
+// Usage: fastslow_bench_propose OUT [--budget B] [--count K] [--real FILE]... FILE...
 #include <algorithm>
 #include <cmath>
 #include <csignal>
@@ -19,6 +23,10 @@
 
 #include "fastslow/data/graph_cache.h"
 #include "fastslow/error.h"
+#include "fastslow/graph/graph_write.h"
+#include "fastslow/io/npz_reader.h"
+#include "fastslow/rng.h"
+#include "fastslow/tune/config_space.h"
 #include "fastslow/synth/price.h"
 #include "tune/propose.h"
 #include "tune/scorers.h"
@@ -45,6 +53,69 @@ class TrueCost : public tune::Fitted {
   const synth::Pricer& p_;
 };
 
+// The held-out half of a real file against proposals searched from the
+// other half: how many proposals it holds and how fast those run.
+void real_holdout(const std::string& out, const std::string& file, int64_t budget, int64_t count) {
+  namespace fs = std::filesystem;
+  const std::string stem = fs::path(file).stem().string();
+  const std::string dir = out + "/real-" + stem;
+  fs::create_directories(dir);
+  const CachedGraph full = CachedGraph::open(file, {out + "/.cache", 1});
+  std::vector<int64_t> order(static_cast<size_t>(full.groups.num_groups()));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  Rng rng(7);
+  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[static_cast<size_t>(rng.uniform_int(0, static_cast<int64_t>(i) - 1))]);
+  const std::vector<int64_t> half(order.begin(), order.begin() + static_cast<int64_t>(order.size() / 2));
+  const std::vector<int64_t> rest(order.begin() + static_cast<int64_t>(order.size() / 2), order.end());
+  std::vector<int64_t> rt;
+  double half_best = INFINITY, full_best = INFINITY;
+  for (int64_t k : half) rt.push_back(static_cast<int64_t>(std::llround(full.groups.best_runtime[static_cast<size_t>(k)])));
+  for (int64_t k : half) half_best = std::min(half_best, full.groups.best_runtime[static_cast<size_t>(k)]);
+  for (double r : full.groups.best_runtime) full_best = std::min(full_best, r);
+  LoadOptions lo;
+  lo.config_features = false;
+  const std::string measured = dir + "/measured-half.npz";
+  write_layout_graph(measured, load_layout_graph(NpzReader::open(file), lo), full.config_rows(half), rt);
+  const CachedGraph g = CachedGraph::open(measured, {out + "/.cache", 1});
+  const int64_t row = g.config_row_elems;
+  std::map<std::pair<uint64_t, uint64_t>, double> held_out;
+  const std::vector<float> rest_rows = full.config_rows(rest);
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const ConfigHash h = hash_config(rest_rows.data() + static_cast<int64_t>(i) * row, row);
+    held_out[{h.a, h.b}] = full.groups.best_runtime[static_cast<size_t>(rest[i])];
+  }
+  tune::Measured m;
+  for (int64_t k = 0; k < g.groups.num_groups(); ++k) {
+    m.candidates.push_back(k);
+    m.runtimes.push_back(g.groups.best_runtime[static_cast<size_t>(k)]);
+  }
+  train::TrainOptions o;
+  o.cache = out + "/.cache";
+  for (const std::string p : {"ridge", "fastslow"}) {
+    const std::unique_ptr<tune::Fitted> model =
+        p == "ridge" ? tune::make_ridge_scorer(g, 0)->fit(m, dir + "/" + p) : tune::make_run_scorer(g, measured, o, 0)->fit(m, dir + "/" + p);
+    tune::ProposeRequest req;
+    req.count = count;
+    req.search.budget = budget;
+    const tune::ProposeOutcome po = tune::propose(g, *model, nullptr, m, req, {}, [] { return g_stop != 0; });
+    int hits = 0;
+    double best = INFINITY, sum = 0;
+    for (const tune::Proposal& q : po.proposals) {
+      const ConfigHash h = hash_config(q.config.data(), row);
+      const auto it = held_out.find({h.a, h.b});
+      if (it == held_out.end()) continue;
+      ++hits;
+      best = std::min(best, it->second);
+      sum += it->second;
+    }
+    std::printf("%-34s %-8s %zu proposals, %d held out (their true runtimes known): best %.4fx, mean %.4fx the measured "
+                "half's best (the whole file's best: %.4fx)\n",
+                stem.c_str(), p.c_str(), po.proposals.size(), hits, hits ? best / half_best : NAN,
+                hits ? sum / hits / half_best : NAN, full_best / half_best);
+    std::fflush(stdout);
+  }
+}
+
 struct Row {
   double ratio_file = 0, ratio_oracle = 0, ms_per_1000 = 0;
 };
@@ -59,10 +130,11 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, [](int) { g_stop = 1; });
   const std::string out = argv[1];
   int64_t budget = 4096, count = 10;
-  std::vector<std::string> files;
+  std::vector<std::string> files, real;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--budget" && i + 1 < argc) budget = std::stoll(argv[++i]);
+    if (a == "--real" && i + 1 < argc) real.push_back(argv[++i]);
+    else if (a == "--budget" && i + 1 < argc) budget = std::stoll(argv[++i]);
     else if (a == "--count" && i + 1 < argc) count = std::stoll(argv[++i]);
     else files.push_back(a);
   }
@@ -70,6 +142,8 @@ int main(int argc, char** argv) {
   std::map<std::string, std::vector<Row>> rows;  // "<space>/<oracle>"
   std::map<std::string, double> oracle_ms;
   try {
+    for (const std::string& f : real) real_holdout(out, f, budget, count);
+    if (files.empty()) return 0;
     std::printf("%-38s %-6s %12s %10s | %-8s %9s %9s\n", "graph", "space", "file best ns", "oracle", "model",
                 "vs file", "vs oracle");
     for (const std::string& f : files) {

@@ -137,8 +137,10 @@ case $what in
               --collection layout:xla:default --collection layout:nlp:random --collection layout:nlp:default >/dev/null
           fi
           mapfile -t valid < <(find $d/npz/layout -path '*/valid/*.npz' | sort)
+          # The real files: proposals that land in a held-out half have true runtimes.
           # shellcheck disable=SC2086
-          build/native/bin/fastslow_bench_propose $work/propose ${FASTSLOW_PROPOSE_ARGS:-} "${valid[@]}" ;;
+          build/native/bin/fastslow_bench_propose $work/propose ${FASTSLOW_PROPOSE_ARGS:-} --real data/cleaned_alexnet.npz \
+            --real data/real/layout_xla_default_train_unet3d.npz "${valid[@]}" ;;
         *) echo "bench.sh tune: unknown part '$part' (replay, propose)" >&2; exit 2 ;;
       esac
     done ;;
