@@ -9,6 +9,7 @@
 #include <random>
 #include <stdexcept>
 #ifndef __EMSCRIPTEN__
+#include <ftw.h>
 #include <sys/wait.h>
 #endif
 #include <zlib.h>
@@ -47,8 +48,16 @@ TempDir::TempDir() {
 }
 
 TempDir::~TempDir() {
+#ifdef __EMSCRIPTEN__
   std::error_code ec;
   fs::remove_all(path_, ec);
+#else
+  // nftw, not std::filesystem::remove_all, for the reason above: the
+  // wheels' copy of the directory iteration that remove_all uses is the
+  // likely cause of the CUDA build's test crashes at teardown (exit 139).
+  ::nftw(path_.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return ::remove(p); }, 16,
+         FTW_DEPTH | FTW_PHYS);
+#endif
 }
 
 bool numpy_available() {
