@@ -25,6 +25,7 @@
 #include "fastslow/data/graph_cache.h"
 #include "fastslow/data/holdout.h"
 #include "fastslow/error.h"
+#include "fastslow/io/remove_tree.h"
 #include "fastslow/io/write_file.h"
 #include "fastslow/rank/metrics.h"
 #include "fastslow/search/line_chart.h"
@@ -83,7 +84,7 @@ bool fastslow_scores(const std::string& file, const std::string& dir, const std:
   const train::Callbacks hooks = {std::make_shared<train::StopWhen>([] { return g_stop != 0; })};
   train::TrainResult tr;
   if (!train::RunDir(dir).has("best.pt") || !train::RunDir(dir).has("metrics.json")) {
-    std::filesystem::remove_all(dir);
+    remove_tree(dir);
     train::TrainOptions o;
     o.graph = file;
     o.out = dir;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "fastslow/error.h"
+#include "fastslow/io/remove_tree.h"
 #include "fastslow/io/read_file.h"
 #include "fastslow/io/write_file.h"
 #include "fastslow/search/pareto.h"
@@ -127,8 +128,7 @@ StudyResult run_study(const StudySettings& settings, SearchSampler& sampler, con
     for (const Trial& t : study.trials) {
       if (keep.count(t.number)) continue;
       const fs::path dir = out / "trials" / std::to_string(t.number);
-      std::error_code ec;
-      if (fs::exists(dir, ec)) fs::remove_all(dir, ec);
+      remove_tree(dir.string());
     }
   };
 

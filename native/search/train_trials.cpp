@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "fastslow/error.h"
+#include "fastslow/io/remove_tree.h"
 #include "search/model_costs.h"
 #include "train/loaded_run.h"
 #include "train/process.h"
@@ -126,8 +127,7 @@ TrialOutcome TrainTrialRunner::run(TrialContext& t) {
   if (t.resumed && run.has("config.json")) {
     o = train::read_config(run);
   } else {
-    std::error_code ec;
-    fs::remove_all(t.dir, ec);  // a trial cut before its run began
+    remove_tree(t.dir);  // a trial cut before its run began
     o = trial_options(t.params, t.dir);
     run.create();
   }

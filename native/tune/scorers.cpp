@@ -12,6 +12,7 @@
 #include "fastslow/error.h"
 #include "fastslow/graph/graph_write.h"
 #include "fastslow/io/npz_reader.h"
+#include "fastslow/io/remove_tree.h"
 #include "fastslow/rng.h"
 #include "train/evaluate.h"
 #include "train/loaded_run.h"
@@ -180,7 +181,8 @@ class RunScorer : public Scorer {
     write_layout_graph(measured, structure_, g_.config_rows(m.candidates), rt);
     const std::string run_dir = dir + "/run";
     if (!std::filesystem::exists(run_dir + "/best.pt")) {
-      std::filesystem::remove_all(run_dir);  // a round cut short trains again
+      if (!remove_tree(run_dir))  // a round cut short trains again
+        throw Error(run_dir, "", "cannot remove the round's unfinished run");
       train::TrainOptions o = options_;
       o.graph = measured;
       o.data.clear();

@@ -9,13 +9,13 @@
 #include <random>
 #include <stdexcept>
 #ifndef __EMSCRIPTEN__
-#include <ftw.h>
 #include <sys/wait.h>
 #endif
 #include <zlib.h>
 
 #include "fastslow/io/byte_source.h"
 #include "fastslow/io/npy.h"
+#include "fastslow/io/remove_tree.h"
 #include "fastslow/io/zip.h"
 
 namespace fs = std::filesystem;
@@ -47,18 +47,7 @@ TempDir::TempDir() {
   path_ = pattern;
 }
 
-TempDir::~TempDir() {
-#ifdef __EMSCRIPTEN__
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-#else
-  // nftw, not std::filesystem::remove_all, for the reason above: the
-  // wheels' copy of the directory iteration that remove_all uses is the
-  // likely cause of the CUDA build's test crashes at teardown (exit 139).
-  ::nftw(path_.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return ::remove(p); }, 16,
-         FTW_DEPTH | FTW_PHYS);
-#endif
-}
+TempDir::~TempDir() { remove_tree(path_); }  // not std::filesystem: see io/remove_tree.h
 
 bool numpy_available() {
 #ifdef __EMSCRIPTEN__
