@@ -38,11 +38,9 @@ std::vector<float> configs_to_price(const std::string& file, const std::string& 
   }
   const auto& l = std::get<LayoutGraph>(g);
   if (pricer.kind() != GraphKind::Layout) throw Error(from, "", "holds layout configs; " + file + " is a tile graph");
-  if (!other.empty()) {
-    const LayoutGraph base = load_layout_graph(NpzReader::open(file), {false});
-    if (l.node_config_ids != base.node_config_ids || l.num_nodes != base.num_nodes)
-      throw Error(from, "node_config_ids", "is not a config file of " + file + "'s graph (other nodes)");
-  }
+  // The pricer checked the file's graph already: compare with it, not the file again.
+  if (l.node_config_ids != pricer.config_nodes() || l.num_nodes != pricer.num_nodes())
+    throw Error(from, "node_config_ids", "is not a config file of " + file + "'s graph (other nodes)");
   if (l.config_feat_width != synth::kLayoutConfigWidth)
     throw Error(from, "node_config_feat", "has " + std::to_string(l.config_feat_width) + " values per node, not 18");
   return l.node_config_feat;

@@ -68,7 +68,12 @@ ProposeOutcome propose(const CachedGraph& g, Fitted& model, Fitted* second, cons
   o.scored = search.scored_new();
   o.seconds = since(t0);
 
-  const std::vector<double> measured_scores = model.score_rows(g.config_rows(m.candidates));
+  // The measured configs' scores: the search scored them first (the file's
+  // configs are the candidates), unless it was stopped before.
+  std::vector<double> measured_scores;
+  for (int64_t c : m.candidates) measured_scores.push_back(search.known_scores()[static_cast<size_t>(c)]);
+  if (std::any_of(measured_scores.begin(), measured_scores.end(), [](double v) { return std::isnan(v); }))
+    measured_scores = model.score_rows(g.config_rows(m.candidates));
   const ScoreCalibration cal = calibrate_scores(measured_scores, m.runtimes);
   o.slope = cal.slope;
   o.intercept = cal.intercept;
@@ -88,8 +93,8 @@ ProposeOutcome propose(const CachedGraph& g, Fitted& model, Fitted* second, cons
     Proposal p;
     p.config = top[i].config;
     p.score = top[i].score;
-    const double log_rt = std::log(cal.runtime(p.score));
     p.runtime = cal.runtime(p.score);
+    const double log_rt = std::log(p.runtime);
     p.over_best = cal.speedup(measured_scores[best], p.score);
     p.over_common = cal.speedup(common_score, p.score);
     if (!other.empty()) p.disagreement = std::abs(log_rt - other[i]);

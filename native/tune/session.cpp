@@ -42,7 +42,8 @@ std::string round_dir(const TuneSettings& s, int64_t r) {
   return (fs::path(s.out) / b).string();
 }
 
-void write_state(const TuneSettings& s, const TuneTrace& t, const CachedGraph& g, double best_known) {
+void write_state(const TuneSettings& s, const TuneTrace& t, const CachedGraph& g, double best_known,
+                 const nlohmann::json& proposals = nullptr) {
   nlohmann::json j = identity(s);
   j["rounds"] = s.rounds;
   j["candidates"] = g.groups.num_groups();
@@ -58,6 +59,7 @@ void write_state(const TuneSettings& s, const TuneTrace& t, const CachedGraph& g
     j["measurements_to_within_0.1%"] = sum.to_target;
     j["time_to_within_0.1%"] = sum.time_to_target;
   }
+  if (!proposals.is_null()) j["proposals"] = proposals;
   write_file_atomically((fs::path(s.out) / "tune.json").string(), j.dump(1));
   std::ostringstream csv;
   csv << "config,runtime_ns,round\n";
@@ -111,10 +113,7 @@ void propose_after(const TuneSettings& s, const CachedGraph& g, Scorer& scorer, 
   const LayoutGraph structure = load_layout_graph(NpzReader::open(s.graph), lo);
   outcome.proposals = write_proposals(s.out, structure, o, request);
   outcome.interrupted = o.interrupted;
-  const std::string path = (fs::path(s.out) / "tune.json").string();
-  nlohmann::json j = parse_json_text(read_whole_file(path), path, "is not JSON");
-  j["proposals"] = outcome.proposals;
-  write_file_atomically(path, j.dump(1));
+  write_state(s, outcome.trace, g, outcome.best_known, outcome.proposals);
 }
 
 }  // namespace

@@ -12,7 +12,6 @@
 #include "fastslow/features/layout_context.h"
 #include "fastslow/graph/hlo_tables.h"
 #include "fastslow/tune/pick.h"
-#include "fastslow/tune/trace.h"
 #include "rank_session.h"
 
 namespace fastslow::explorer {
@@ -127,19 +126,23 @@ void Ranking::reset() {
   ++ticket_;
 }
 
+void Ranking::request(int index, Host& host, RankStatus& status, std::string& message) {
+  model_index = index;
+  const std::string refused = host.request_rank(index, ++ticket_);
+  if (!refused.empty() && current(ticket_)) {  // the host may have failed it already
+    status = RankStatus::Failed;
+    message = refused;
+  }
+}
+
 bool Ranking::start(const Document* doc, int index, Host& host) {
   if (!doc || index < 0 || index >= static_cast<int>(models.size()) || running()) return false;
   job_ = Job::Rank;
   rank = RankState{};
   rank.status = RankStatus::Running;
   rank.model = models[index].name;
-  model_index = index;
   show_tab = true;
-  const std::string refused = host.request_rank(index, ++ticket_);
-  if (!refused.empty() && current(ticket_)) {
-    rank.status = RankStatus::Failed;
-    rank.message = refused;
-  }
+  request(index, host, rank.status, rank.message);
   return true;
 }
 
@@ -156,12 +159,7 @@ bool Ranking::start_explain(const Document* doc, int index, int64_t config, int6
   explain.model = models[index].name;
   explain.config = config;
   explain.against = against;
-  model_index = index;
-  const std::string refused = host.request_rank(index, ++ticket_);
-  if (!refused.empty() && current(ticket_)) {
-    explain.status = RankStatus::Failed;
-    explain.message = refused;
-  }
+  request(index, host, explain.status, explain.message);
   return true;
 }
 
@@ -175,74 +173,65 @@ bool Ranking::start_tune(const Document* doc, int index, int64_t count, int64_t 
   tune.model = models[index].name;
   tune.count = count;
   tune.budget = budget;
-  model_index = tune_model_ = index;
+  tune_model_ = index;
   host_ = &host;
   tune_doc_ = doc;
   search_.reset();
   space_.reset();
-  known_scores_.clear();
-  const std::string refused = host.request_rank(index, ++ticket_);
-  if (!refused.empty() && current(ticket_)) {
-    tune.status = RankStatus::Failed;
-    tune.message = refused;
-  }
+  request(index, host, tune.status, tune.message);
   return true;
 }
 
 void Ranking::tune_scored(const std::vector<double>& scores, const Document& doc, double seconds) {
-  // The file's own configs come first: their scores are the model's ranking.
-  const auto known = static_cast<size_t>(search_->known_count());
-  for (size_t i = 0; i < scores.size() && known_scores_.size() < known; ++i) known_scores_.push_back(scores[i]);
   search_->tell(scores);
   ++tune.generations;
   tune.scored = search_->scored_new();
   tune.seconds += seconds;
   pending_ = search_->ask();
   if (pending_.empty()) return tune_finish(doc);
-  const std::string refused = host_->request_rank(tune_model_, ++ticket_);
-  if (!refused.empty()) {
-    tune.status = RankStatus::Failed;
-    tune.message = refused;
-  }
+  request(tune_model_, *host_, tune.status, tune.message);
 }
 
 void Ranking::tune_finish(const Document& doc) {
   const ConfigGroups& groups = doc.groups;
-  const bool measured = !doc.runtime.empty() && known_scores_.size() == static_cast<size_t>(groups.num_groups());
-  tune.best_file_score = known_scores_.empty() ? 0 : *std::min_element(known_scores_.begin(), known_scores_.end());
+  // The search scored the file's own configs first: the model's ranking of them.
+  const std::vector<double>& file_scores = search_->known_scores();
+  const bool measured = !doc.runtime.empty() && file_scores.size() == static_cast<size_t>(groups.num_groups());
+  tune.best_file_score = file_scores.empty() ? 0 : *std::min_element(file_scores.begin(), file_scores.end());
   ScoreCalibration cal;
   double best_measured_score = 0;
   if (measured) {
-    cal = calibrate_scores(known_scores_, groups.best_runtime);
+    cal = calibrate_scores(file_scores, groups.best_runtime);
     const size_t best = static_cast<size_t>(std::min_element(groups.best_runtime.begin(), groups.best_runtime.end()) -
                                             groups.best_runtime.begin());
-    best_measured_score = known_scores_[best];
+    best_measured_score = file_scores[best];
     // Pool mode: measurements until one within 0.1 % of the file's best, in
     // the model's order (epsilon-greedy) and in random order, 20 starts each.
     const double best_runtime = groups.best_runtime[best];
     const auto median_to_target = [&](PickStrategy strategy) {
       std::vector<double> counts;
       for (uint64_t start = 0; start < 20; ++start) {
-        std::vector<char> mask(known_scores_.size(), 0);
-        TuneTrace t;
+        std::vector<char> mask(file_scores.size(), 0);
         Rng rng(mix_seed(start, 0x706f6f6cull));  // "pool"
         PickSettings pick{strategy};
+        double to_target = INFINITY;  // measurements up to and with the first within 0.1 %
+        int64_t measured = 0;
         // At most 64 rounds (520 measurements): a pool with a narrow plateau
         // is not searched to the end in the page.
-        for (int64_t round = 0; round < 64; ++round) {
+        for (int64_t round = 0; round < 64 && !std::isfinite(to_target); ++round) {
           const std::vector<int64_t> picks =
-              pick_batch(known_scores_, {}, mask, 8, round == 0 ? PickSettings{PickStrategy::Random} : pick, rng);
+              pick_batch(file_scores, {}, mask, 8, round == 0 ? PickSettings{PickStrategy::Random} : pick, rng);
           if (picks.empty()) break;
-          bool hit = false;
           for (int64_t p : picks) {
             mask[static_cast<size_t>(p)] = 1;
-            t.steps.push_back({p, groups.best_runtime[static_cast<size_t>(p)], round});
-            hit = hit || groups.best_runtime[static_cast<size_t>(p)] <= best_runtime * 1.001;
+            ++measured;
+            if (groups.best_runtime[static_cast<size_t>(p)] <= best_runtime * 1.001) {
+              to_target = static_cast<double>(measured);
+              break;
+            }
           }
-          if (hit) break;
         }
-        const int64_t n = summarize_trace(t, best_runtime).to_target;
-        counts.push_back(n > 0 ? static_cast<double>(n) : INFINITY);
+        counts.push_back(to_target);
       }
       std::sort(counts.begin(), counts.end());
       return (counts[9] + counts[10]) / 2;

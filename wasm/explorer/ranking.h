@@ -152,6 +152,8 @@ class Ranking {
 
  private:
   friend class SessionWatcher;
+  // Asks the host for the current job under a new ticket; a refusal fails it.
+  void request(int index, Host& host, RankStatus& status, std::string& message);
   enum class Job { Rank, Explain, Tune };
   bool current(int ticket) const {
     const RankStatus s = job_ == Job::Rank ? rank.status : job_ == Job::Explain ? explain.status : tune.status;
@@ -167,7 +169,6 @@ class Ranking {
   std::unique_ptr<LayoutConfigSpace> space_;
   std::unique_ptr<ProposeSearch> search_;
   std::vector<float> pending_;       // the next generation's rows, asked for before its job
-  std::vector<double> known_scores_; // the model's score of each of the file's groups
   Host* host_ = nullptr;
   int tune_model_ = 0;
   const Document* tune_doc_ = nullptr;

@@ -50,6 +50,7 @@ ProposeSearch::ProposeSearch(const LayoutConfigSpace& space, const ProposeSettin
     if (a < 0 || a >= known_count_)
       throw Error("propose: anchor " + std::to_string(a) + " is not one of the " + std::to_string(known_count_) + " configs");
   for (int64_t c = 0; c < known_count_; ++c) seen_.insert(hash_config(known_.data() + c * row, row));
+  known_scores_.assign(static_cast<size_t>(known_count_), std::nan(""));
   best_known_.score = std::numeric_limits<double>::infinity();
 }
 
@@ -116,6 +117,7 @@ void ProposeSearch::tell(const std::vector<double>& scores) {
   for (size_t i = 0; i < scores.size(); ++i) {
     const int64_t k = asked_known_[i];
     if (k < 0) ++scored_new_;
+    else known_scores_[static_cast<size_t>(k)] = scores[i];
     if (!std::isfinite(scores[i])) continue;
     ScoredConfig c{std::vector<float>(asked_.begin() + static_cast<int64_t>(i) * row,
                                       asked_.begin() + static_cast<int64_t>(i + 1) * row),

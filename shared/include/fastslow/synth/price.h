@@ -41,6 +41,10 @@ class Pricer {
   // writes config_runtime_clean.
   std::vector<int64_t> runtimes_ns(const std::vector<float>& configs) const;
   const std::string& answers_file() const { return answers_; }
+  // The graph made again, as checked against the file: its node count and
+  // (layout) its configurable nodes.
+  int64_t num_nodes() const { return g_.num_nodes(); }
+  const std::vector<int64_t>& config_nodes() const { return layout_.nodes; }
 
  private:
   HloGraph g_;

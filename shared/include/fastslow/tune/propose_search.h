@@ -80,6 +80,9 @@ class ProposeSearch {
   std::vector<ScoredConfig> best_new(int64_t k) const;
   // The best of the file's configs, by score (score +inf when none scored).
   ScoredConfig best_known() const;
+  // The score of each of the file's configs, NaN for those not scored yet
+  // (a search stopped early): the model's ranking of the file, for free.
+  const std::vector<double>& known_scores() const { return known_scores_; }
 
  private:
   void children(int64_t count);
@@ -96,6 +99,7 @@ class ProposeSearch {
   std::vector<char> asked_near_;      // per asked row: a child of an anchor
   std::vector<int64_t> anchors_;
   std::vector<ScoredConfig> population_, archive_, near_;
+  std::vector<double> known_scores_;
   ScoredConfig best_known_;
   int64_t scored_new_ = 0;
   bool done_ = false;
