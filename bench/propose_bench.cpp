@@ -1,6 +1,7 @@
 // Configs nobody measured, judged by the truth: on generated graphs the
 // generator's cost model (synth --price) gives the true runtime of any
-// config, so a proposal can be checked. Per graph, per space (menu, orders):
+// config, so a proposal can be checked. Per graph, per space (menu, and
+// orders for layout graphs or sizes and shape for tile kernels):
 // the true runtime of the best of the top-10 proposals of a search with a
 // model fitted on the file's measurements as its oracle (ridge, fastslow),
 // against the best config the file measured (noise free) and against the
@@ -10,7 +11,9 @@
 // seeded draw) play the measured ones, the search runs on a graph of those
 // alone, and a proposal that is one of the other half has a true runtime
 // (--real FILE, repeatable).
-// Usage: fastslow_bench_propose OUT [--budget B] [--count K] [--real FILE]... FILE...
+// Tile kernels also get the "prior": a tile collection's run (--tile-prior
+// RUN, trained on other kernels) scoring them as it is.
+// Usage: fastslow_bench_propose OUT [--budget B] [--count K] [--tile-prior RUN] [--real FILE]... FILE...
 #include <algorithm>
 #include <cmath>
 #include <csignal>
@@ -124,27 +127,30 @@ struct Row {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s OUT [--budget B] [--count K] FILE...\n", argv[0]);
+    std::fprintf(stderr, "usage: %s OUT [--budget B] [--count K] [--tile-prior RUN] [--real FILE]... FILE...\n", argv[0]);
     return 1;
   }
   std::signal(SIGINT, [](int) { g_stop = 1; });
   const std::string out = argv[1];
   int64_t budget = 4096, count = 10;
+  std::string tile_prior;  // a tile collection's run: scores tile kernels as they are ("prior")
   std::vector<std::string> files, real;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--real" && i + 1 < argc) real.push_back(argv[++i]);
     else if (a == "--budget" && i + 1 < argc) budget = std::stoll(argv[++i]);
     else if (a == "--count" && i + 1 < argc) count = std::stoll(argv[++i]);
+    else if (a == "--tile-prior" && i + 1 < argc) tile_prior = argv[++i];
     else files.push_back(a);
   }
-  const std::vector<std::string> predictors = {"ridge", "fastslow"};
+  std::vector<std::string> predictors = {"ridge", "fastslow"};
   std::map<std::string, std::vector<Row>> rows;  // "<space>/<oracle>"
-  std::map<std::string, double> oracle_ms;
+  std::map<std::string, std::pair<double, int>> oracle_ms;  // per space: sum, graphs
+  std::map<std::string, int> exhausted;                      // per space: graphs with no config the file lacks
   try {
     for (const std::string& f : real) real_holdout(out, f, budget, count);
     if (files.empty()) return 0;
-    std::printf("%-38s %-6s %12s %10s | %-8s %9s %9s\n", "graph", "space", "file best ns", "oracle", "model",
+    std::printf("%-38s %-13s %12s %10s | %-8s %9s %9s\n", "graph", "space", "file best ns", "oracle", "model",
                 "vs file", "vs oracle");
     for (const std::string& f : files) {
       // <source>-<search>-<file>: names repeat across collections.
@@ -172,8 +178,14 @@ int main(int argc, char** argv) {
         models[p] = p == "ridge" ? tune::make_ridge_scorer(g, 0)->fit(m, dir)
                                  : tune::make_run_scorer(g, f, o, 0)->fit(m, dir);
       }
+      const bool tile_kernel = g.kind == GraphKind::Tile;
+      if (tile_kernel && !tile_prior.empty()) models["prior"] = tune::load_fitted(tile_prior, g);
       TrueCost truth(pricer);
-      for (SpaceKind space : {SpaceKind::Menu, SpaceKind::Orders}) {
+      const bool tile = g.kind == GraphKind::Tile;
+      const std::vector<SpaceKind> spaces =
+          tile ? std::vector<SpaceKind>{SpaceKind::Menu, SpaceKind::Sizes, SpaceKind::Shape}
+               : std::vector<SpaceKind>{SpaceKind::Menu, SpaceKind::Orders};
+      for (SpaceKind space : spaces) {
         tune::ProposeRequest req;
         req.count = count;
         req.space = space;
@@ -185,16 +197,22 @@ int main(int argc, char** argv) {
         };
         const tune::ProposeOutcome oracle = tune::propose(g, truth, nullptr, m, req, {}, [] { return g_stop != 0; });
         const double oracle_best = best_of(oracle);
-        const std::string sp = space_kind_name(space);
-        oracle_ms[sp] += 1e6 * oracle.score_seconds / static_cast<double>(std::max<int64_t>(1, oracle.rows_scored));
-        for (const std::string& p : predictors) {
-          const tune::ProposeOutcome po = tune::propose(g, *models[p], nullptr, m, req, {}, [] { return g_stop != 0; });
+        const std::string sp = std::string(tile ? "tile " : "layout ") + space_kind_name(space);
+        if (oracle.proposals.empty()) {  // every config of the space is in the file: nothing to propose
+          std::printf("%-38s %-13s %12.0f  the file holds every config of this space\n", stem.c_str(), sp.c_str(), file_best);
+          ++exhausted[sp];
+          continue;
+        }
+        oracle_ms[sp].first += 1e6 * oracle.score_seconds / static_cast<double>(std::max<int64_t>(1, oracle.rows_scored));
+        ++oracle_ms[sp].second;
+        for (const auto& [p, model] : models) {
+          const tune::ProposeOutcome po = tune::propose(g, *model, nullptr, m, req, {}, [] { return g_stop != 0; });
           if (g_stop) throw Error("interrupted");
           const double best = best_of(po);
           Row r{best / file_best, best / oracle_best,
                 1e6 * po.score_seconds / static_cast<double>(std::max<int64_t>(1, po.rows_scored))};
           rows[sp + "/" + p].push_back(r);
-          std::printf("%-38s %-6s %12.0f %9.4fx | %-8s %8.4fx %8.4fx\n", stem.c_str(), sp.c_str(), file_best,
+          std::printf("%-38s %-13s %12.0f %9.4fx | %-8s %8.4fx %8.4fx\n", stem.c_str(), sp.c_str(), file_best,
                       oracle_best / file_best, p.c_str(), r.ratio_file, r.ratio_oracle);
         }
         std::fflush(stdout);
@@ -204,20 +222,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;
   }
-  const double n = static_cast<double>(files.size());
   std::printf("\nsummary over %zu graphs, top-%lld proposals, %lld candidates per search (targets: a proposal at least as "
               "fast as the file's best on >= 80 %% of graphs; within 5 %% of the true-oracle search on average)\n",
               files.size(), static_cast<long long>(count), static_cast<long long>(budget));
-  std::printf("%-16s %18s %22s %22s %16s\n", "space/model", "graphs >= file best", "mean vs file best",
+  std::printf("%-24s %18s %22s %22s %16s\n", "space/model", "graphs >= file best", "mean vs file best",
               "mean vs true oracle", "ms / 1000 scored");
   for (const auto& [key, rs] : rows) {
     int wins = 0;
     double vf = 0, vo = 0, ms = 0;
     for (const Row& r : rs) wins += r.ratio_file <= 1.0 + 1e-12, vf += r.ratio_file, vo += r.ratio_oracle, ms += r.ms_per_1000;
     const double k = static_cast<double>(rs.size());
-    std::printf("%-16s %12d/%-5zu %20.2f %% %20.2f %% %16.2f\n", key.c_str(), wins, rs.size(), 100 * (vf / k - 1),
+    std::printf("%-24s %12d/%-5zu %20.2f %% %20.2f %% %16.2f\n", key.c_str(), wins, rs.size(), 100 * (vf / k - 1),
                 100 * (vo / k - 1), ms / k);
   }
-  for (const auto& [sp, ms] : oracle_ms) std::printf("%-16s %62s %16.2f\n", (sp + "/truth").c_str(), "", ms / n);
+  for (const auto& [sp, n] : exhausted)
+    std::printf("%-24s %d graph(s) left out: the file holds every config of the space\n", sp.c_str(), n);
+  for (const auto& [sp, ms] : oracle_ms)
+    std::printf("%-24s %62s %16.2f\n", (sp + "/truth").c_str(), "", ms.first / std::max(1, ms.second));
   return 0;
 }

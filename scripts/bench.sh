@@ -15,8 +15,8 @@
 #               time until a config within 0.1 % of the best, random vs ridge- vs fastslow-guided order,
 #               tail configs per round (bench/tune_bench.cpp; extra args: --starts 20, --fastslow-starts 5,
 #               --rounds 10, --batch 8); SVG curves in build/bench/tune. propose: configs proposed from
-#               each validation graph of generated small layout collections, priced by the generator's
-#               cost (bench/propose_bench.cpp): against the file's best and a true-oracle search
+#               each validation graph of generated small layout and tile collections, priced by the
+#               generator's cost (bench/propose_bench.cpp): against the file's best and a true-oracle search
 #   realism     generated layout collections beside the real files: runtime and graph statistics
 #               (fastslow realism; extra args: synth seeds, default 0 1 2, and --data DIR for more
 #               real files beside data/)
@@ -136,10 +136,23 @@ case $what in
             build/native/bin/fastslow synth --scale small --seed 0 --out $d --collection layout:xla:random \
               --collection layout:xla:default --collection layout:nlp:random --collection layout:nlp:default >/dev/null
           fi
-          mapfile -t valid < <(find $d/npz/layout -path '*/valid/*.npz' | sort)
+          t=$work/propose/synth-small-tile
+          if [ ! -d $t/npz ]; then
+            build/native/bin/fastslow synth --scale small --seed 0 --out $t --collection tile:xla >/dev/null
+          fi
+          # The "prior" that scores the valid kernels: a tile collection's run (seconds), trained on
+          # another seed's kernels so that none of the kernels it is judged on chose its epoch.
+          if [ ! -f $work/propose/tile-prior/best.pt ]; then
+            build/native/bin/fastslow synth --scale small --seed 1 --out $work/propose/synth-small-tile-seed1 \
+              --collection tile:xla >/dev/null
+            build/native/bin/fastslow train --data $work/propose/synth-small-tile-seed1 --collection tile:xla \
+              --out $work/propose/tile-prior >/dev/null
+          fi
+          mapfile -t valid < <(find $d/npz/layout $t/npz/tile -path '*/valid/*.npz' | sort)
           # The real files: proposals that land in a held-out half have true runtimes.
           # shellcheck disable=SC2086
-          build/native/bin/fastslow_bench_propose $work/propose ${FASTSLOW_PROPOSE_ARGS:-} --real data/cleaned_alexnet.npz \
+          build/native/bin/fastslow_bench_propose $work/propose ${FASTSLOW_PROPOSE_ARGS:-} \
+            --tile-prior $work/propose/tile-prior --real data/cleaned_alexnet.npz \
             --real data/real/layout_xla_default_train_unet3d.npz "${valid[@]}" ;;
         *) echo "bench.sh tune: unknown part '$part' (replay, propose)" >&2; exit 2 ;;
       esac

@@ -17,12 +17,12 @@ Command add_tune_command(CLI::App& app) {
   auto strategy = std::make_shared<std::string>("epsilon");
   CLI::App* sub = app.add_subcommand(
       "tune",
-      "Autotune one layout graph from few measurements: measure --start random configs, then each round\n"
+      "Autotune one layout or tile graph from few measurements: measure --start random configs, then each round\n"
       "fit a model on everything measured, pick the next --batch (--strategy) and measure them. OUT gets\n"
       "tune.json (settings, every measurement, the best), measured.csv and a folder per round (its\n"
       "measured.npz and, with --predictor fastslow, the run trained on it). Ctrl-C stops after the round;\n"
       "the same command goes on from there.");
-  sub->add_option("--graph", s->graph, "the layout .npz whose unique configs are the candidates")->required();
+  sub->add_option("--graph", s->graph, "the layout or tile .npz whose unique configs are the candidates")->required();
   sub->add_option("--out", s->out, "the session folder")->required();
   sub->add_option("--rounds", s->rounds, "rounds after the starting batch (more, on a session already run: it goes on)")
       ->check(CLI::Range(int64_t{0}, int64_t{100000}))->capture_default_str();
@@ -33,8 +33,12 @@ Command add_tune_command(CLI::App& app) {
   sub->add_option("--predictor", s->predictor,
                   "fastslow: a per-program run trained on the measured configs each round (the training options "
                   "below apply, --init RUN for a pre-trained prior); ridge: one-hot ridge, penalty by 4-fold "
-                  "cross-validation, 8 bootstrap members")
-      ->check(CLI::IsMember({"fastslow", "ridge"}))->capture_default_str();
+                  "cross-validation, 8 bootstrap members; run: --model-run as it is")
+      ->check(CLI::IsMember({"fastslow", "ridge", "run"}))->capture_default_str();
+  sub->add_option("--model-run", s->model_run,
+                  "with --predictor run: a trained run scoring the configs as it is, not trained on the "
+                  "measurements (a tile:xla collection's run for a tile kernel: it knows tiling from hundreds of "
+                  "kernels)");
   sub->add_option("--strategy", *strategy,
                   "greedy: the predicted best; epsilon: each pick random with probability --epsilon; disagree: "
                   "predicted rank minus --kappa x the ensemble's disagreement; random: the reference")
@@ -46,7 +50,8 @@ Command add_tune_command(CLI::App& app) {
   sub->add_option("--measure", s->measure,
                   "file: look each runtime up in the graph file (replaying its measurements); otherwise a command "
                   "run as `CMD IN.csv OUT.csv`: IN.csv holds config,node,<layout features> per configurable node "
-                  "of each config to measure, the command writes config,runtime_ns per config")
+                  "of each config to measure (tile: config,<tile features> per config), the command writes "
+                  "config,runtime_ns per config")
       ->capture_default_str();
   sub->add_option("--measure-timeout", s->measure_timeout, "seconds a measuring command may take per round, 0 = no limit")
       ->check(CLI::Range(0.0, 1e9))->capture_default_str();
@@ -60,9 +65,12 @@ Command add_tune_command(CLI::App& app) {
                   "models' disagreement)")
       ->check(CLI::Range(int64_t{0}, int64_t{100000}))->capture_default_str();
   sub->add_option("--space", *space,
-                  "what proposals may change: menu (each tensor's order one the file holds for it, in new "
-                  "combinations) or orders (any legal minor-to-major order of the tensor's rank)")
-      ->check(CLI::IsMember({"menu", "orders"}))->capture_default_str();
+                  "what proposals may change: menu (layout: each tensor's order one the file holds for it; tile: "
+                  "each tile bound a value the file holds for it; in new combinations), orders (layout: any legal "
+                  "minor-to-major order of the tensor's rank), sizes (tile: also the powers of two between the "
+                  "file's smallest and largest bound) or shape (tile: every TPU tile size of the kernel's output "
+                  "shape, where the file's bounds are such sizes)")
+      ->check(CLI::IsMember({"menu", "orders", "sizes", "shape"}))->capture_default_str();
   sub->add_option("--propose-budget", s->search.budget, "new candidates the proposal search scores")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))->capture_default_str();
   sub->add_option("--population", s->search.population, "configs the search keeps from one generation to the next")
@@ -109,9 +117,10 @@ Command add_tune_command(CLI::App& app) {
             }
             const TraceSummary sum = summarize_trace(o.trace, o.best_known > 0 ? o.best_known : 1.0);
             std::printf("%s\n", s->out.c_str());
-            std::fprintf(stderr, "best measured: %.6g ns after %zu measurements", sum.best, o.trace.steps.size());
+            const char* unit = o.ratio ? " x the normalizer" : " ns";
+            std::fprintf(stderr, "best measured: %.6g%s after %zu measurements", sum.best, unit, o.trace.steps.size());
             if (o.best_known > 0)
-              std::fprintf(stderr, " (the file's best %.6g ns; within 0.1 %% after %lld)", o.best_known,
+              std::fprintf(stderr, " (the file's best %.6g%s; within 0.1 %% after %lld)", o.best_known, unit,
                            static_cast<long long>(sum.to_target));
             std::fprintf(stderr, "\n");
             return 0;

@@ -63,13 +63,24 @@ class CommandMeasurer : public Measurer {
 
   void write_request(const std::string& path, const std::vector<int64_t>& candidates) const {
     const int64_t nc = static_cast<int64_t>(g_.pruned.config_positions.size()), w = g_.config_feat_width;
-    const std::vector<std::string>& names = config_feature_names(GraphKind::Layout);
+    const bool tile = g_.kind == GraphKind::Tile;
+    const std::vector<std::string>& names = config_feature_names(g_.kind);
     std::ostringstream s;
-    s << "config,node";
+    s.precision(10);  // a tile block's product (up to 2^31) prints whole
+    s << (tile ? "config" : "config,node");
     for (int64_t f = 0; f < w; ++f)
       s << ',' << (static_cast<int64_t>(names.size()) == w ? names[static_cast<size_t>(f)] : "f" + std::to_string(f));
     s << '\n';
     const std::vector<float> rows = g_.config_rows(candidates);
+    if (tile) {  // one row per config: a kernel has one set of tile bounds
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        s << config_of(candidates[i]);
+        for (int64_t f = 0; f < w; ++f) s << ',' << rows[i * static_cast<size_t>(w) + static_cast<size_t>(f)];
+        s << '\n';
+      }
+      write_file_atomically(path, s.str());
+      return;
+    }
     for (size_t i = 0; i < candidates.size(); ++i)
       for (int64_t j = 0; j < nc; ++j) {
         s << config_of(candidates[i]) << ','

@@ -1,13 +1,16 @@
 // How an autotuning session measures configs: a seam with two sides.
 //   file  looks the runtimes up in the graph's own file (its best
-//         measurement of each config): how the benchmark replays a session
-//         on real measured data;
+//         measurement of each config; a tile file's runtime over its
+//         normalizer, what tile configs are ranked by): how the benchmark
+//         replays a session on real measured data;
 //   CMD   runs the user's command: `sh -c 'CMD "$1" "$2"' sh IN.csv OUT.csv`.
-//         IN.csv has one row per configurable node of each config asked
-//         for: config,node,<the node's config features>; `config` is the
-//         config's row in the graph file (node_config_feat[config]), `node`
-//         its node id. The command writes OUT.csv: a header, then
-//         config,runtime_ns, one row for each config asked for.
+//         Layout graphs: IN.csv has one row per configurable node of each
+//         config asked for: config,node,<the node's config features>;
+//         `config` is the config's row in the graph file
+//         (node_config_feat[config]), `node` its node id. Tile graphs: one
+//         row per config, config,<its 24 tile features>. The command writes
+//         OUT.csv: a header, then config,runtime_ns, one row for each config
+//         asked for.
 // Whatever goes wrong (the command fails, hangs past its timeout, leaves a
 // config out, names one it was not asked for, or a runtime that is not a
 // positive number) is an Error naming the config and the file.

@@ -9,8 +9,9 @@
 
 #include "fastslow/error.h"
 #include "fastslow/features/layout_context.h"
-#include "fastslow/graph/graph_write.h"
 #include "fastslow/io/write_file.h"
+#include "fastslow/tune/config_space.h"
+#include "fastslow/tune/tile_space.h"
 
 namespace fastslow::tune {
 namespace {
@@ -25,19 +26,39 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 
 }  // namespace
 
+void check_space(const CachedGraph& g, SpaceKind kind) {
+  if (g.kind == GraphKind::Tile && kind == SpaceKind::Orders)
+    throw Error(g.source, "", "--space orders is for layout graphs; a tile graph's spaces are menu, sizes and shape");
+  if (g.kind == GraphKind::Layout && (kind == SpaceKind::Sizes || kind == SpaceKind::Shape))
+    throw Error(g.source, "", std::string("--space ") + space_kind_name(kind) +
+                                  " is for tile graphs; a layout graph's spaces are menu and orders");
+}
+
+std::unique_ptr<ConfigSpace> config_space(const CachedGraph& g, const std::vector<float>& known, SpaceKind kind) {
+  check_space(g, kind);
+  try {
+    if (g.kind == GraphKind::Tile)
+      return std::make_unique<TileConfigSpace>(g.config_feat_width, known, g.groups.group_size, kind,
+                                               tile_roots(g.pruned.num_nodes(), g.node_feat_width, g.node_feat));
+    const int64_t nc = static_cast<int64_t>(g.pruned.config_positions.size());
+    const LayoutContext ctx = layout_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat, g.node_opcode,
+                                             g.pruned.edge_index, g.pruned.config_positions);
+    return std::make_unique<LayoutConfigSpace>(nc, g.config_feat_width, known, g.groups.group_size, ctx, kind);
+  } catch (const Error& e) {
+    throw Error(g.source, "", e.what());
+  }
+}
+
 ProposeOutcome propose(const CachedGraph& g, Fitted& model, Fitted* second, const Measured& m,
                        const ProposeRequest& request, const ProposeProgress& progress, const std::function<bool()>& stop) {
-  if (g.kind != GraphKind::Layout) throw Error(g.source, "", "proposing configs: not a layout graph");
   if (m.candidates.empty()) throw Error(g.source, "", "proposing configs: nothing measured to fit a model on");
   if (request.count < 1) throw Error("--propose: at least 1 config");
   const auto t0 = Clock::now();
-  const int64_t nc = static_cast<int64_t>(g.pruned.config_positions.size());
-  const LayoutContext ctx = layout_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat, g.node_opcode,
-                                           g.pruned.edge_index, g.pruned.config_positions);
   std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
   std::iota(all.begin(), all.end(), int64_t{0});
   std::vector<float> known = g.config_rows(all);
-  const LayoutConfigSpace space(nc, g.config_feat_width, known, g.groups.group_size, ctx, request.space);
+  const std::unique_ptr<ConfigSpace> space_of = config_space(g, known, request.space);
+  const ConfigSpace& space = *space_of;
   ProposeSettings settings = request.search;
   settings.keep = std::max(settings.keep, request.count);
   // The anchors: the configs measured fastest (propose_search.h).
@@ -104,16 +125,16 @@ ProposeOutcome propose(const CachedGraph& g, Fitted& model, Fitted* second, cons
   return o;
 }
 
-nlohmann::json write_proposals(const std::string& out, const LayoutGraph& structure, const ProposeOutcome& o,
+nlohmann::json write_proposals(const std::string& out, const GraphOut& graph, const ProposeOutcome& o,
                                const ProposeRequest& request) {
   namespace fs = std::filesystem;
   std::vector<float> rows;
   for (const Proposal& p : o.proposals) rows.insert(rows.end(), p.config.begin(), p.config.end());
-  write_layout_graph((fs::path(out) / "proposed.npz").string(), structure, rows,
-                     std::vector<int64_t>(o.proposals.size(), 0));
+  graph.write((fs::path(out) / "proposed.npz").string(), rows, std::vector<double>(o.proposals.size(), 0.0));
   std::ostringstream csv;
   csv.precision(8);
-  csv << "config,score,predicted_runtime_ns,speedup_over_best_measured,speedup_over_common,disagreement\n";
+  csv << "config,score," << (request.ratio ? "predicted_runtime_over_normalizer" : "predicted_runtime_ns")
+      << ",speedup_over_best_measured,speedup_over_common,disagreement\n";
   for (size_t i = 0; i < o.proposals.size(); ++i) {
     const Proposal& p = o.proposals[i];
     csv << i << ',' << p.score << ',' << p.runtime << ',' << p.over_best << ',' << p.over_common << ','
@@ -122,6 +143,7 @@ nlohmann::json write_proposals(const std::string& out, const LayoutGraph& struct
   write_file_atomically((fs::path(out) / "proposed.csv").string(), csv.str());
   nlohmann::json j = {{"count", o.proposals.size()},
                       {"space", space_kind_name(request.space)},
+                      {"runtime_unit", request.ratio ? "runtime / normalizer" : "ns"},
                       {"budget", request.search.budget},
                       {"scored", o.scored},
                       {"seconds", o.seconds},

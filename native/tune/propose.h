@@ -15,6 +15,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 
 #include "fastslow/data/graph_cache.h"
 #include "fastslow/tune/propose_search.h"
+#include "tune/graph_out.h"
 #include "tune/scorers.h"
 
 namespace fastslow::tune {
@@ -30,6 +32,7 @@ struct ProposeRequest {
   int64_t count = 0;  // proposals wanted
   SpaceKind space = SpaceKind::Menu;
   ProposeSettings search;
+  bool ratio = false;  // runtimes are a tile file's runtime / normalizer, not ns
 };
 
 struct Proposal {
@@ -55,16 +58,22 @@ struct ProposeOutcome {
 // (done, budget) after each batch of new candidates scored.
 using ProposeProgress = std::function<void(int64_t, int64_t)>;
 
+// The graph's space of the given kind: layout (config_space.h) or tile
+// (tile_space.h) configs. `known`: its unique configs. Error naming the
+// file when the kind does not fit the graph.
+std::unique_ptr<ConfigSpace> config_space(const CachedGraph& g, const std::vector<float>& known, SpaceKind kind);
+// The same error, before anything is built.
+void check_space(const CachedGraph& g, SpaceKind kind);
+
 // `model` scores the candidates; `second` (may be null) only the proposals,
-// for the disagreement. Error on a graph that is not a layout graph or
-// nothing measured.
+// for the disagreement. Error on nothing measured.
 ProposeOutcome propose(const CachedGraph& g, Fitted& model, Fitted* second, const Measured& m,
                        const ProposeRequest& request, const ProposeProgress& progress = {},
                        const std::function<bool()>& stop = {});
 
 // OUT/proposed.npz (the graph with the proposals, runtimes 0),
 // OUT/proposed.csv; returns what tune.json records of them.
-nlohmann::json write_proposals(const std::string& out, const LayoutGraph& structure, const ProposeOutcome& o,
+nlohmann::json write_proposals(const std::string& out, const GraphOut& graph, const ProposeOutcome& o,
                                const ProposeRequest& request);
 
 }  // namespace fastslow::tune

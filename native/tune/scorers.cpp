@@ -10,7 +10,7 @@
 #include "baselines/ridge.h"
 #include "baselines/ridge_cv.h"
 #include "fastslow/error.h"
-#include "fastslow/graph/graph_write.h"
+#include "fastslow/features/tile_features.h"
 #include "fastslow/io/npz_reader.h"
 #include "fastslow/io/remove_tree.h"
 #include "fastslow/rng.h"
@@ -18,6 +18,7 @@
 #include "train/loaded_run.h"
 #include "train/prepared_data.h"
 #include "train/trainer.h"
+#include "tune/graph_out.h"
 
 namespace fastslow::tune {
 
@@ -137,20 +138,31 @@ class RidgeScorer : public Scorer {
 class FittedRun : public Fitted {
  public:
   FittedRun(train::LoadedRun run, const CachedGraph& g)
-      : run_(std::move(run)), entry_(std::move(train::make_entries({g}, run_.norm, run_.device).front())) {}
+      : run_(std::move(run)), entry_(std::move(train::make_entries({g}, run_.norm, run_.device).front())) {
+    if (g.kind == GraphKind::Tile && run_.norm.tile_features)
+      tile_ = tile_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat);
+  }
   std::vector<double> score_rows(const std::vector<float>& rows) override {
     torch::NoGradGuard no_grad;
     run_.model->eval();
-    const int64_t nc = static_cast<int64_t>(entry_.cache.pruned.config_positions.size());
+    const bool tile = entry_.cache.kind == GraphKind::Tile;
+    const int64_t nc = tile ? 1 : static_cast<int64_t>(entry_.cache.pruned.config_positions.size());
     const int64_t w = entry_.cache.config_feat_width;
     const int64_t count = static_cast<int64_t>(rows.size()) / (nc * w);
     const int64_t chunk = std::max<int64_t>(1, *run_.options.eval_chunk);
     std::vector<torch::Tensor> parts;
     for (int64_t at = 0; at < count; at += chunk) {
       const int64_t n = std::min(chunk, count - at);
-      const torch::Tensor feat =
-          torch::from_blob(const_cast<float*>(rows.data()) + at * nc * w, {n, nc, w}, torch::kFloat32).to(run_.device);
-      parts.push_back(run_.model->forward(entry_.tensors, feat).to(torch::kFloat64));
+      torch::Tensor feat;
+      if (tile) {  // the model reads normalised rows, with the tiling features when it trained on them
+        std::vector<float> part(rows.begin() + at * w, rows.begin() + (at + n) * w);
+        if (run_.norm.tile_features) part = with_tile_features(tile_, part, n);
+        run_.norm.config.apply(part.data(), n);
+        feat = torch::from_blob(part.data(), {n, run_.norm.config.width()}, torch::kFloat32).clone();
+      } else {
+        feat = torch::from_blob(const_cast<float*>(rows.data()) + at * nc * w, {n, nc, w}, torch::kFloat32);
+      }
+      parts.push_back(run_.model->forward(entry_.tensors, feat.to(run_.device)).to(torch::kFloat64));
     }
     if (parts.empty()) return {};
     const torch::Tensor s = torch::cat(parts).to(torch::kCPU).contiguous();
@@ -160,25 +172,20 @@ class FittedRun : public Fitted {
  private:
   train::LoadedRun run_;
   train::GraphEntry entry_;
+  TileContext tile_;
 };
 
 class RunScorer : public Scorer {
  public:
   RunScorer(const CachedGraph& g, const std::string& file, train::TrainOptions o, uint64_t seed)
-      : g_(g), options_(std::move(o)), ridge_(g, seed) {
-    LoadOptions lo;
-    lo.config_features = false;
-    structure_ = load_layout_graph(NpzReader::open(file), lo);
-  }
+      : g_(g), options_(std::move(o)), ridge_(g, seed), out_(file) {}
 
   std::unique_ptr<Fitted> fit(const Measured& m, const std::string& dir) override {
     std::filesystem::create_directories(dir);
     // The measurements as a graph file: what the run learns from, and what
     // a user can train on, evaluate or plot later.
     const std::string measured = dir + "/measured.npz";
-    std::vector<int64_t> rt;
-    for (double r : m.runtimes) rt.push_back(static_cast<int64_t>(std::llround(r)));
-    write_layout_graph(measured, structure_, g_.config_rows(m.candidates), rt);
+    out_.write(measured, g_.config_rows(m.candidates), m.runtimes);
     const std::string run_dir = dir + "/run";
     if (!std::filesystem::exists(run_dir + "/best.pt")) {
       if (!remove_tree(run_dir))  // a round cut short trains again
@@ -211,10 +218,60 @@ class RunScorer : public Scorer {
   const CachedGraph& g_;
   train::TrainOptions options_;
   RidgeScorer ridge_;
-  LayoutGraph structure_;
+  GraphOut out_;
 };
 
 }  // namespace
+
+namespace {
+
+// A shared model behind the Fitted interface: the session's proposals
+// fit "again" at no cost.
+class SharedFitted : public Fitted {
+ public:
+  explicit SharedFitted(std::shared_ptr<Fitted> f) : f_(std::move(f)) {}
+  std::vector<double> score_rows(const std::vector<float>& rows) override { return f_->score_rows(rows); }
+
+ private:
+  std::shared_ptr<Fitted> f_;
+};
+
+class LoadedScorer : public Scorer {
+ public:
+  LoadedScorer(std::shared_ptr<Fitted> model, const CachedGraph& g, uint64_t seed)
+      : model_(std::move(model)), g_(g), ridge_(g, seed) {}
+  std::unique_ptr<Fitted> fit(const Measured&, const std::string&) override { return std::make_unique<SharedFitted>(model_); }
+  Prediction predict(const Measured& m, const std::string& dir) override {
+    const std::vector<double> own = model_->score_rows(g_.config_rows(all_groups(g_)));
+    const Prediction r = ridge_.predict(m, dir);
+    Prediction p;
+    p.score = rank_fractions(own);
+    p.spread.resize(p.score.size());
+    for (size_t c = 0; c < p.score.size(); ++c) p.spread[c] = std::abs(p.score[c] - r.score[c]);
+    return p;
+  }
+  std::string name() const override { return "run"; }
+
+ private:
+  std::shared_ptr<Fitted> model_;
+  const CachedGraph& g_;
+  RidgeScorer ridge_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scorer> make_loaded_scorer(const std::string& run, const CachedGraph& graph, const std::string& device,
+                                           uint64_t seed) {
+  return std::make_unique<LoadedScorer>(std::shared_ptr<Fitted>(load_fitted(run, graph, device)), graph, seed);
+}
+
+std::unique_ptr<Fitted> load_fitted(const std::string& run, const CachedGraph& graph, const std::string& device) {
+  train::LoadedRun r = train::load_run(run, device);
+  if (r.kind() != graph.kind)
+    throw Error(run, "", std::string("the run ranks ") + graph_kind_name(r.kind()) + " configs; " + graph.source + " is a " +
+                             graph_kind_name(graph.kind) + " graph");
+  return std::make_unique<FittedRun>(std::move(r), graph);
+}
 
 std::unique_ptr<Scorer> make_ridge_scorer(const CachedGraph& graph, uint64_t seed) {
   return std::make_unique<RidgeScorer>(graph, seed);
@@ -222,7 +279,6 @@ std::unique_ptr<Scorer> make_ridge_scorer(const CachedGraph& graph, uint64_t see
 
 std::unique_ptr<Scorer> make_run_scorer(const CachedGraph& graph, const std::string& graph_file,
                                         train::TrainOptions round_options, uint64_t seed) {
-  if (graph.kind != GraphKind::Layout) throw Error(graph_file, "", "fastslow tune is for layout graphs");
   return std::make_unique<RunScorer>(graph, graph_file, std::move(round_options), seed);
 }
 

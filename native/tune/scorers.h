@@ -9,7 +9,10 @@
 //             members' mean rank is the score, their spread the spread;
 //   fastslow  a per-program run trained on the measured configs each round
 //             (its options as `fastslow train` takes them, --init too),
-//             the spread its disagreement with the ridge ensemble.
+//             the spread its disagreement with the ridge ensemble;
+//   run       a trained run as it is (a tile collection's model knows
+//             tiling from hundreds of kernels; one kernel's few configs
+//             teach a run little), the spread as for fastslow.
 #pragma once
 
 #include <memory>
@@ -62,6 +65,16 @@ std::unique_ptr<Scorer> make_ridge_scorer(const CachedGraph& graph, uint64_t see
 // the session's graph, whose structure the round's measured.npz carries.
 std::unique_ptr<Scorer> make_run_scorer(const CachedGraph& graph, const std::string& graph_file,
                                         train::TrainOptions round_options, uint64_t seed);
+
+// A trained run (a collection's, say) as every round's predictor, not
+// trained on the measurements: its score, and its disagreement with the
+// ridge ensemble as the spread.
+std::unique_ptr<Scorer> make_loaded_scorer(const std::string& run, const CachedGraph& graph, const std::string& device,
+                                           uint64_t seed);
+// A trained run (a collection's, say) scoring this graph's configs as it
+// is, without training on them. Error naming the run when it ranks the
+// other kind of graph or reads other features.
+std::unique_ptr<Fitted> load_fitted(const std::string& run, const CachedGraph& graph, const std::string& device = "auto");
 
 // Ranks as fractions: 0 for the lowest value, 1 for the highest (ties share
 // their mean rank).

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 // What must match for a session folder to go on: the rounds may grow.
 nlohmann::json identity(const TuneSettings& s) {
-  return {{"graph", fs::absolute(s.graph).lexically_normal().string()},
+  nlohmann::json j = {{"graph", fs::absolute(s.graph).lexically_normal().string()},
           {"predictor", s.predictor},
           {"measure", s.measure},
           {"batch", s.batch},
@@ -34,6 +34,9 @@ nlohmann::json identity(const TuneSettings& s) {
           {"kappa", s.pick.kappa},
           {"seed", s.seed},
           {"init", s.run.init}};
+  // Only where given: sessions from before the option go on.
+  if (!s.model_run.empty()) j["model_run"] = fs::absolute(s.model_run).lexically_normal().string();
+  return j;
 }
 
 std::string round_dir(const TuneSettings& s, int64_t r) {
@@ -42,9 +45,15 @@ std::string round_dir(const TuneSettings& s, int64_t r) {
   return (fs::path(s.out) / b).string();
 }
 
+bool ratio_runtimes(const TuneSettings& s, const CachedGraph& g) {
+  return g.kind == GraphKind::Tile && s.measure == "file";
+}
+
 void write_state(const TuneSettings& s, const TuneTrace& t, const CachedGraph& g, double best_known,
                  const nlohmann::json& proposals = nullptr) {
+  const bool ratio = ratio_runtimes(s, g);
   nlohmann::json j = identity(s);
+  j["runtime_unit"] = ratio ? "runtime / normalizer" : "ns";
   j["rounds"] = s.rounds;
   j["candidates"] = g.groups.num_groups();
   j["measured"] = trace_json(t);
@@ -62,10 +71,14 @@ void write_state(const TuneSettings& s, const TuneTrace& t, const CachedGraph& g
   if (!proposals.is_null()) j["proposals"] = proposals;
   write_file_atomically((fs::path(s.out) / "tune.json").string(), j.dump(1));
   std::ostringstream csv;
-  csv << "config,runtime_ns,round\n";
-  for (const TuneStep& st : t.steps)
-    csv << g.groups.representative[static_cast<size_t>(st.candidate)] << ',' << static_cast<int64_t>(std::llround(st.runtime))
-        << ',' << st.round << '\n';
+  csv.precision(9);
+  csv << (ratio ? "config,runtime_over_normalizer,round\n" : "config,runtime_ns,round\n");
+  for (const TuneStep& st : t.steps) {
+    csv << g.groups.representative[static_cast<size_t>(st.candidate)] << ',';
+    if (ratio) csv << st.runtime;
+    else csv << static_cast<int64_t>(std::llround(st.runtime));
+    csv << ',' << st.round << '\n';
+  }
   write_file_atomically((fs::path(s.out) / "measured.csv").string(), csv.str());
 }
 
@@ -82,9 +95,10 @@ TuneTrace read_state(const TuneSettings& s) {
   return trace_from_json(j["measured"], path.c_str());
 }
 
-std::string ms(double ns) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.4g ms", ns / 1e6);
+std::string shown(double v, bool ratio) {
+  char b[48];
+  if (ratio) std::snprintf(b, sizeof b, "%.5g x the normalizer", v);
+  else std::snprintf(b, sizeof b, "%.4g ms", v / 1e6);
   return b;
 }
 
@@ -97,8 +111,11 @@ void propose_after(const TuneSettings& s, const CachedGraph& g, Scorer& scorer, 
   for (const TuneStep& st : outcome.trace.steps) m.candidates.push_back(st.candidate), m.runtimes.push_back(st.runtime);
   const std::string dir = (fs::path(s.out) / ("propose-" + std::to_string(m.candidates.size()))).string();
   if (say) say("proposing " + std::to_string(s.propose) + " configs nobody measured (" + space_kind_name(s.space) +
-               " space, " + std::to_string(s.search.budget) + " candidates), from a " + scorer.name() +
-               " model fitted on " + std::to_string(m.candidates.size()) + " measurements");
+               " space, " + std::to_string(s.search.budget) + " candidates), " +
+               (scorer.name() == "run" ? "scored by the run " + s.model_run + " (calibrated on " +
+                                             std::to_string(m.candidates.size()) + " measurements)"
+                                       : "from a " + scorer.name() + " model fitted on " +
+                                             std::to_string(m.candidates.size()) + " measurements"));
   std::unique_ptr<Fitted> model = scorer.fit(m, dir);
   std::unique_ptr<Fitted> second;
   if (scorer.name() != "ridge") second = make_ridge_scorer(g, s.seed)->fit(m, dir);
@@ -107,11 +124,9 @@ void propose_after(const TuneSettings& s, const CachedGraph& g, Scorer& scorer, 
   request.space = s.space;
   request.search = s.search;
   request.search.seed = s.seed;
+  request.ratio = outcome.ratio;
   const ProposeOutcome o = propose(g, *model, second.get(), m, request, progress, stop);
-  LoadOptions lo;
-  lo.config_features = false;
-  const LayoutGraph structure = load_layout_graph(NpzReader::open(s.graph), lo);
-  outcome.proposals = write_proposals(s.out, structure, o, request);
+  outcome.proposals = write_proposals(s.out, GraphOut(s.graph), o, request);
   outcome.interrupted = o.interrupted;
   write_state(s, outcome.trace, g, outcome.best_known, outcome.proposals);
 }
@@ -123,19 +138,26 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
   if (s.batch < 1 || s.start < 1 || s.rounds < 0)
     throw Error("--batch and --start must be at least 1 and --rounds at least 0");
   if (s.propose < 0) throw Error("--propose: a count of at least 0");
-  if (s.predictor != "fastslow" && s.predictor != "ridge") throw Error("--predictor '" + s.predictor + "': fastslow or ridge");
+  if (s.predictor != "fastslow" && s.predictor != "ridge" && s.predictor != "run")
+    throw Error("--predictor '" + s.predictor + "': fastslow, ridge or run");
+  if ((s.predictor == "run") != !s.model_run.empty())
+    throw Error("--model-run RUN goes with --predictor run (and --predictor run needs it)");
   const std::string cache = (fs::path(s.out) / ".cache").string();
   fs::create_directories(s.out);
   const CachedGraph g = CachedGraph::open(s.graph, {cache, s.run.khop});
-  if (g.kind != GraphKind::Layout) throw Error(s.graph, "", "fastslow tune is for layout graphs (their configs are what it searches)");
+  if (s.propose > 0) check_space(g, s.space);  // now, not after the rounds
   TuneOutcome outcome;
   outcome.candidates = g.groups.num_groups();
+  outcome.ratio = ratio_runtimes(s, g);
   if (s.measure == "file" && g.has_runtime())  // a command's runtimes are not the file's
     outcome.best_known = *std::min_element(g.groups.best_runtime.begin(), g.groups.best_runtime.end());
   std::unique_ptr<Measurer> measurer = make_measurer(s.measure, g, s.measure_timeout);
   std::unique_ptr<Scorer> scorer;
-  if (s.predictor == "ridge") scorer = make_ridge_scorer(g, s.seed);
-  else {
+  if (s.predictor == "ridge") {
+    scorer = make_ridge_scorer(g, s.seed);
+  } else if (s.predictor == "run") {
+    scorer = make_loaded_scorer(s.model_run, g, s.run.device, s.seed);
+  } else {
     train::TrainOptions o = s.run;
     o.cache = cache;
     o.seed = s.seed;  // the session's seed is its runs' too
@@ -178,8 +200,8 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
     if (say) {
       const TraceSummary sum = summarize_trace(t, outcome.best_known > 0 ? outcome.best_known : 1.0);
       std::string line = "round " + std::to_string(r) + ": " + std::to_string(picks.size()) + " measured (" +
-                         std::to_string(t.steps.size()) + " in all), best " + ms(sum.best) + ", measuring time " +
-                         ms(sum.time_total);
+                         std::to_string(t.steps.size()) + " in all), best " + shown(sum.best, outcome.ratio) + ", measuring time " +
+                         shown(sum.time_total, outcome.ratio);
       if (outcome.best_known > 0) {
         char b[64];
         std::snprintf(b, sizeof b, ", %.2f %% over the file's best", 100.0 * (sum.best / outcome.best_known - 1));

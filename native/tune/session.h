@@ -21,9 +21,11 @@ namespace fastslow::tune {
 
 // The session's settings, each documented where the CLI takes it.
 struct TuneSettings {
-  std::string graph;        // the layout .npz whose unique configs are the candidates
+  std::string graph;        // the layout or tile .npz whose unique configs are the candidates
   std::string out;          // the session folder
-  std::string predictor = "fastslow";  // "fastslow" (a run per round) or "ridge"
+  // "fastslow" (a run per round), "ridge", or "run" (model_run as it is)
+  std::string predictor = "fastslow";
+  std::string model_run;    // predictor "run": a trained run (a collection's) scoring without training here
   std::string measure = "file";    // "file" or a command (measure.h)
   double measure_timeout = 0;      // seconds per command call, 0 = none
   int64_t rounds = 8;       // rounds after the starting batch
@@ -43,6 +45,9 @@ struct TuneOutcome {
   TuneTrace trace;
   int64_t candidates = 0;
   double best_known = 0;  // the file's best runtime (0 when it has none)
+  // A tile file's own measurements are runtime / normalizer (what tile
+  // configs are ranked by); every other runtime is in ns.
+  bool ratio = false;
   bool interrupted = false;
   nlohmann::json proposals;  // what tune.json records of them (null: none proposed)
 };

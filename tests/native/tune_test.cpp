@@ -22,6 +22,7 @@
 #include "fastslow/synth/dataset.h"
 #include "fastslow/synth/price.h"
 #include "fastslow/tune/config_space.h"
+#include "fastslow/tune/tile_space.h"
 #include "models/registry.h"
 #include "test_support.h"
 #include "train/init_run.h"
@@ -31,6 +32,7 @@
 #include "models/program_model.h"
 #include "tune/explain.h"
 #include "tune/session.h"
+#include "tiny_data.h"
 
 namespace fastslow::tune {
 namespace {
@@ -393,6 +395,167 @@ TEST(TuneProposals, ProposedConfigsAreLegalNewAndParseBack) {
   }
   EXPECT_EQ(lines, 8);
   EXPECT_GT(disagreement, 0) << "the ridge ensemble never disagrees with the run";
+}
+
+// A tile kernel: the session measures runtime / normalizer, each round's run
+// trains on a tile measured.npz, and the proposals are tile configs the
+// generator prices, in the sizes space.
+TEST(TuneProposals, TileKernelsGetTileProposals) {
+  test::TempDir dir;
+  synth::SynthItem item;
+  item.collection = "tile:xla";
+  item.split = "valid";
+  item.seed = 17;
+  item.target_nodes = 40;
+  item.configs = 40;
+  item.path = "kernel.npz";
+  synth::synth_write(dir.path(), item);
+  const std::string file = dir.file("kernel.npz");
+  const TileGraph original = load_tile_graph(NpzReader::open(file));
+  for (const std::string predictor : {"fastslow", "ridge"}) {
+    TuneSettings s;
+    s.graph = file;
+    s.out = dir.file("t-" + predictor);
+    s.predictor = predictor;
+    s.run.epochs = 3;
+    s.rounds = 1;
+    s.batch = 4;
+    s.start = 12;
+    s.propose = 6;
+    s.space = SpaceKind::Sizes;
+    s.search.budget = 600;
+    const TuneOutcome o = run_session(s);
+    EXPECT_TRUE(o.ratio);
+    ASSERT_FALSE(o.proposals.is_null()) << predictor;
+    EXPECT_EQ(o.proposals["runtime_unit"], "runtime / normalizer");
+    const TileGraph proposed = load_tile_graph(NpzReader::open(s.out + "/proposed.npz"));
+    ASSERT_EQ(proposed.num_configs, 6) << predictor;
+    EXPECT_EQ(proposed.edge_index, original.edge_index);
+    EXPECT_EQ(proposed.node_feat, original.node_feat);
+    for (int64_t r : proposed.config_runtime) EXPECT_EQ(r, 0);
+    const TileConfigSpace space(24, original.config_feat, {}, SpaceKind::Sizes);
+    const synth::Pricer pricer = synth::Pricer::for_file(file);
+    std::set<std::vector<float>> known, seen;
+    for (int64_t c = 0; c < original.num_configs; ++c)
+      known.insert(std::vector<float>(original.config_feat.begin() + c * 24, original.config_feat.begin() + (c + 1) * 24));
+    for (int64_t c = 0; c < 6; ++c) {
+      const std::vector<float> v(proposed.config_feat.begin() + c * 24, proposed.config_feat.begin() + (c + 1) * 24);
+      EXPECT_EQ(space.why_illegal(v.data()), "") << predictor << " " << c;
+      EXPECT_EQ(known.count(v), 0u) << "proposal " << c << " is measured in the file";
+      EXPECT_TRUE(seen.insert(v).second) << "proposal " << c << " twice";
+      EXPECT_GT(pricer.runtime(v.data()), 0);
+    }
+    // The measurements keep their ratios (runtime / normalizer), not whole ns.
+    std::ifstream csv(s.out + "/measured.csv");
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "config,runtime_over_normalizer,round");
+    const std::vector<double> target = original.target();
+    int rows = 0;
+    while (std::getline(csv, line)) {
+      const size_t a = line.find(','), b = line.rfind(',');
+      const int64_t config = std::stoll(line.substr(0, a));
+      EXPECT_NEAR(std::stod(line.substr(a + 1, b - a - 1)), target[static_cast<size_t>(config)],
+                  1e-7 * target[static_cast<size_t>(config)]);
+      ++rows;
+    }
+    EXPECT_EQ(rows, 16);
+    if (predictor == "fastslow") {
+      // The round's run learnt from a tile file holding the measurements.
+      const TileGraph measured = load_tile_graph(NpzReader::open(s.out + "/round-001/measured.npz"));
+      EXPECT_EQ(measured.num_configs, 12);
+    }
+  }
+  // A command measures a tile config from its row: config,<24 bounds>,
+  // products printed whole; its runtimes are ns, not ratios.
+  const std::string cmd = script(dir, "tile.sh",
+                                 "awk -F, 'NR > 1 { printf \"%s,%.9f\\n\", $1, 1000 + $2 + $9 / 1e6 } "
+                                 "BEGIN { print \"config,runtime_ns\" }' \"$1\" > \"$2\"");
+  TuneSettings m;
+  m.graph = file;
+  m.out = dir.file("cmd");
+  m.predictor = "ridge";
+  m.rounds = 1;
+  m.start = 4;
+  m.batch = 4;
+  m.measure = cmd;
+  const TuneOutcome mo = run_session(m);
+  EXPECT_FALSE(mo.ratio);
+  ASSERT_EQ(mo.trace.steps.size(), 8u);
+  const CachedGraph g = CachedGraph::open(file, {dir.file("cmd/.cache"), 1});
+  for (const TuneStep& t : mo.trace.steps) {
+    const float* row = original.config_feat.data() + g.groups.representative[static_cast<size_t>(t.candidate)] * 24;
+    EXPECT_NEAR(t.runtime, 1000.0 + row[0] + row[7] / 1e6, 1e-9) << "the kernel bounds' product arrives whole";
+  }
+  std::istringstream in(read_whole_file(dir.file("cmd/round-001/measure-in.csv")));
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.substr(0, 23), "config,kernel_bounds_0,");
+  EXPECT_EQ(std::count(header.begin(), header.end(), ','), 24);
+
+  // A layout space on a tile graph, and the other way round: errors naming the file.
+  TuneSettings s;
+  s.graph = file;
+  s.out = dir.file("bad");
+  s.predictor = "ridge";
+  s.propose = 2;
+  s.space = SpaceKind::Orders;
+  EXPECT_NE(test::error_of([&] { run_session(s); }).find("kernel.npz: --space orders is for layout graphs"), std::string::npos)
+      << test::error_of([&] { run_session(s); });
+  s.graph = generated_graph(dir);
+  s.space = SpaceKind::Sizes;
+  EXPECT_NE(test::error_of([&] { run_session(s); }).find("--space sizes is for tile graphs"), std::string::npos);
+}
+
+// --predictor run: a tile collection's run scores a kernel's configs as it
+// is (no run per round); its proposals in the shape space are TPU tile
+// sizes of the kernel's output that the generator prices.
+TEST(TuneProposals, ACollectionsRunScoresATileKernelAsItIs) {
+  test::TempDir dir;
+  train::train(train::quick_tile_run(dir.file("tile-run")));
+  std::string kernel;
+  for (const auto& e : std::filesystem::directory_iterator(train::tiny_data() + "/npz/tile/xla/valid"))
+    if (kernel.empty() || e.path().string() < kernel) kernel = e.path().string();
+  TuneSettings s;
+  s.graph = kernel;
+  s.out = dir.file("t");
+  s.predictor = "run";
+  s.model_run = dir.file("tile-run");
+  s.rounds = 1;
+  s.start = 8;
+  s.batch = 4;
+  s.propose = 4;
+  s.space = SpaceKind::Shape;
+  s.search.budget = 400;
+  const TuneOutcome o = run_session(s);
+  ASSERT_FALSE(o.proposals.is_null());
+  EXPECT_FALSE(fs::exists(s.out + "/round-001/run")) << "nothing trains per round";
+  const TileGraph original = load_tile_graph(NpzReader::open(kernel));
+  const TileGraph proposed = load_tile_graph(NpzReader::open(s.out + "/proposed.npz"));
+  ASSERT_GE(proposed.num_configs, 1);
+  const TileConfigSpace space(24, original.config_feat, {}, SpaceKind::Shape,
+                              tile_roots(original.num_nodes, original.node_feat_width, original.node_feat));
+  const synth::Pricer pricer = synth::Pricer::for_file(kernel);
+  for (int64_t c = 0; c < proposed.num_configs; ++c) {
+    EXPECT_EQ(space.why_illegal(proposed.config_feat.data() + c * 24), "") << c;
+    EXPECT_GT(pricer.runtime(proposed.config_feat.data() + c * 24), 0);
+  }
+  // The run is the session's: another one is another session.
+  TuneSettings other = s;
+  other.model_run = dir.file("tile-run-2");
+  std::filesystem::copy(dir.file("tile-run"), other.model_run, std::filesystem::copy_options::recursive);
+  EXPECT_NE(test::error_of([&] { run_session(other); }).find("holds a session with model_run"), std::string::npos)
+      << test::error_of([&] { run_session(other); });
+  other.model_run.clear();
+  other.out = dir.file("u");
+  EXPECT_NE(test::error_of([&] { run_session(other); }).find("--model-run RUN goes with --predictor run"), std::string::npos);
+  // A tile run cannot score a layout graph: the error names the run.
+  other = s;
+  other.out = dir.file("v");
+  other.graph = generated_graph(dir);
+  other.space = SpaceKind::Menu;
+  const std::string e = test::error_of([&] { run_session(other); });
+  EXPECT_NE(e.find("the run ranks tile configs"), std::string::npos) << e;
 }
 
 // Ctrl-C during the search keeps what it found.

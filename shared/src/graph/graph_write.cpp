@@ -29,4 +29,29 @@ void write_layout_graph(const std::string& path, const LayoutGraph& g, const std
   out.close();
 }
 
+void write_tile_graph(const std::string& path, const TileGraph& g, const std::vector<float>& config_feat,
+                      const std::vector<int64_t>& runtimes, const std::vector<int64_t>& normalizers) {
+  const int64_t w = g.config_feat_width;
+  const auto count = static_cast<int64_t>(runtimes.size());
+  if (w <= 0) throw Error(path, "config_feat", "the graph has no tile config features to write");
+  if (static_cast<int64_t>(config_feat.size()) != count * w)
+    throw Error(path, "config_feat",
+                std::to_string(config_feat.size()) + " values for " + std::to_string(count) + " configs of " +
+                    std::to_string(w) + " features");
+  if (normalizers.size() != runtimes.size())
+    throw Error(path, "config_runtime_normalizers",
+                std::to_string(normalizers.size()) + " normalizers for " + std::to_string(count) + " runtimes");
+  if (static_cast<int64_t>(g.node_feat.size()) != g.num_nodes * g.node_feat_width)
+    throw Error(path, "node_feat", "the graph was loaded without its node features");
+  NpzWriter out(path, Compression::Deflate);
+  out.add("node_feat", g.node_feat, {g.num_nodes, g.node_feat_width});
+  const std::vector<uint8_t> ops(g.node_opcode.begin(), g.node_opcode.end());
+  out.add("node_opcode", ops, {g.num_nodes});
+  out.add("edge_index", g.edge_index, {g.num_edges(), 2});
+  out.add("config_feat", config_feat, {count, w});
+  out.add("config_runtime", runtimes, {count});
+  out.add("config_runtime_normalizers", normalizers, {count});
+  out.close();
+}
+
 }  // namespace fastslow

@@ -44,17 +44,11 @@ std::string describe(const float* v, int width) {
 
 }  // namespace
 
-SpaceKind parse_space_kind(const std::string& name) {
-  if (name == "menu") return SpaceKind::Menu;
-  if (name == "orders") return SpaceKind::Orders;
-  throw Error("unknown space '" + name + "' (menu or orders)");
-}
-
-const char* space_kind_name(SpaceKind kind) { return kind == SpaceKind::Menu ? "menu" : "orders"; }
-
 LayoutConfigSpace::LayoutConfigSpace(int64_t nc, int64_t width, const std::vector<float>& rows,
                                      const std::vector<int64_t>& weight, const LayoutContext& ctx, SpaceKind kind)
     : kind_(kind), nc_(nc), width_(width) {
+  if (kind == SpaceKind::Sizes || kind == SpaceKind::Shape)
+    throw Error(std::string("--space ") + space_kind_name(kind) + " is for tile graphs; a layout graph's spaces are menu and orders");
   if (nc < 1 || width < 1) throw Error("config space: a graph without configurable nodes has no layout configs");
   const int64_t row = nc * width;
   if (rows.empty() || rows.size() % static_cast<size_t>(row) != 0)
@@ -278,18 +272,6 @@ void LayoutConfigSpace::crossover(const float* a, const float* b, Rng& rng, floa
 
 void LayoutConfigSpace::random_config(Rng& rng, float* out) const {
   for (const LayoutGroup& g : groups_) random_value(g, rng, out + g.node * width_ + g.offset);
-}
-
-ConfigHash hash_config(const float* config, int64_t n) {
-  ConfigHash h{0x243f6a8885a308d3ull, 0x13198a2e03707344ull};
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t bits = 0;
-    const float v = config[i] == 0.0f ? 0.0f : config[i];  // -0 and 0 are one value
-    std::memcpy(&bits, &v, sizeof bits);
-    h.a = mix_seed(h.a, bits);
-    h.b = mix_seed(h.b ^ 0xa4093822299f31d0ull, bits + static_cast<uint64_t>(i) * 0x100000001b3ull);
-  }
-  return h;
 }
 
 }  // namespace fastslow

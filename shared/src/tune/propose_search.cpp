@@ -33,7 +33,7 @@ ScoreCalibration calibrate_scores(const std::vector<double>& score, const std::v
   return c;
 }
 
-ProposeSearch::ProposeSearch(const LayoutConfigSpace& space, const ProposeSettings& settings, std::vector<float> known,
+ProposeSearch::ProposeSearch(const ConfigSpace& space, const ProposeSettings& settings, std::vector<float> known,
                              std::vector<int64_t> anchors)
     : space_(space), s_(settings), known_(std::move(known)), rng_(mix_seed(settings.seed, 0x70726f70ull)),  // "prop"
       anchors_(std::move(anchors)) {

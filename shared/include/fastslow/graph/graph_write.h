@@ -1,4 +1,4 @@
-// Writes a layout graph back as the published files hold it (the same
+// Writes a layout or tile graph back as the published files hold it (the same
 // arrays, dtypes and shapes, np.savez_compressed), with the configs the
 // caller gives: the measurements an autotuning session has made so far, or
 // configs proposed that nobody has measured (runtimes 0, as test files
@@ -18,5 +18,10 @@ namespace fastslow {
 // are not written. Throws Error naming `path` on sizes that do not fit.
 void write_layout_graph(const std::string& path, const LayoutGraph& g, const std::vector<float>& config_feat,
                         const std::vector<int64_t>& runtimes);
+
+// config_feat: count x g.config_feat_width values; runtimes and normalizers:
+// count values each in ns (what tile configs are ranked by is their ratio).
+void write_tile_graph(const std::string& path, const TileGraph& g, const std::vector<float>& config_feat,
+                      const std::vector<int64_t>& runtimes, const std::vector<int64_t>& normalizers);
 
 }  // namespace fastslow

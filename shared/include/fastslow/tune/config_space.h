@@ -31,13 +31,9 @@
 
 #include "fastslow/features/layout_context.h"
 #include "fastslow/rng.h"
+#include "fastslow/tune/search_space.h"
 
 namespace fastslow {
-
-enum class SpaceKind { Menu, Orders };
-// "menu" | "orders"; Error naming the choices otherwise.
-SpaceKind parse_space_kind(const std::string& name);
-const char* space_kind_name(SpaceKind kind);
 
 struct LayoutGroup {
   int64_t node = 0;  // index among the configurable nodes
@@ -53,7 +49,7 @@ struct LayoutGroup {
   std::vector<int64_t> consumers;     // output: the input/kernel groups that read it
 };
 
-class LayoutConfigSpace {
+class LayoutConfigSpace : public ConfigSpace {
  public:
   // rows: the file's unique configs (count x nc x width); weight: how often
   // each occurs in the file (empty: once each); ctx: the graph's layout
@@ -65,20 +61,19 @@ class LayoutConfigSpace {
   SpaceKind kind() const { return kind_; }
   int64_t num_nodes() const { return nc_; }
   int64_t width() const { return width_; }
-  int64_t row_elems() const { return nc_ * width_; }
+  int64_t row_elems() const override { return nc_ * width_; }
   const std::vector<LayoutGroup>& groups() const { return groups_; }
 
-  // "" when the config (row_elems values) is in the space; otherwise the
-  // first problem, naming the node and the tensor.
-  std::string why_illegal(const float* config) const;
+  // The first problem names the node and the tensor.
+  std::string why_illegal(const float* config) const override;
   // Every group at its most common order in the file.
-  std::vector<float> most_common() const;
+  std::vector<float> most_common() const override;
   // Each group uniform over its choices (menu) or a random legal order.
-  void random_config(Rng& rng, float* out) const;
-  // child := parent with one or two groups changed by a mutation.
-  void mutate(const float* parent, Rng& rng, float* child) const;
-  // child := each node's row from a or b.
-  void crossover(const float* a, const float* b, Rng& rng, float* child) const;
+  void random_config(Rng& rng, float* out) const override;
+  // One or two groups changed.
+  void mutate(const float* parent, Rng& rng, float* child) const override;
+  // Each node's row from a or b.
+  void crossover(const float* a, const float* b, Rng& rng, float* child) const override;
 
  private:
   bool legal_value(const LayoutGroup& g, const float* v) const;
@@ -90,17 +85,6 @@ class LayoutConfigSpace {
   int64_t nc_ = 0, width_ = 0;
   std::vector<LayoutGroup> groups_;
   std::vector<int64_t> changeable_;  // groups with more than one choice
-};
-
-// A 128-bit fingerprint of a config's values: de-duplication without
-// keeping every row.
-struct ConfigHash {
-  uint64_t a = 0, b = 0;
-  bool operator==(const ConfigHash& o) const { return a == o.a && b == o.b; }
-};
-ConfigHash hash_config(const float* config, int64_t n);
-struct ConfigHashOf {
-  size_t operator()(const ConfigHash& h) const { return static_cast<size_t>(h.a ^ (h.b * 0x9e3779b97f4a7c15ull)); }
 };
 
 }  // namespace fastslow

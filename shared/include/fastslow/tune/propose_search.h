@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "fastslow/rng.h"
-#include "fastslow/tune/config_space.h"
+#include "fastslow/tune/search_space.h"
 
 namespace fastslow {
 
@@ -65,7 +65,7 @@ class ProposeSearch {
   // scored first and never proposed. Throws Error on sizes that disagree
   // or settings out of range.
   // anchors: indices into known, fastest first (may be empty).
-  ProposeSearch(const LayoutConfigSpace& space, const ProposeSettings& settings, std::vector<float> known,
+  ProposeSearch(const ConfigSpace& space, const ProposeSettings& settings, std::vector<float> known,
                 std::vector<int64_t> anchors = {});
 
   const std::vector<float>& ask();
@@ -88,7 +88,7 @@ class ProposeSearch {
   void children(int64_t count);
   void merge(std::vector<ScoredConfig>& into, std::vector<ScoredConfig>&& add, int64_t cap);
 
-  const LayoutConfigSpace& space_;
+  const ConfigSpace& space_;
   ProposeSettings s_;
   std::vector<float> known_;
   int64_t known_count_ = 0, known_next_ = 0;
