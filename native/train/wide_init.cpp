@@ -61,6 +61,16 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   const bool use_rows = wide.uses_rows();
 
   std::vector<int64_t> groups = fit.train_groups;
+  // Few measurements: cross-validation inside the measured configs chooses
+  // the penalty, so a validation share held back from the table only costs
+  // it configs (it still stops the deep part's training). The table learns
+  // from every measured config of the graph.
+  const bool few = static_cast<int64_t>(valid.eval_groups.size()) < kFewValid;
+  if (few && valid.cache.source == c.source && valid.cache.has_runtime()) {
+    groups.insert(groups.end(), valid.eval_groups.begin(), valid.eval_groups.end());
+    std::sort(groups.begin(), groups.end());
+    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  }
   const int64_t cap = std::max<int64_t>(2, kMaxWideValues / std::max<int64_t>(1, nc * (width + 1)));
   if (static_cast<int64_t>(groups.size()) > cap) {
     Rng rng(seed ^ 0x77696465ull);  // "wide"
@@ -105,7 +115,7 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   baselines::OneHotRidge chosen;
   bool rows_fitted = use_rows;
   std::vector<float> xv;  // the values alone, the design of a few-measurement fit without rows
-  if (nv < kFewValid) {
+  if (few) {
     // Few measurements: Kendall on a handful of valid configs is noise; the
     // training configs' own 4-fold cross-validation picks the penalty (too
     // few of them to cross-validate: the values alone at penalty 1), and
@@ -121,9 +131,9 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
     const baselines::RidgeChoice& cv = rows_fitted ? with_rows : by_values;
     if (rows_fitted) chosen.fit(x, cols, y, cv.lambda);
     else chosen.fit(xv, nc * width, y, cv.lambda);
-    double k = 0.0;
-    if (nv >= 2) k = kendall_tau(chosen.predict(rows_fitted ? vx : design(valid_rows, nv, nc, width, kept, false)), vrt);
-    best = {cv.lambda, std::isfinite(k) ? k : 0.0, n, chosen.num_features()};
+    // The valid configs are in the fit: the out-of-fold Kendall is the honest figure.
+    best = {cv.lambda, std::isfinite(cv.cv_kendall) ? cv.cv_kendall : 0.0, n, chosen.num_features()};
+    best.cross_validated = true;
   } else {
     for (double lambda : {1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0}) {
       baselines::OneHotRidge ridge;

@@ -2,8 +2,9 @@
 // form before training: ridge regression of the standardised log runtime
 // on the one-hot config values and whole rows of the training groups, its
 // penalty chosen by Kendall tau on the valid groups (by 4-fold
-// cross-validation inside the training groups when fewer than kFewValid
-// validate: few measurements). Training then starts
+// cross-validation inside the measured groups when fewer than kFewValid
+// validate: few measurements; the valid groups then join the fit, as the
+// penalty no longer needs them). Training then starts
 // from the linear fit (and never ranks worse than it on the valid share,
 // since the trainer keeps the best epoch).
 #pragma once
@@ -17,11 +18,14 @@ namespace fastslow::train {
 
 struct WideFit {
   double lambda = 0;
-  double valid_kendall = 0;  // of the fitted table alone, on the valid groups (unique configs)
+  // Of the fitted table alone, on the valid groups (unique configs); with
+  // few measurements, of its out-of-fold predictions (cross_validated).
+  double valid_kendall = 0;
   int64_t rows_used = 0;     // training groups the fit read (a sample on huge graphs)
   int64_t features = 0;      // indicator features with a weight
   double residual_sd = 0;    // of the fitted table on the training groups, in target units
   bool rows = true;          // whole-row weights fitted (few measurements: when cross-validation favours them)
+  bool cross_validated = false;  // valid_kendall is out-of-fold (few measurements)
 };
 
 // `fit` and `valid` are the same graph's entries (train_groups / eval_groups).

@@ -134,6 +134,16 @@ class RidgeScorer : public Scorer {
   std::vector<float> rows_;
 };
 
+// A single model's prediction: its scores' ranks, and as the spread how far
+// they lie from the ridge ensemble's.
+Prediction beside_ridge(const std::vector<double>& own, const Prediction& ridge) {
+  Prediction p;
+  p.score = rank_fractions(own);
+  p.spread.resize(p.score.size());
+  for (size_t c = 0; c < p.score.size(); ++c) p.spread[c] = std::abs(p.score[c] - ridge.score[c]);
+  return p;
+}
+
 // A trained run scoring rows of its graph in chunks, as ranking does.
 class FittedRun : public Fitted {
  public:
@@ -204,13 +214,7 @@ class RunScorer : public Scorer {
   }
 
   Prediction predict(const Measured& m, const std::string& dir) override {
-    const std::vector<double> own = fit(m, dir)->score_rows(g_.config_rows(all_groups(g_)));
-    const Prediction r = ridge_.predict(m, dir);
-    Prediction p;
-    p.score = rank_fractions(own);
-    p.spread.resize(p.score.size());
-    for (size_t c = 0; c < p.score.size(); ++c) p.spread[c] = std::abs(p.score[c] - r.score[c]);
-    return p;
+    return beside_ridge(fit(m, dir)->score_rows(g_.config_rows(all_groups(g_))), ridge_.predict(m, dir));
   }
   std::string name() const override { return "fastslow"; }
 
@@ -220,10 +224,6 @@ class RunScorer : public Scorer {
   RidgeScorer ridge_;
   GraphOut out_;
 };
-
-}  // namespace
-
-namespace {
 
 // A shared model behind the Fitted interface: the session's proposals
 // fit "again" at no cost.
@@ -242,13 +242,7 @@ class LoadedScorer : public Scorer {
       : model_(std::move(model)), g_(g), ridge_(g, seed) {}
   std::unique_ptr<Fitted> fit(const Measured&, const std::string&) override { return std::make_unique<SharedFitted>(model_); }
   Prediction predict(const Measured& m, const std::string& dir) override {
-    const std::vector<double> own = model_->score_rows(g_.config_rows(all_groups(g_)));
-    const Prediction r = ridge_.predict(m, dir);
-    Prediction p;
-    p.score = rank_fractions(own);
-    p.spread.resize(p.score.size());
-    for (size_t c = 0; c < p.score.size(); ++c) p.spread[c] = std::abs(p.score[c] - r.score[c]);
-    return p;
+    return beside_ridge(model_->score_rows(g_.config_rows(all_groups(g_))), ridge_.predict(m, dir));
   }
   std::string name() const override { return "run"; }
 

@@ -145,7 +145,18 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
   const std::string cache = (fs::path(s.out) / ".cache").string();
   fs::create_directories(s.out);
   const CachedGraph g = CachedGraph::open(s.graph, {cache, s.run.khop});
-  if (s.propose > 0) check_space(g, s.space);  // now, not after the rounds
+  // A space that does not fit the graph fails now, not after the rounds. A
+  // tile kernel's few configs are cheap to build it from; a layout graph's
+  // spaces only depend on its kind.
+  if (s.propose > 0) {
+    if (g.kind == GraphKind::Tile) {
+      std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
+      for (size_t k = 0; k < all.size(); ++k) all[k] = static_cast<int64_t>(k);
+      config_space(g, g.config_rows(all), s.space);
+    } else {
+      check_space(g, s.space);
+    }
+  }
   TuneOutcome outcome;
   outcome.candidates = g.groups.num_groups();
   outcome.ratio = ratio_runtimes(s, g);

@@ -434,10 +434,23 @@ TEST(CliTune, ASessionOnTheFileGoesOnWithMoreRounds) {
   const Result other = run(session + " --batch 8 --rounds 3");
   EXPECT_EQ(other.code, 2);
   EXPECT_NE(other.err.find("batch"), std::string::npos) << other.err;
-  const Result tile = run("tune --graph " + fastslow::test::data_file("real/tile_xla_train_retinanet.2x2.fp32_-342c949e14733d96.npz") +
-                          " --predictor ridge --out " + dir.file("t"));
-  EXPECT_EQ(tile.code, 2);
-  EXPECT_NE(tile.err.find("layout graphs"), std::string::npos) << tile.err;
+  // A real tile kernel: its runtimes are over its normalizer, its proposals
+  // tile rows; its bounds are not tile sizes of its output, so the shape
+  // space is refused before any round.
+  const std::string kernel = fastslow::test::data_file("real/tile_xla_valid_inception_v3_batch_128_train_426e203f19335d17.npz");
+  const Result tile = run("tune --graph " + kernel + " --predictor ridge --out " + dir.file("t") +
+                          " --start 4 --rounds 1 --batch 2 --propose 3 --space sizes");
+  ASSERT_EQ(tile.code, 0) << tile.err;
+  EXPECT_NE(tile.err.find("x the normalizer"), std::string::npos) << tile.err;
+  const std::vector<uint8_t> csv = fastslow::test::read_bytes(dir.file("t/proposed.csv"));
+  EXPECT_EQ(std::string(csv.begin(), csv.end()).substr(0, 47), "config,score,predicted_runtime_over_normalizer,");
+  const Result shape = run("tune --graph " + kernel + " --predictor ridge --out " + dir.file("t2") + " --propose 3 --space shape");
+  EXPECT_EQ(shape.code, 2);
+  EXPECT_NE(shape.err.find("not TPU tile sizes"), std::string::npos) << shape.err;
+  EXPECT_EQ(shape.err.find("round 0"), std::string::npos) << "refused before measuring";
+  const Result orders = run("tune --graph " + kernel + " --predictor ridge --out " + dir.file("t3") + " --propose 3 --space orders");
+  EXPECT_EQ(orders.code, 2);
+  EXPECT_NE(orders.err.find("--space orders is for layout graphs"), std::string::npos) << orders.err;
 }
 
 // A run folder names its inputs absolutely (eval from any directory) and
