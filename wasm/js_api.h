@@ -142,18 +142,19 @@ int explorer_explain(int model_index, int config, int against);
 // op family, on a log (log_scale != 0) or linear scale.
 void explorer_explain_view(int coloured, int log_scale);
 // Tune, as the Configs tab's button: proposes `count` configs of the open
-// layout file nobody measured, from `budget` new candidates scored with
-// model `model_index` (tune/propose_search.h, menu space, anchored at the
-// configs measured fastest). Each generation is one job as a ranking is
+// layout or tile file nobody measured, from `budget` new candidates scored
+// with model `model_index` (tune/propose_search.h, the menu space of
+// tune/graph_space.h, anchored at the configs measured fastest). Each generation is one job as a ranking is
 // (js_request_rank, a session on the document whose "groups" are the
 // generation's rows): the file's own configs first, then the children. For
 // a file with runtimes, what-to-measure-next is then replayed in pool mode.
-// 1 if started, 0 if not (no layout file, no such model, count or budget
-// below 1, a job running).
+// 1 if started, 0 if not (no file, no such model, count or budget below 1,
+// a job running).
 int explorer_tune(int model_index, int count, int budget);
 // The proposals as "Download proposals" saves them: {"csv", "name"}; CSV
 // lines proposal,score,predicted_speedup_over_best_measured,node,<config
-// features> (one per proposal and configurable node), or {"error"}.
+// features> (one per proposal and configurable node; a tile file: one per
+// proposal, without node), or {"error"}.
 char* explorer_proposals_csv();
 // A rank session on the open document for the card `card_json` (from its
 // bytes in memory, with the config groups found when it was opened),

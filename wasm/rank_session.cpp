@@ -28,8 +28,7 @@ std::unique_ptr<RankSession> prepare_rank_session(ModelCard card, CachedGraph gr
 }
 
 void set_explicit_rows(RankSession& s, std::vector<float> rows) {
-  if (s.graph.kind != GraphKind::Layout) throw Error(s.graph.source, "", "explicit rows: not a layout graph");
-  const auto row = static_cast<int64_t>(s.graph.pruned.config_positions.size()) * s.graph.config_feat_width;
+  const int64_t row = s.graph.config_row_elems;
   if (row == 0 || rows.empty() || static_cast<int64_t>(rows.size()) % row != 0)
     throw Error(s.graph.source, "", std::to_string(rows.size()) + " values are not whole configs of " + std::to_string(row));
   s.row_count = static_cast<int64_t>(rows.size()) / row;
@@ -47,10 +46,11 @@ std::optional<int64_t> rank_session_batch(RankSession& s, int64_t index) {
     }
   }
   if (s.explicit_rows()) {
-    // Layout rows go to the model as they are (rank_inputs.h).
+    // Layout rows go to the model as they are, tile rows standardised (rank_inputs.h).
     const int64_t row = s.row_count > 0 ? static_cast<int64_t>(s.rows.size()) / s.row_count : 0;
     const int64_t first = index * s.card.chunk, n = std::min(s.card.chunk, s.row_count - first);
-    s.batch.assign(s.rows.begin() + first * row, s.rows.begin() + (first + n) * row);
+    s.batch = rank_row_batch(s.graph, std::vector<float>(s.rows.begin() + first * row, s.rows.begin() + (first + n) * row),
+                             n, s.card);
     return n;
   }
   const std::vector<int64_t> part = rank_chunk(s.groups, s.card.chunk, index);

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fastslow/data/graph_cache.h"
+#include "fastslow/tune/graph_space.h"
 #include "fastslow/tune/propose_search.h"
 #include "tune/graph_out.h"
 #include "tune/scorers.h"
@@ -58,12 +59,6 @@ struct ProposeOutcome {
 // (done, budget) after each batch of new candidates scored.
 using ProposeProgress = std::function<void(int64_t, int64_t)>;
 
-// The graph's space of the given kind: layout (config_space.h) or tile
-// (tile_space.h) configs. `known`: its unique configs. Error naming the
-// file when the kind does not fit the graph.
-std::unique_ptr<ConfigSpace> config_space(const CachedGraph& g, const std::vector<float>& known, SpaceKind kind);
-// The same error, before anything is built.
-void check_space(const CachedGraph& g, SpaceKind kind);
 
 // `model` scores the candidates; `second` (may be null) only the proposals,
 // for the disagreement. Error on nothing measured.

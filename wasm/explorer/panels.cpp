@@ -320,7 +320,6 @@ void App::explain_section(int64_t n) {
 // Tune: configs nobody measured, proposed with the Rank tab's model
 // (ranking.h's tune job), and what-to-measure-next replayed on the file.
 void App::tune_section() {
-  if (doc->kind != GraphKind::Layout) return;
   section("Tune: configs nobody measured");
   ImGui::SetNextItemWidth(100 * dpr);
   ImGui::InputScalar("proposals", ImGuiDataType_S64, &tune_count);

@@ -11,6 +11,7 @@
 #include "fastslow/rank/occlusion.h"
 #include "fastslow/features/layout_context.h"
 #include "fastslow/graph/hlo_tables.h"
+#include "fastslow/tune/graph_space.h"
 #include "fastslow/tune/pick.h"
 #include "rank_session.h"
 
@@ -164,7 +165,7 @@ bool Ranking::start_explain(const Document* doc, int index, int64_t config, int6
 }
 
 bool Ranking::start_tune(const Document* doc, int index, int64_t count, int64_t budget, Host& host) {
-  if (!doc || doc->kind != GraphKind::Layout || index < 0 || index >= static_cast<int>(models.size()) || running() ||
+  if (!doc || index < 0 || index >= static_cast<int>(models.size()) || running() ||
       count < 1 || budget < 1)
     return false;
   job_ = Job::Tune;
@@ -247,11 +248,27 @@ void Ranking::tune_finish(const Document& doc) {
 std::string Ranking::proposals_csv(const Document& doc) const {
   if (tune.proposals.empty()) throw Error("no proposals to download: tune first");
   const int64_t w = doc.config_width();
-  const std::vector<std::string>& names = config_feature_names(GraphKind::Layout);
+  const std::vector<std::string>& names = config_feature_names(doc.kind);
+  char b[64];
+  if (doc.kind == GraphKind::Tile) {  // a kernel has one row of tile bounds per config
+    std::string csv = "proposal,score,predicted_speedup_over_best_measured";
+    for (int64_t c = 0; c < w; ++c) csv += "," + (c < static_cast<int64_t>(names.size()) ? names[c] : "value_" + std::to_string(c));
+    csv += "\n";
+    for (size_t p = 0; p < tune.proposals.size(); ++p) {
+      const ProposedConfig& pc = tune.proposals[p];
+      std::snprintf(b, sizeof b, "%zu,%.9g,%.6g", p, pc.score, pc.speedup);
+      csv += b;
+      for (int64_t c = 0; c < w; ++c) {
+        std::snprintf(b, sizeof b, ",%.10g", static_cast<double>(pc.config[c]));
+        csv += b;
+      }
+      csv += "\n";
+    }
+    return csv;
+  }
   std::string csv = "proposal,score,predicted_speedup_over_best_measured,node";
   for (int64_t c = 0; c < w; ++c) csv += "," + (w == 18 && c < static_cast<int64_t>(names.size()) ? names[c] : "value_" + std::to_string(c));
   csv += "\n";
-  char b[64];
   for (size_t p = 0; p < tune.proposals.size(); ++p) {
     const ProposedConfig& pc = tune.proposals[p];
     for (size_t j = 0; j < doc.config_nodes.size(); ++j) {
@@ -290,10 +307,7 @@ std::unique_ptr<wasm::RankSession> Ranking::open_session(int ticket, const Docum
         std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
         for (size_t k = 0; k < all.size(); ++k) all[k] = static_cast<int64_t>(k);
         std::vector<float> known = g.config_rows(all);
-        const LayoutContext ctx = layout_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat, g.node_opcode,
-                                                 g.pruned.edge_index, g.pruned.config_positions);
-        space_ = std::make_unique<LayoutConfigSpace>(static_cast<int64_t>(g.pruned.config_positions.size()),
-                                                     g.config_feat_width, known, g.groups.group_size, ctx, SpaceKind::Menu);
+        space_ = config_space(g, known, SpaceKind::Menu);
         // Anchors: the configs measured fastest (propose_search.h).
         std::vector<int64_t> anchors;
         if (g.has_runtime()) {

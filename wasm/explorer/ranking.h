@@ -12,7 +12,7 @@
 #include "document.h"
 #include "fastslow/rank/metrics.h"
 #include "fastslow/rank/occlusion.h"
-#include "fastslow/tune/config_space.h"
+#include "fastslow/tune/search_space.h"
 #include "fastslow/tune/propose_search.h"
 #include "host.h"
 
@@ -77,7 +77,7 @@ struct ExplainState {
 // model's order (the page cannot retrain it: rounds follow its scores,
 // epsilon-greedy) against random order, each from 20 random starts.
 struct ProposedConfig {
-  std::vector<float> config;  // configurable nodes x width
+  std::vector<float> config;  // configurable nodes x width (tile: one row)
   double score = 0;
   double speedup = 0;         // predicted over the best measured config (0: the file has no runtimes)
 };
@@ -166,7 +166,7 @@ class Ranking {
   Job job_ = Job::Rank;  // what the current ticket's session does
   OcclusionRows plan_;   // the explanation's rows (their values live in the session)
   // Tuning: the search lives across its jobs.
-  std::unique_ptr<LayoutConfigSpace> space_;
+  std::unique_ptr<ConfigSpace> space_;
   std::unique_ptr<ProposeSearch> search_;
   std::vector<float> pending_;       // the next generation's rows, asked for before its job
   Host* host_ = nullptr;

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodePng } from './png.mjs';
@@ -16,7 +16,7 @@ const alexnet = path.join(sampleData, 'cleaned_alexnet.npz');
 const unet3d = path.join(sampleData, 'real', 'layout_xla_default_train_unet3d.npz');
 const work = mkdtempSync(path.join(tmpdir(), 'fastslow-explorer-'));
 
-let explorer, page, layoutFile, demo, bigFile, longFile, nlpModel, programModel, ensembleModel, layoutFiles;
+let explorer, page, layoutFile, demo, bigFile, longFile, nlpModel, programModel, ensembleModel, layoutFiles, tileModel, tileFile;
 let pageErrors = [];
 
 before(async () => {
@@ -31,6 +31,12 @@ before(async () => {
     '--epochs', '1', '--steps-per-epoch', '4', '--threads', '2');
   nlpModel = path.join(work, 'nlp');
   run('export', '--run', path.join(work, 'run-nlp'), '-o', nlpModel);
+  // A tile model, trained briefly on the tiny tile kernels, and a valid kernel to tune.
+  run('train', '--data', data, '--collection', 'tile:xla', '--out', path.join(work, 'run-tile'), '--epochs', '2',
+    '--threads', '2');
+  tileModel = path.join(work, 'tile');
+  run('export', '--run', path.join(work, 'run-tile'), '-o', tileModel);
+  tileFile = path.join(data, 'npz/tile/xla/valid', readdirSync(path.join(data, 'npz/tile/xla/valid')).sort()[0]);
   // A per-program model (of the demo's graph): its card names no collection.
   run('train', '--graph', layoutFile, '--out', path.join(work, 'run-program'), '--epochs', '1', '--steps-per-epoch', '4',
     '--threads', '2');
@@ -555,5 +561,45 @@ test('a study (trials.jsonl) opens with its counts, its Pareto front and scales;
   const ranked = await waitState((x) => x.rank.status === 'done', 'the ranking after the study', 120000);
   assert.equal(ranked.rank.configs, opened.graph.configs);
   assert.equal(ranked.study.name, 'trials.jsonl');
+  assert.deepEqual(pageErrors, []);
+});
+
+// Tune on a tile kernel: the tile space's menu (tune/tile_space.h), the
+// candidates standardised as the tile model reads them; one CSV row per
+// proposal, each a config the generator prices.
+test('Tune on a tile kernel proposes tile configs the generator prices', async () => {
+  await page.setInputFiles('#model-input', [path.join(tileModel, 'model.onnx'), path.join(tileModel, 'model.json')]);
+  const models = await waitState((x) => x.models.some((m) => m.includes('tile:xla')), 'the tile model');
+  await page.evaluate(() => window.fastslow.modelsReady());
+  const tile = models.models.findIndex((m) => m.includes('tile:xla'));
+  const opened = await openOnce(tileFile);
+  assert.equal(opened.graph.kind, 'tile');
+  assert.equal(await page.evaluate((i) => window.fastslow.tune(4, 300, i), tile), 1);
+  const s = await waitState((x) => x.tune.status !== 'running', 'the tile proposals', 120000);
+  assert.equal(s.tune.status, 'done', s.tune.message);
+  assert.ok(s.tune.proposals.length >= 1 && s.tune.proposals.length <= 4, JSON.stringify(s.tune));
+  const { csv } = await page.evaluate(() => window.fastslow.proposalsCsv());
+  const lines = csv.trim().split('\n');
+  assert.match(lines[0], /^proposal,score,predicted_speedup_over_best_measured,kernel_bounds_0,/);
+  assert.equal(lines.length, s.tune.proposals.length + 1);
+  const csvFile = path.join(work, 'tile-proposed.csv'), npzFile = path.join(work, 'tile-proposed.npz');
+  writeFileSync(csvFile, csv);
+  const py = spawnSync('/usr/bin/python3', ['-c', `
+import numpy as np, sys
+g = dict(np.load(sys.argv[1]))
+rows = np.loadtxt(sys.argv[2], delimiter=',', skiprows=1, ndmin=2)
+feat = rows[:, 3:].astype(np.float32)
+assert feat.shape[1] == 24
+known = {tuple(r) for r in g['config_feat'].tolist()}
+assert not any(tuple(r) in known for r in feat.tolist()), 'a proposal the file measured'
+g['config_feat'] = feat
+g['config_runtime'] = np.zeros(feat.shape[0], dtype=np.int64)
+g['config_runtime_normalizers'] = np.ones(feat.shape[0], dtype=np.int64)
+np.savez_compressed(sys.argv[3], **g)
+`, tileFile, csvFile, npzFile], { encoding: 'utf8' });
+  assert.equal(py.status, 0, py.stderr);
+  const priced = run('synth', '--price', tileFile, '--configs', npzFile).trim().split('\n').slice(1);
+  assert.equal(priced.length, s.tune.proposals.length);
+  for (const l of priced) assert.ok(Number(l.split(',')[1]) > 0, l);
   assert.deepEqual(pageErrors, []);
 });

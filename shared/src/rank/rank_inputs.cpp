@@ -29,22 +29,37 @@ RankGraphInputs rank_graph_inputs(const CachedGraph& g, const ModelCard& card) {
   return in;
 }
 
-std::vector<float> tile_config_rows(const CachedGraph& g, const std::vector<int64_t>& groups, bool tile_features) {
-  std::vector<float> rows = g.config_rows(groups);
+namespace {
+
+// Tile rows as a model reads them before standardising (tile_config_rows).
+std::vector<float> tile_rows_read(const CachedGraph& g, std::vector<float> rows, int64_t count, bool tile_features) {
   if (!tile_features) return rows;
   if (g.config_row_elems != kTileConfigColumns)
     throw Error(g.source, "config_feat",
                 "has " + std::to_string(g.config_row_elems) + " columns; the tiling features read the published " +
                     std::to_string(kTileConfigColumns));
   // The context is a scan of a kernel's few nodes: cheaper to redo than to keep.
-  return with_tile_features(tile_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat), rows,
-                            static_cast<int64_t>(groups.size()));
+  return with_tile_features(tile_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat), rows, count);
+}
+
+}  // namespace
+
+std::vector<float> tile_config_rows(const CachedGraph& g, const std::vector<int64_t>& groups, bool tile_features) {
+  return tile_rows_read(g, g.config_rows(groups), static_cast<int64_t>(groups.size()), tile_features);
 }
 
 std::vector<float> rank_config_batch(const CachedGraph& g, const std::vector<int64_t>& groups, const ModelCard& card) {
   if (g.kind != GraphKind::Tile) return g.config_rows(groups);
-  std::vector<float> rows = tile_config_rows(g, groups, card.tile_features);
-  card.config_stats.apply(rows.data(), static_cast<int64_t>(groups.size()));
+  return rank_row_batch(g, g.config_rows(groups), static_cast<int64_t>(groups.size()), card);
+}
+
+std::vector<float> rank_row_batch(const CachedGraph& g, std::vector<float> rows, int64_t count, const ModelCard& card) {
+  if (count < 0 || static_cast<int64_t>(rows.size()) != count * g.config_row_elems)
+    throw Error(g.source, "", std::to_string(rows.size()) + " values are not " + std::to_string(count) + " configs of " +
+                                  std::to_string(g.config_row_elems));
+  if (g.kind != GraphKind::Tile) return rows;
+  rows = tile_rows_read(g, std::move(rows), count, card.tile_features);
+  card.config_stats.apply(rows.data(), count);
   return rows;
 }
 

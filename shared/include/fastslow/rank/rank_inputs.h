@@ -39,6 +39,9 @@ std::vector<float> tile_config_rows(const CachedGraph& g, const std::vector<int6
 // config_feat for the given duplicate groups, in that order: tile [B, Fc]
 // standardised with the card's statistics; layout [B, config_nodes, Fc] raw.
 std::vector<float> rank_config_batch(const CachedGraph& g, const std::vector<int64_t>& groups, const ModelCard& card);
+// The same for `count` rows of any configs of the graph (config_row_elems
+// values each), in the file or not: a search's candidates.
+std::vector<float> rank_row_batch(const CachedGraph& g, std::vector<float> rows, int64_t count, const ModelCard& card);
 
 // The groups of one model call: chunk `index` of `groups` cut into pieces of
 // `chunk`, in order (the last one shorter).
