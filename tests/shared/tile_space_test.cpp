@@ -51,9 +51,10 @@ struct Kernel {
 };
 
 const std::vector<const Kernel*>& kernels() {
-  static const std::vector<const Kernel*> k = {new Kernel(5, 30, 20), new Kernel(17, 40, 20), new Kernel(29, 25, 20),
-                                                new Kernel(41, 30, 20)};
-  return k;
+  // Made once per process and kept (reachable, as a static pointer) to its end.
+  static const auto* k = new std::vector<const Kernel*>{new Kernel(5, 30, 20), new Kernel(17, 40, 20),
+                                                        new Kernel(29, 25, 20), new Kernel(41, 30, 20)};
+  return *k;
 }
 
 // The fastest config of a small space and its size, by pricing every combination of
