@@ -61,22 +61,7 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   const bool use_rows = wide.uses_rows();
 
   std::vector<int64_t> groups = fit.train_groups;
-  // Few measurements: cross-validation inside the measured configs chooses
-  // the penalty. Where the valid share is a handful (fewer than
-  // kPooledValid configs, whose Kendall says nothing about a run's epochs
-  // either), holding it back from the table only costs the table configs:
-  // the table learns from every measured config of the graph (real AlexNet,
-  // 32 measured: held-out Kendall 0.75 against 0.55). With more, the valid
-  // configs stay out of it, so that they still judge the deep part fairly
-  // (pooled at 128 measured, one draw in five lost 0.06 to a deep part
-  // chosen on configs the table had fitted).
-  const auto nv_all = static_cast<int64_t>(valid.eval_groups.size());
-  const bool few = nv_all < kFewValid;
-  if (nv_all < kPooledValid && valid.cache.source == c.source && valid.cache.has_runtime()) {
-    groups.insert(groups.end(), valid.eval_groups.begin(), valid.eval_groups.end());
-    std::sort(groups.begin(), groups.end());
-    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
-  }
+  const bool few = static_cast<int64_t>(valid.eval_groups.size()) < kFewValid;
   const int64_t cap = std::max<int64_t>(2, kMaxWideValues / std::max<int64_t>(1, nc * (width + 1)));
   if (static_cast<int64_t>(groups.size()) > cap) {
     Rng rng(seed ^ 0x77696465ull);  // "wide"
@@ -137,7 +122,7 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
     const baselines::RidgeChoice& cv = rows_fitted ? with_rows : by_values;
     if (rows_fitted) chosen.fit(x, cols, y, cv.lambda);
     else chosen.fit(xv, nc * width, y, cv.lambda);
-    // Out-of-fold Kendall: the honest figure (the valid configs may be in the fit).
+    // Out-of-fold Kendall: a handful of valid configs says nothing.
     best = {cv.lambda, std::isfinite(cv.cv_kendall) ? cv.cv_kendall : 0.0, n, chosen.num_features()};
     best.cross_validated = true;
   } else {

@@ -3,8 +3,7 @@
 // on the one-hot config values and whole rows of the training groups, its
 // penalty chosen by Kendall tau on the valid groups (by 4-fold
 // cross-validation inside the training groups when fewer than kFewValid
-// validate: few measurements; fewer than kPooledValid valid groups join
-// the fit, being too few to judge anything). Training then starts
+// validate: few measurements). Training then starts
 // from the linear fit (and never ranks worse than it on the valid share,
 // since the trainer keeps the best epoch).
 #pragma once
@@ -33,7 +32,6 @@ struct WideFit {
 // read (a seeded sample of the training groups beyond that).
 constexpr int64_t kMaxWideValues = 20'000'000;
 constexpr int64_t kFewValid = 32;
-constexpr int64_t kPooledValid = 8;  // fewer valid configs than this join the table's fit
 WideFit fit_wide_table(models::LayoutWideImpl& wide, const GraphEntry& fit, const GraphEntry& valid, uint64_t seed);
 
 }  // namespace fastslow::train
