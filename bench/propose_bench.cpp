@@ -178,10 +178,9 @@ int main(int argc, char** argv) {
         models[p] = p == "ridge" ? tune::make_ridge_scorer(g, 0)->fit(m, dir)
                                  : tune::make_run_scorer(g, f, o, 0)->fit(m, dir);
       }
-      const bool tile_kernel = g.kind == GraphKind::Tile;
-      if (tile_kernel && !tile_prior.empty()) models["prior"] = tune::load_fitted(tile_prior, g);
-      TrueCost truth(pricer);
       const bool tile = g.kind == GraphKind::Tile;
+      if (tile && !tile_prior.empty()) models["prior"] = tune::load_fitted(tile_prior, g);
+      TrueCost truth(pricer);
       const std::vector<SpaceKind> spaces =
           tile ? std::vector<SpaceKind>{SpaceKind::Menu, SpaceKind::Sizes, SpaceKind::Shape}
                : std::vector<SpaceKind>{SpaceKind::Menu, SpaceKind::Orders};

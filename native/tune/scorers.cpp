@@ -10,7 +10,7 @@
 #include "baselines/ridge.h"
 #include "baselines/ridge_cv.h"
 #include "fastslow/error.h"
-#include "fastslow/features/tile_features.h"
+#include "fastslow/rank/rank_inputs.h"
 #include "fastslow/io/npz_reader.h"
 #include "fastslow/io/remove_tree.h"
 #include "fastslow/rng.h"
@@ -148,10 +148,7 @@ Prediction beside_ridge(const std::vector<double>& own, const Prediction& ridge)
 class FittedRun : public Fitted {
  public:
   FittedRun(train::LoadedRun run, const CachedGraph& g)
-      : run_(std::move(run)), entry_(std::move(train::make_entries({g}, run_.norm, run_.device).front())) {
-    if (g.kind == GraphKind::Tile && run_.norm.tile_features)
-      tile_ = tile_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat);
-  }
+      : run_(std::move(run)), entry_(std::move(train::make_entries({g}, run_.norm, run_.device).front())) {}
   std::vector<double> score_rows(const std::vector<float>& rows) override {
     torch::NoGradGuard no_grad;
     run_.model->eval();
@@ -164,10 +161,9 @@ class FittedRun : public Fitted {
     for (int64_t at = 0; at < count; at += chunk) {
       const int64_t n = std::min(chunk, count - at);
       torch::Tensor feat;
-      if (tile) {  // the model reads normalised rows, with the tiling features when it trained on them
-        std::vector<float> part(rows.begin() + at * w, rows.begin() + (at + n) * w);
-        if (run_.norm.tile_features) part = with_tile_features(tile_, part, n);
-        run_.norm.config.apply(part.data(), n);
+      if (tile) {  // the model reads its rows standardised, with the tiling features when it trained on them
+        std::vector<float> part = tile_model_rows(entry_.cache, std::vector<float>(rows.begin() + at * w, rows.begin() + (at + n) * w),
+                                                  n, run_.norm.tile_features, run_.norm.config);
         feat = torch::from_blob(part.data(), {n, run_.norm.config.width()}, torch::kFloat32).clone();
       } else {
         feat = torch::from_blob(const_cast<float*>(rows.data()) + at * nc * w, {n, nc, w}, torch::kFloat32);
@@ -182,7 +178,6 @@ class FittedRun : public Fitted {
  private:
   train::LoadedRun run_;
   train::GraphEntry entry_;
-  TileContext tile_;
 };
 
 class RunScorer : public Scorer {

@@ -249,32 +249,25 @@ std::string Ranking::proposals_csv(const Document& doc) const {
   if (tune.proposals.empty()) throw Error("no proposals to download: tune first");
   const int64_t w = doc.config_width();
   const std::vector<std::string>& names = config_feature_names(doc.kind);
-  char b[64];
-  if (doc.kind == GraphKind::Tile) {  // a kernel has one row of tile bounds per config
-    std::string csv = "proposal,score,predicted_speedup_over_best_measured";
-    for (int64_t c = 0; c < w; ++c) csv += "," + (c < static_cast<int64_t>(names.size()) ? names[c] : "value_" + std::to_string(c));
-    csv += "\n";
-    for (size_t p = 0; p < tune.proposals.size(); ++p) {
-      const ProposedConfig& pc = tune.proposals[p];
-      std::snprintf(b, sizeof b, "%zu,%.9g,%.6g", p, pc.score, pc.speedup);
-      csv += b;
-      for (int64_t c = 0; c < w; ++c) {
-        std::snprintf(b, sizeof b, ",%.10g", static_cast<double>(pc.config[c]));
-        csv += b;
-      }
-      csv += "\n";
-    }
-    return csv;
-  }
-  std::string csv = "proposal,score,predicted_speedup_over_best_measured,node";
-  for (int64_t c = 0; c < w; ++c) csv += "," + (w == 18 && c < static_cast<int64_t>(names.size()) ? names[c] : "value_" + std::to_string(c));
+  // A layout config is a row per configurable node, a tile config one row of bounds.
+  const bool tile = doc.kind == GraphKind::Tile;
+  const size_t rows = tile ? 1 : doc.config_nodes.size();
+  std::string csv = tile ? "proposal,score,predicted_speedup_over_best_measured"
+                         : "proposal,score,predicted_speedup_over_best_measured,node";
+  for (int64_t c = 0; c < w; ++c)
+    csv += "," + (w == static_cast<int64_t>(names.size()) ? names[c] : "value_" + std::to_string(c));
   csv += "\n";
+  char b[64];
   for (size_t p = 0; p < tune.proposals.size(); ++p) {
     const ProposedConfig& pc = tune.proposals[p];
-    for (size_t j = 0; j < doc.config_nodes.size(); ++j) {
-      std::snprintf(b, sizeof b, "%zu,%.9g,%.6g,%lld", p, pc.score, pc.speedup, static_cast<long long>(doc.config_nodes[j]));
+    for (size_t j = 0; j < rows; ++j) {
+      std::snprintf(b, sizeof b, "%zu,%.9g,%.6g", p, pc.score, pc.speedup);
       csv += b;
-      for (int64_t c = 0; c < w; ++c) csv += "," + std::to_string(static_cast<int>(pc.config[j * w + c]));
+      if (!tile) csv += "," + std::to_string(doc.config_nodes[j]);
+      for (int64_t c = 0; c < w; ++c) {
+        std::snprintf(b, sizeof b, ",%.10g", static_cast<double>(pc.config[j * w + c]));
+        csv += b;
+      }
       csv += "\n";
     }
   }

@@ -58,8 +58,13 @@ std::vector<float> rank_row_batch(const CachedGraph& g, std::vector<float> rows,
     throw Error(g.source, "", std::to_string(rows.size()) + " values are not " + std::to_string(count) + " configs of " +
                                   std::to_string(g.config_row_elems));
   if (g.kind != GraphKind::Tile) return rows;
-  rows = tile_rows_read(g, std::move(rows), count, card.tile_features);
-  card.config_stats.apply(rows.data(), count);
+  return tile_model_rows(g, std::move(rows), count, card.tile_features, card.config_stats);
+}
+
+std::vector<float> tile_model_rows(const CachedGraph& g, std::vector<float> rows, int64_t count, bool tile_features,
+                                   const FeatureStats& stats) {
+  rows = tile_rows_read(g, std::move(rows), count, tile_features);
+  stats.apply(rows.data(), count);
   return rows;
 }
 

@@ -42,6 +42,10 @@ std::vector<float> rank_config_batch(const CachedGraph& g, const std::vector<int
 // The same for `count` rows of any configs of the graph (config_row_elems
 // values each), in the file or not: a search's candidates.
 std::vector<float> rank_row_batch(const CachedGraph& g, std::vector<float> rows, int64_t count, const ModelCard& card);
+// Tile rows as a tile model reads them: the tiling features appended when
+// `tile_features`, then standardised by `stats` (a card's or a run's).
+std::vector<float> tile_model_rows(const CachedGraph& g, std::vector<float> rows, int64_t count, bool tile_features,
+                                   const FeatureStats& stats);
 
 // The groups of one model call: chunk `index` of `groups` cut into pieces of
 // `chunk`, in order (the last one shorter).
