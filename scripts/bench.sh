@@ -35,7 +35,7 @@
 #               extra args: --parts 1,2, --models, --segment, --epochs, --steps, --seeds)
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
 #   ensemble-page  exported 5-member ensemble vs one member, ONNX Runtime Web (bench/ensemble_bench.mjs)
-#   explorer    the page in headless Chromium: open, frame, rank   (bench/explorer_bench.mjs)
+#   explorer    the page in headless Chromium: open, frame, rank, the real nlp graph at fit, search, SVG   (bench/explorer_bench.mjs)
 #   gpu         on a machine with a GPU and PyTorch: default layout training on the GPU (CUDA graphs and
 #               op by op) against the machine's CPU cores, the training step against PyTorch eager on
 #               the same GPU, rank --device cuda against the CPU (scripts/gpu_check.sh, which also

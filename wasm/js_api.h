@@ -166,10 +166,16 @@ char* fastslow_rank_open_document(int ticket, const char* card_json);
 // "frame_ms_avg", "first_frame_ms", "error", "models": [name],
 // "model_cards": [{"name", "label", "trained_on", "generated", "members"
 //   (an ensemble's member count, 0 for a single model)}], "selected",
-// "search_hits", "view": {"zoom", "center_x", "center_y"},
+// "search_hits", "search": {"error" ("" or why the query cannot be read),
+//   "matches", "nodes" (on some match), "steps", "ms"},
+// "view": {"zoom", "center_x", "center_y"},
 // "graph": {"name", "kind", "nodes", "edges", "configurable_nodes", "configs",
 //   "unique_configs", "layers", "computations", "collapsed", "display_nodes",
-//   "load_ms", "layout_ms", "vertices"} or null,
+//   "load_ms", "layout_ms", "vertices", and of the last frame: "edges_drawn"
+//   (edge segments drawn: "edge_segments" by the GPU plus "overlay_edges" of
+//   the hovered and selected node), "configurable_marked" (configurable
+//   nodes marked on screen), "hubs", "hidden_nodes" (left out of the
+//   model's view), "node_set" ("all"|"model_reads")} or null,
 // "rank": {"status": "idle"|"running"|"done"|"failed"|"cancelled", "done",
 //   "total", "message", "model", "shift_warning", "scores" (groups scored),
 //   "configs" (configs ranked), "seconds", "collection" (of the submission
@@ -182,6 +188,7 @@ char* fastslow_rank_open_document(int ticket, const char* card_json);
 //   unknown)}], "to_target_model", "to_target_random" (median measurements
 //   to within 0.1 % of the best, pool mode; null: not reached or no
 //   runtimes), "seconds"},
+// "compare": {"a", "b" (-1: none), "nodes" (differing configurable nodes)},
 // "study": {"name", "trials", "complete", "pruned", "failed", "objectives":
 //   [{"name", "direction"}], "params": [name], "pareto": [trial numbers on
 //   the front over every objective], "x", "y" (the scatter's axes),
@@ -207,9 +214,27 @@ char* explorer_pick_collection(const char* collection_id);
 char* explorer_config_row(int config);
 // Views: select a node, search, collapse a computation, zoom to fit.
 void explorer_select(int node);
+// Searches as the box does (node_search.h: opcodes, #id, configurable,
+// rank:N, shape:AxB, dim:N, "a -> b" chains); the state's "search" says
+// what was found or why the query could not be read.
 void explorer_search(const char* text);
+// Selects and centres the next (delta 1) or previous (-1) match, as Enter does.
+void explorer_search_step(int delta);
+// Walks from the selected node as the arrow keys do: dy -1 its first
+// operand, +1 its first user; dx -1/+1 its neighbour in the drawn layer.
+void explorer_walk(int dx, int dy);
+// 0: every node; 1: only what a model reads (configurable nodes and their
+// `khop`-hop neighbourhood), laid out again.
+void explorer_node_set(int set, int khop);
 void explorer_collapse(int computation, int collapsed);
 void explorer_fit();
+// Compares configs a and b of the open layout file: the configurable nodes
+// they set differently light up in the graph (a < 0 clears).
+// {"a", "b", "nodes": [differing node ids, ascending]} or {"error"}.
+char* explorer_compare(int a, int b);
+// The graph view as SVG (graph_svg.h), `scale` SVG units per screen pixel:
+// {"svg", "name", "nodes" (boxes written)} or {"error"}.
+char* explorer_view_svg(double scale);
 
 // ---- JS functions the explorer calls (explorer/host_web.cpp) -------------
 

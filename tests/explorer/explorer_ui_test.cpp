@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "app.h"
+#include "fastslow/graph/hlo_tables.h"
 #include "fastslow/io/read_file.h"
 #include "fastslow/rank/metrics.h"
 #include "fastslow/rank/rank_inputs.h"
@@ -191,6 +192,106 @@ TEST_F(ExplorerUi, DrawsTheRealAlexNetGraphAndItsPanels) {
   const std::string png = read_whole_file(dir.file("explorer.png"));
   EXPECT_EQ(png.substr(1, 3), "PNG");
   EXPECT_GT(png.size(), 10000u);
+}
+
+// The real 21,918-node nlp test graph, as a user opens it: at fit the view
+// draws under 5,000 edge segments for its 36,278 edges, marks all 848
+// configurable nodes, and hubs show as badges; search by pattern steps
+// through matches; arrows walk to an operand; the model's view leaves out
+// what no model reads; the SVG of the view holds the selected node.
+TEST_F(ExplorerUi, TheRealNlpGraphStaysReadableAtFitAndSearchableByPattern) {
+  TestHost host;
+  App app(host);
+  open_file(app, test::data_file("real/layout_nlp_default_test_3a0c5517a87df8d82fd637b83298a3ba.npz"), "nlp.npz");
+  ASSERT_TRUE(app.doc);
+  const Document& doc = *app.doc;
+  frames(app, 1);
+  app.graph.fit();
+  frames(app, 2);
+  auto graph_state = [&] { return nlohmann::json::parse(app.state_json())["graph"]; };
+  nlohmann::json g = graph_state();
+  EXPECT_EQ(g["nodes"], 21918);
+  EXPECT_EQ(g["configurable_nodes"], 848);
+  EXPECT_LT(g["edges_drawn"].get<int64_t>(), 5000);
+  EXPECT_GT(g["edges_drawn"].get<int64_t>(), 500);
+  EXPECT_EQ(g["configurable_marked"], 848);
+  EXPECT_EQ(g["hubs"], 59);
+  std::printf("nlp at fit: %lld edge segments drawn, %lld configurable marked\n",
+              static_cast<long long>(g["edges_drawn"].get<int64_t>()), static_cast<long long>(g["configurable_marked"].get<int64_t>()));
+
+  // A pattern: each match's first node is a dot whose output an add reads.
+  app.graph.search("dot -> add");
+  const NodeSearch found = app.graph.search_result();
+  ASSERT_TRUE(app.graph.search_error().empty()) << app.graph.search_error();
+  ASSERT_FALSE(found.starts.empty());
+  app.graph.step_search(1, 1);
+  const int64_t first = app.graph.selected();
+  EXPECT_EQ(first, found.starts[0]);
+  EXPECT_STREQ(opcode_name(doc.graph.node_opcode[first]), "dot");
+  bool feeds_add = false;
+  const auto& e = doc.graph.edge_index;
+  for (size_t k = 0; k < e.size(); k += 2)
+    feeds_add |= e[k + 1] == first && std::string(opcode_name(doc.graph.node_opcode[e[k]])) == "add";
+  EXPECT_TRUE(feeds_add);
+  EXPECT_FLOAT_EQ(app.graph.view().center_x, app.graph.display().drawing.x[app.graph.display().display_of[first]]);
+  app.graph.step_search(-1, 1);  // back past the first: the last match
+  EXPECT_EQ(app.graph.selected(), found.starts.back());
+  app.graph.search("dot -> ");
+  EXPECT_NE(app.graph.search_error().find("empty"), std::string::npos);
+
+  // Up walks to an operand of the selection: an edge of the file says so.
+  app.graph.select(first, 1);
+  app.graph.walk(0, -1, 1);
+  const int64_t up = app.graph.selected();
+  bool operand = false;
+  for (size_t k = 0; k < e.size(); k += 2) operand |= e[k] == first && e[k + 1] == up;
+  EXPECT_TRUE(operand) << first << " -> " << up;
+  frames(app, 2);
+  g = graph_state();
+  EXPECT_GT(g["overlay_edges"].get<int64_t>(), 0);  // the selection's edges drawn over the view
+
+  // What a model reads (1 hop around the 848 configurable nodes): fewer
+  // nodes, every configurable one still marked at fit.
+  app.graph.set_node_set(NodeSet::ModelReads, 1);
+  frames(app, 3);
+  g = graph_state();
+  EXPECT_EQ(g["node_set"], "model_reads");
+  EXPECT_GT(g["hidden_nodes"].get<int64_t>(), 10000);
+  EXPECT_EQ(g["display_nodes"].get<int64_t>() + g["hidden_nodes"].get<int64_t>(), 21918);
+  EXPECT_EQ(g["configurable_marked"], 848);
+  std::printf("nlp, what the model reads: %lld of 21918 nodes, %lld edge segments\n",
+              static_cast<long long>(g["display_nodes"].get<int64_t>()), static_cast<long long>(g["edges_drawn"].get<int64_t>()));
+
+  // Configs 0 and 1 side by side: the differing nodes are exactly those
+  // whose rows differ, compared here value by value.
+  const std::vector<float> r0 = doc.config_row(0), r1 = doc.config_row(1);
+  const int64_t w = doc.config_width();
+  std::vector<int64_t> differ;
+  for (size_t slot = 0; slot < doc.config_nodes.size(); ++slot)
+    for (int64_t k = 0; k < w; ++k)
+      if (r0[slot * w + k] != r1[slot * w + k]) {
+        differ.push_back(doc.config_nodes[slot]);
+        break;
+      }
+  std::sort(differ.begin(), differ.end());
+  app.compare_configs(0, 1);
+  ASSERT_FALSE(differ.empty());
+  EXPECT_EQ(app.compare.nodes, differ);
+  EXPECT_EQ(nlohmann::json::parse(app.state_json())["compare"]["nodes"].size(), differ.size());
+  EXPECT_EQ(app.graph.highlight(), differ);
+  app.compare_configs(-1, -1);
+  EXPECT_TRUE(app.graph.highlight().empty());
+  EXPECT_NE(test::error_of([&] { app.compare_configs(0, 5000); }).find("config 5000 out of range"), std::string::npos);
+
+  // The SVG of the view around a selected configurable node holds it.
+  const int64_t conf = doc.config_nodes[10];
+  app.graph.select(conf, 1);
+  frames(app, 2);
+  int64_t nodes = 0;
+  const std::string svg = app.graph.svg(1, &nodes);
+  EXPECT_GT(nodes, 0);
+  EXPECT_NE(svg.find("data-node=\"" + std::to_string(conf) + "\""), std::string::npos);
+  EXPECT_NE(svg.find("stroke=\"#ffe650\""), std::string::npos);  // configurable outline
 }
 
 // Why is this config slow: the explanation runs as a ranking does (the

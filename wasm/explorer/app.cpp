@@ -8,6 +8,7 @@
 
 #include "c_strings.h"
 #include "fastslow/error.h"
+#include "fastslow/data/collection.h"
 #include "fastslow/rank/metrics_json.h"
 #include "rank_session.h"
 
@@ -26,6 +27,7 @@ void App::open(std::string name, MallocBytes bytes, size_t size, double started_
   heatmap_config = 0;
   heatmap_proposal = against_config = -1;
   ranking.reset();  // a ranking still running is the previous file's
+  compare = {};
   graph.show(doc.get());
   stats.open_started_ms = started_ms;
   stats.first_after_open_ms = -1;
@@ -75,6 +77,21 @@ void App::show_explanation() {
   graph.set_node_values(std::move(values), title);
 }
 
+void App::compare_configs(int64_t a, int64_t b) {
+  changed();
+  if (a < 0 || !doc) {
+    compare = {};
+    graph.set_highlight({}, "");
+    return;
+  }
+  compare = diff_configs(*doc, a, b);
+  char title[96];
+  std::snprintf(title, sizeof title, "%lld vs %lld: %zu differ", static_cast<long long>(a), static_cast<long long>(b),
+                compare.nodes.size());
+  graph.set_highlight(compare.nodes, title);
+  show_configs_ = true;  // the list of differences is in the Configs tab
+}
+
 void App::frame(float width, float height) {
   last_frame_at_ = host_.now_ms();
   drawn_changes_ = changes_;
@@ -90,6 +107,13 @@ void App::frame(float width, float height) {
         if (ImGui::MenuItem(labels[k]) && !host_.open_dialog(static_cast<FileKind>(k)))
           status_ = "no file chooser here: give files on the command line or drop them on the window";
       if (studies.study) ImGui::MenuItem("Show the study window", nullptr, &studies.visible);
+      if (doc && ImGui::MenuItem("Save the graph view as SVG")) {
+        try {
+          status_ = "saved " + host_.save(svg_name(), graph.svg(1));
+        } catch (const std::exception& e) {
+          error_ = e.what();
+        }
+      }
       ImGui::EndMenu();
     }
     if (doc)
@@ -109,6 +133,8 @@ void App::frame(float width, float height) {
   studies.window(gap, menu_h + gap, width - side - 2 * gap, height - menu_h - 2 * gap, dpr);
   error_box(width, height);
 }
+
+std::string App::svg_name() const { return (doc ? file_stem(doc->name) : std::string("graph")) + "_view.svg"; }
 
 void App::error_box(float width, float height) {
   if (error_.empty()) return;
@@ -155,6 +181,9 @@ std::string App::state_json() const {
   }
   j["selected"] = graph.selected();
   j["search_hits"] = graph.search_hits();
+  const NodeSearch& found = graph.search_result();
+  j["search"] = {{"error", graph.search_error()}, {"matches", found.starts.size()}, {"nodes", found.nodes.size()},
+                 {"steps", found.steps}, {"ms", graph.search_ms()}};
   const View& v = graph.view();
   j["view"] = {{"zoom", v.zoom}, {"center_x", v.center_x}, {"center_y", v.center_y}};
   if (doc) {
@@ -173,6 +202,14 @@ std::string App::state_json() const {
                   {"load_ms", doc->load_ms},
                   {"layout_ms", doc->layout_ms},
                   {"vertices", graph.vertices()}};
+    const GraphPanel::DrawStats& ds = graph.draw_stats();
+    j["graph"].update({{"edges_drawn", ds.edges_drawn},
+                       {"edge_segments", ds.segments},
+                       {"overlay_edges", ds.overlay_edges},
+                       {"configurable_marked", ds.marks},
+                       {"hubs", ds.hubs},
+                       {"hidden_nodes", graph.display().hidden},
+                       {"node_set", graph.node_set() == NodeSet::All ? "all" : "model_reads"}});
   } else {
     j["graph"] = nullptr;
   }
@@ -202,6 +239,7 @@ std::string App::state_json() const {
                {"best_file_score", t.best_file_score}, {"proposals", proposals},
                {"to_target_model", finite(t.to_target_model)}, {"to_target_random", finite(t.to_target_random)},
                {"seconds", t.seconds}};
+  j["compare"] = {{"a", compare.a}, {"b", compare.b}, {"nodes", compare.nodes}};
   j["study"] = studies.study ? studies.study->state_json() : nlohmann::json(nullptr);
   return wasm::json_text(j);
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "compare.h"
 #include "document.h"
 #include "graph_panel.h"
 #include "host.h"
@@ -52,6 +53,9 @@ class App {
   }
   // The last explanation's shares as the graph's node values.
   void show_explanation();
+  // Compares configs a and b (compare.h): the nodes they set differently
+  // light up in the graph. a < 0 ends the comparison. Throws Error.
+  void compare_configs(int64_t a, int64_t b);
   std::unique_ptr<wasm::RankSession> open_rank_session(int ticket, const std::string& card_json);
 
   void frame(float width, float height);  // the whole UI for one frame
@@ -64,6 +68,8 @@ class App {
   // command from JS, the ranking's progress).
   void changed() { ++changes_; }
 
+  // The name a saved view takes: "<file stem>_view.svg".
+  std::string svg_name() const;
   // The state for tests and scripts: explorer_state's JSON (js_api.h).
   std::string state_json() const;
   // Per config, the score of its group in the last ranking (empty without one).
@@ -83,6 +89,7 @@ class App {
   int64_t against_config = -1;  // and the one to compare it with (-1: none)
   int64_t heatmap_proposal = -1;  // a proposed config shown instead (-1: none)
   int64_t tune_count = 10, tune_budget = 2048;
+  ConfigDiff compare;  // the configs compared in the graph, if any
 
  private:
   // panels.cpp: the side panel's tabs and the node inspector.
@@ -90,7 +97,8 @@ class App {
   void summary_tab();
   void computations_section();
   void configs_tab();
-  void explain_section(int64_t configs);
+  void explain_section();
+  void compare_section(int64_t configs);
   void tune_section();
   void rank_tab();
   void submission_row_section();

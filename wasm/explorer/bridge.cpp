@@ -197,6 +197,35 @@ EMSCRIPTEN_KEEPALIVE void explorer_search(const char* text) {
   g_app->changed();
   g_app->graph.search(text);
 }
+EMSCRIPTEN_KEEPALIVE void explorer_search_step(int delta) {
+  if (!g_app) return;
+  g_app->changed();
+  g_app->graph.step_search(delta, g_app->dpr);
+}
+EMSCRIPTEN_KEEPALIVE void explorer_walk(int dx, int dy) {
+  if (!g_app) return;
+  g_app->changed();
+  g_app->graph.walk(dx, dy, g_app->dpr);
+}
+EMSCRIPTEN_KEEPALIVE void explorer_node_set(int set, int khop) {
+  if (!g_app) return;
+  g_app->changed();
+  g_app->graph.set_node_set(set ? fastslow::explorer::NodeSet::ModelReads : fastslow::explorer::NodeSet::All, khop);
+}
+EMSCRIPTEN_KEEPALIVE char* explorer_compare(int a, int b) {
+  return changing([&](App& x) {
+    x.compare_configs(a, b);
+    return nlohmann::json{{"a", x.compare.a}, {"b", x.compare.b}, {"nodes", x.compare.nodes}}.dump();
+  });
+}
+EMSCRIPTEN_KEEPALIVE char* explorer_view_svg(double scale) {
+  return guarded([&] {
+    const App& a = app();
+    int64_t nodes = 0;
+    std::string svg = a.graph.svg(static_cast<float>(scale), &nodes);
+    return nlohmann::json{{"svg", std::move(svg)}, {"name", a.svg_name()}, {"nodes", nodes}}.dump();
+  });
+}
 EMSCRIPTEN_KEEPALIVE void explorer_collapse(int computation, int collapsed) {
   if (!g_app) return;
   g_app->changed();

@@ -3,14 +3,17 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "graph_panel.h"
+#include "fastslow/error.h"
 #include "fastslow/graph/hlo_tables.h"
+#include "fastslow/graph/prune.h"
+#include "fastslow/view/graph_svg.h"
 #include "fastslow/view/op_family.h"
 
 namespace fastslow::explorer {
@@ -18,6 +21,7 @@ namespace fastslow::explorer {
 namespace {
 
 constexpr float kNodeW = 0.8f, kNodeH = 0.5f;
+constexpr uint32_t kHighlight = 0xff40d0;  // magenta: no op family uses it
 
 // Draws a pass of the graph inside ImGui's draw list (the GL state is ImGui's
 // to reset afterwards).
@@ -68,8 +72,12 @@ void GraphPanel::show(const Document* doc) {
   selected_ = hovered_ = -1;
   query_[0] = 0;
   hits_.clear();
-  hit_cursor_ = 0;
+  found_ = {};
+  search_error_.clear();
+  hit_cursor_ = -1;
   values_.clear();
+  highlight_.clear();
+  node_set_ = NodeSet::All;
   collapsed_.assign(doc ? std::max<size_t>(1, doc->node_splits.size()) : 0, 0);
   if (doc) rebuild();
   fit_pending_ = 2;
@@ -79,10 +87,19 @@ void GraphPanel::rebuild() {
   const Document& doc = *doc_;
   Display d;
   const int64_t n = doc.graph.num_nodes;
+  std::vector<char> keep;  // empty: every node
+  if (node_set_ == NodeSet::ModelReads && !doc.config_nodes.empty()) {
+    keep.assign(static_cast<size_t>(n), 0);
+    for (int64_t v : prune_graph(doc.graph, doc.config_nodes, khop_).kept) keep[v] = 1;
+  }
   const bool any = std::find(collapsed_.begin(), collapsed_.end(), 1) != collapsed_.end();
-  d.display_of.resize(static_cast<size_t>(n));
+  d.display_of.assign(static_cast<size_t>(n), -1);
   std::vector<int64_t> box_of(collapsed_.size(), -1);
   for (int64_t v = 0; v < n; ++v) {
+    if (!keep.empty() && !keep[v]) {
+      ++d.hidden;
+      continue;
+    }
     const int32_t c = doc.computation[v];
     if (any && collapsed_[c]) {
       if (box_of[c] < 0) {
@@ -98,22 +115,57 @@ void GraphPanel::rebuild() {
     }
     ++d.members[d.display_of[v]];
   }
-  if (!any) {
+  const int64_t dn = static_cast<int64_t>(d.node_of.size());
+  if (!any && keep.empty()) {
     d.drawing = doc.drawing;  // laid out when the file was opened
     d.edges = doc.graph.edge_index;
   } else {
     const auto& e = doc.graph.edge_index;
     for (size_t k = 0; k + 1 < e.size(); k += 2) {
       const int64_t u = d.display_of[e[k]], v = d.display_of[e[k + 1]];
-      if (u != v) d.edges.insert(d.edges.end(), {u, v});
+      if (u >= 0 && v >= 0 && u != v) d.edges.insert(d.edges.end(), {u, v});
     }
     DrawingOptions o;
     o.layer_gap = 1.6f;
-    d.drawing = draw_layered(static_cast<int64_t>(d.node_of.size()), d.edges, o);
+    d.drawing = draw_layered(dn, d.edges, o);
   }
+  // Neighbours of each display node, for the hover and selection overlay.
+  d.in_ptr.assign(static_cast<size_t>(dn) + 1, 0);
+  d.out_ptr.assign(static_cast<size_t>(dn) + 1, 0);
+  for (size_t k = 0; k + 1 < d.edges.size(); k += 2) {
+    ++d.in_ptr[d.edges[k] + 1];
+    ++d.out_ptr[d.edges[k + 1] + 1];
+  }
+  for (int64_t v = 0; v < dn; ++v) d.in_ptr[v + 1] += d.in_ptr[v], d.out_ptr[v + 1] += d.out_ptr[v];
+  d.in_idx.resize(d.edges.size() / 2);
+  d.out_idx.resize(d.edges.size() / 2);
+  std::vector<int64_t> in_at(d.in_ptr.begin(), d.in_ptr.end() - 1), out_at(d.out_ptr.begin(), d.out_ptr.end() - 1);
+  for (size_t k = 0; k + 1 < d.edges.size(); k += 2) {
+    const int64_t u = d.edges[k], v = d.edges[k + 1];
+    d.in_idx[in_at[u]++] = static_cast<int32_t>(v);
+    d.out_idx[out_at[v]++] = static_cast<int32_t>(u);
+  }
+  d.hubs = find_hubs(dn, d.edges, edge_options.hub_degree);
+  for (int64_t v = 0; v < dn; ++v)
+    if (d.node_of[v] >= 0 && doc.configurable[d.node_of[v]]) d.marked.push_back(static_cast<int32_t>(v));
   disp_ = std::move(d);
-  renderer_.set_graph(disp_.drawing, disp_.edges, std::vector<uint32_t>(disp_.node_of.size(), 0));
+  renderer_.set_graph(disp_.drawing, std::vector<uint32_t>(disp_.node_of.size(), 0));
+  seg_level_ = 0;  // the segments follow at the next frame's zoom
   recolor();
+}
+
+void GraphPanel::update_edges(float level) {
+  segs_ = edge_segments(disp_.drawing, disp_.edges, disp_.hubs, level, edge_options);
+  renderer_.set_edges(segs_, level);
+  seg_level_ = level;
+}
+
+void GraphPanel::set_node_set(NodeSet set, int khop) {
+  if (!doc_) return;
+  node_set_ = set;
+  khop_ = std::max(0, khop);
+  rebuild();
+  fit_pending_ = 1;
 }
 
 void GraphPanel::set_collapsed(int64_t computation, bool c) {
@@ -151,10 +203,34 @@ void GraphPanel::select(int64_t node, float dpr) {
   if (!doc_ || node >= doc_->graph.num_nodes) node = -1;
   selected_ = node < 0 ? -1 : node;
   if (selected_ < 0) return;
+  if (disp_.display_of[node] < 0) set_node_set(NodeSet::All);  // left out of the model's view: show everything
   const int32_t dn = disp_.display_of[node];
   view_.center_x = disp_.drawing.x[dn];
   view_.center_y = disp_.drawing.y[dn];
   view_.zoom = std::max(view_.zoom, 60.0f * dpr);
+  fit_pending_ = 0;
+}
+
+void GraphPanel::walk(int dx, int dy, float dpr) {
+  if (!doc_ || selected_ < 0) return;
+  const Document& doc = *doc_;
+  int64_t next = -1;
+  if (dy < 0 && doc.in_ptr[selected_] < doc.in_ptr[selected_ + 1]) next = doc.in_idx[doc.in_ptr[selected_]];
+  if (dy > 0 && doc.out_ptr[selected_] < doc.out_ptr[selected_ + 1]) next = doc.out_idx[doc.out_ptr[selected_]];
+  if (dx != 0) {
+    // The neighbour in the drawn layer (left or right), skipping collapsed boxes.
+    const GraphDrawing& d = disp_.drawing;
+    const int32_t v = disp_.display_of[selected_];
+    const int32_t l = d.layer[v];
+    const int32_t* a = d.layer_nodes.data() + d.layer_start[l];
+    const int32_t* b = d.layer_nodes.data() + d.layer_start[l + 1];
+    for (const int32_t* it = std::find(a, b, v) + dx; it >= a && it < b; it += dx)
+      if (disp_.node_of[*it] >= 0) {
+        next = disp_.node_of[*it];
+        break;
+      }
+  }
+  if (next >= 0) select(next, dpr);
 }
 
 namespace {
@@ -189,31 +265,54 @@ void GraphPanel::set_node_values(std::vector<double> values, std::string title) 
   recolor();
 }
 
+void GraphPanel::set_highlight(std::vector<int64_t> nodes, std::string title) {
+  highlight_ = std::move(nodes);
+  highlight_title_ = std::move(title);
+  recolor();
+}
+
 void GraphPanel::set_log_scale(bool log) {
   log_scale_ = log;
   recolor();
 }
 
-void GraphPanel::recolor() {
-  if (!doc_) return;
+void GraphPanel::node_colors(std::vector<uint32_t>* rgb, std::vector<char>* dim) const {
   const bool by_value = !values_.empty() && static_cast<int64_t>(values_.size()) == doc_->graph.num_nodes;
   const size_t n = disp_.node_of.size();
-  std::vector<uint32_t> rgba(n);
+  rgb->assign(n, 0);
+  dim->assign(n, 0);
   const bool searching = query_[0] != 0;
   std::vector<char> hit(searching ? n : 0, 0);
-  for (int64_t h : hits_) hit[disp_.display_of[h]] = 1;
+  for (int64_t h : hits_)
+    if (disp_.display_of[h] >= 0) hit[disp_.display_of[h]] = 1;
+  std::vector<char> lit(highlight_.empty() ? 0 : n, 0);
+  for (int64_t h : highlight_)
+    if (h >= 0 && h < doc_->graph.num_nodes && disp_.display_of[h] >= 0) lit[disp_.display_of[h]] = 1;
   for (size_t v = 0; v < n; ++v) {
     const int64_t orig = disp_.node_of[v];
     // A collapsed computation is a pale box.
     uint32_t c = orig < 0 ? 0xc8c8d8 : op_family_color(op_family(doc_->graph.node_opcode[orig]));
-    bool dim = searching && !hit[v];
     if (by_value && orig >= 0) {
       const double x = values_[static_cast<size_t>(orig)];
-      if (std::isfinite(x)) c = value_color(x, values_max_, log_scale_);
-      else c = 0x505058;
+      c = std::isfinite(x) ? value_color(x, values_max_, log_scale_) : 0x505058;
     }
+    if (!lit.empty() && lit[v]) c = kHighlight;
+    (*rgb)[v] = c;
+    // Dim what the search did not find, and what a highlight leaves out.
+    (*dim)[v] = (searching && !hit[v]) || (!lit.empty() && !lit[v]);
+  }
+}
+
+void GraphPanel::recolor() {
+  if (!doc_) return;
+  std::vector<uint32_t> rgb;
+  std::vector<char> dim;
+  node_colors(&rgb, &dim);
+  std::vector<uint32_t> rgba(rgb.size());
+  for (size_t v = 0; v < rgb.size(); ++v) {
+    const uint32_t c = rgb[v];
     uint32_t r = (c >> 16) & 255, g = (c >> 8) & 255, b = c & 255, a = 255;
-    if (dim) r /= 4, g /= 4, b /= 4, a = 140;  // dim what the search did not find
+    if (dim[v]) r /= 4, g /= 4, b /= 4, a = 140;
     rgba[v] = (a << 24) | (b << 16) | (g << 8) | r;
   }
   renderer_.set_colors(rgba);
@@ -221,26 +320,71 @@ void GraphPanel::recolor() {
 
 void GraphPanel::search(const std::string& text) {
   std::snprintf(query_, sizeof query_, "%s", text.c_str());
+  searched_ = query_;
   hits_.clear();
-  hit_cursor_ = 0;
-  if (!doc_ || !query_[0]) {
-    recolor();
-    return;
-  }
-  std::string q = query_;
-  for (char& ch : q) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  const bool numeric = std::all_of(q.begin(), q.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) || ch == '#'; });
-  if (numeric) {
-    const std::string digits = q[0] == '#' ? q.substr(1) : q;
-    if (!digits.empty() && digits.size() < 12) {
-      const int64_t id = std::stoll(digits);
-      if (id >= 0 && id < doc_->graph.num_nodes) hits_.push_back(id);
+  found_ = {};
+  search_error_.clear();
+  hit_cursor_ = -1;
+  if (doc_ && query_[0]) {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      found_ = search_nodes(doc_->graph, doc_->configurable, query_);
+    } catch (const Error& e) {
+      search_error_ = e.what();
     }
-  } else {
-    for (int64_t v = 0; v < doc_->graph.num_nodes; ++v)
-      if (std::strstr(opcode_name(doc_->graph.node_opcode[v]), q.c_str())) hits_.push_back(v);
+    search_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    hits_ = found_.nodes;
   }
   recolor();
+}
+
+void GraphPanel::step_search(int delta, float dpr) {
+  const auto& starts = found_.starts;
+  if (starts.empty()) return;
+  const int64_t m = static_cast<int64_t>(starts.size());
+  hit_cursor_ = hit_cursor_ < 0 ? (delta >= 0 ? 0 : m - 1) : ((hit_cursor_ + delta) % m + m) % m;
+  select(starts[static_cast<size_t>(hit_cursor_)], dpr);
+}
+
+std::string GraphPanel::svg(float scale, int64_t* nodes) const {
+  if (!doc_) throw Error("no graph open");
+  const Document& doc = *doc_;
+  GraphSvgContent c;
+  std::vector<char> dim;
+  node_colors(&c.rgb, &dim);
+  const size_t n = disp_.node_of.size();
+  for (size_t v = 0; v < n; ++v) {
+    const int64_t orig = disp_.node_of[v];
+    if (dim[v]) c.rgb[v] = (c.rgb[v] >> 2) & 0x3f3f3f;
+    c.id.push_back(orig);
+    c.outlined.push_back(orig >= 0 && doc.configurable[orig]);
+    if (orig < 0) {
+      c.label.push_back("comp " + std::to_string(-1 - orig));
+      c.tooltip.push_back("computation " + std::to_string(-1 - orig) + ": " + std::to_string(disp_.members[v]) + " nodes");
+    } else {
+      c.label.push_back(opcode_name(doc.graph.node_opcode[orig]));
+      c.tooltip.push_back("#" + std::to_string(orig) + " " + c.label.back() + " " + shape_text(node_shape(doc.graph, orig)) +
+                          (doc.configurable[orig] ? " (configurable)" : ""));
+    }
+  }
+  if (!highlight_.empty()) c.legend.emplace_back(highlight_title_, kHighlight);
+  for (int f = 0; f < kOpFamilies; ++f) c.legend.emplace_back(op_family_name(static_cast<OpFamily>(f)), op_family_color(static_cast<OpFamily>(f)));
+  c.caption = doc.name + ": " + std::to_string(doc.graph.num_nodes) + " nodes" +
+              (disp_.hidden ? ", " + std::to_string(disp_.hidden) + " not shown" : "") + (query_[0] ? ", search: " + std::string(query_) : "");
+  GraphSvgView v;
+  v.center_x = view_.center_x;
+  v.center_y = view_.center_y;
+  v.zoom = view_.zoom;
+  v.width = view_w_ > 0 ? view_w_ : 800;
+  v.height = view_h_ > 0 ? view_h_ : 600;
+  v.scale = scale;
+  v.node_w = kNodeW;
+  v.node_h = kNodeH;
+  // The segments the screen shows at this zoom.
+  const EdgeSegments segs = seg_level_ > 0 ? segs_ : edge_segments(disp_.drawing, disp_.edges, disp_.hubs, edge_lod_level(view_.zoom), edge_options);
+  GraphSvg out = graph_svg(disp_.drawing, segs, c, v);
+  if (nodes) *nodes = out.nodes;
+  return std::move(out.text);
 }
 
 void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
@@ -256,26 +400,49 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     return;
   }
   // Toolbar.
+  ImGuiIO& io = ImGui::GetIO();
   if (ImGui::Button("Fit")) fit_pending_ = 1;
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(220 * dpr);
-  if (ImGui::InputTextWithHint("##search", "search opcode or node id", query_, sizeof query_)) search(query_);
-  ImGui::SameLine();
-  if (query_[0]) {
-    ImGui::Text("%zu found", hits_.size());
-    ImGui::SameLine();
-    if (!hits_.empty() && ImGui::Button("Next")) {
-      select(hits_[static_cast<size_t>(hit_cursor_ % static_cast<int64_t>(hits_.size()))], dpr);
-      ++hit_cursor_;
-    }
+  ImGui::SetNextItemWidth(240 * dpr);
+  // Typing searches; Enter steps to the next match (Shift+Enter: back) and
+  // keeps the focus in the box for the next Enter.
+  if (ImGui::InputTextWithHint("##search", "search: dot, #12, rank:4, dot -> add", query_, sizeof query_,
+                               ImGuiInputTextFlags_EnterReturnsTrue)) {
+    if (searched_ != query_) search(query_);
+    step_search(io.KeyShift ? -1 : 1, dpr);
+    ImGui::SetKeyboardFocusHere(-1);
   }
+  if (searched_ != query_) search(query_);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("opcode (or part of one), #id, configurable, rank:N, shape:8x128 (* for any), dim:N;\n"
+                      "terms separated by spaces must all hold; a -> b -> c finds chains of users.\nEnter: next match");
   ImGui::SameLine();
+  if (!search_error_.empty()) {
+    ImGui::TextColored({1, 0.45f, 0.4f, 1}, "?");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", search_error_.c_str());
+    ImGui::SameLine();
+  } else if (query_[0]) {
+    ImGui::Text("%zu found", found_.starts.size());
+    ImGui::SameLine();
+    if (!found_.starts.empty() && ImGui::Button("Next")) step_search(1, dpr);
+    ImGui::SameLine();
+  }
+  if (!doc->config_nodes.empty()) {
+    const char* sets[] = {"all nodes", "what the model reads"};
+    int set = node_set_ == NodeSet::All ? 0 : 1;
+    ImGui::SetNextItemWidth(170 * dpr);
+    if (ImGui::Combo("##nodes", &set, sets, 2)) set_node_set(set ? NodeSet::ModelReads : NodeSet::All, khop_);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("What the model reads: the configurable nodes and their %d-hop neighbourhood (--khop); the rest is left out", khop_);
+    ImGui::SameLine();
+  }
   if (collapsed_.size() > 1) {
     ImGui::Checkbox("computations", &outline_computations);
     ImGui::SameLine();
   }
-  ImGui::TextDisabled("%s: %lld nodes, %d layers", doc->name.c_str(), static_cast<long long>(doc->graph.num_nodes),
-                      disp_.drawing.num_layers());
+  ImGui::TextDisabled("%s: %lld nodes%s, %d layers", doc->name.c_str(),
+                      static_cast<long long>(doc->graph.num_nodes - disp_.hidden),
+                      disp_.hidden ? " shown" : "", disp_.drawing.num_layers());
 
   const ImVec2 p0 = ImGui::GetCursorScreenPos(), avail = ImGui::GetContentRegionAvail();
   view_w_ = std::max(avail.x, 1.0f);
@@ -287,7 +454,6 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
   }
   ImGui::InvisibleButton("canvas", {main_pass_.w, main_pass_.h}, ImGuiButtonFlags_MouseButtonLeft);
   const bool hovering = ImGui::IsItemHovered();
-  ImGuiIO& io = ImGui::GetIO();
   if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 2.0f)) {
     view_.center_x -= io.MouseDelta.x / view_.zoom;
     view_.center_y -= io.MouseDelta.y / view_.zoom;
@@ -311,7 +477,20 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     else
       set_collapsed(-1 - hovered_, false);  // clicking a collapsed computation opens it
   }
+  // Keys walk the graph from the selection unless a text field has them.
+  if (!io.WantTextInput && selected_ >= 0) {
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))) walk(0, -1, dpr);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) walk(0, 1, dpr);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) walk(-1, 0, dpr);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) walk(1, 0, dpr);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) selected_ = -1;
+  }
   main_pass_.view = view_;
+  const float level = edge_lod_level(view_.zoom);
+  if (level != seg_level_) update_edges(level);
+  stats_ = {};
+  stats_.segments = renderer_.edge_segments();
+  stats_.hubs = std::count(disp_.hubs.begin(), disp_.hubs.end(), 1);
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->AddRectFilled({main_pass_.x, main_pass_.y}, {main_pass_.x + main_pass_.w, main_pass_.y + main_pass_.h}, IM_COL32(24, 26, 32, 255));
@@ -326,9 +505,8 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
   const int32_t l_lo = std::max(0, static_cast<int32_t>(std::floor(y_lo / layer_gap)) - 1);
   const int32_t l_hi = std::min(d.num_layers() - 1, static_cast<int32_t>(std::ceil(y_hi / layer_gap)) + 1);
   const bool labels = kNodeW * view_.zoom > 30.0f;
-  const bool marks = kNodeW * view_.zoom > 6.0f;
   int64_t drawn = 0;
-  for (int32_t l = l_lo; l <= l_hi && (labels || marks) && drawn < 20000; ++l) {
+  for (int32_t l = l_lo; l <= l_hi && labels && drawn < 20000; ++l) {
     const int32_t* a = d.layer_nodes.data() + d.layer_start[l];
     const int32_t* b = d.layer_nodes.data() + d.layer_start[l + 1];
     for (const int32_t* it = std::lower_bound(a, b, x_lo - kNodeW, [&](int32_t v, float xx) { return d.x[v] < xx; });
@@ -336,22 +514,75 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
       const int32_t v = *it;
       const int64_t orig = disp_.node_of[v];
       const ImVec2 c = to_screen(view_, main_pass_, d.x[v], d.y[v]);
-      const float hw = 0.5f * kNodeW * view_.zoom, hh = 0.5f * kNodeH * view_.zoom;
-      if (orig >= 0 && doc->configurable[orig])
-        dl->AddRect({c.x - hw - 2, c.y - hh - 2}, {c.x + hw + 2, c.y + hh + 2}, IM_COL32(255, 230, 80, 255), 0, 0, 2.0f);
-      if (labels) {
-        char box[48];
-        if (orig < 0) std::snprintf(box, sizeof box, "comp %lld", static_cast<long long>(-1 - orig));
-        const char* name = orig >= 0 ? opcode_name(doc->graph.node_opcode[orig]) : box;
-        // As much of the name as fits the box.
-        const char* end = name + std::strlen(name);
-        ImVec2 ts = ImGui::CalcTextSize(name, end);
-        while (end > name && ts.x > 2 * hw - 4) ts = ImGui::CalcTextSize(name, --end);
-        if (end > name) dl->AddText({c.x - 0.5f * ts.x, c.y - 0.5f * ts.y}, IM_COL32(10, 10, 10, 255), name, end);
-      }
+      const float hw = 0.5f * kNodeW * view_.zoom;
+      char box[48];
+      if (orig < 0) std::snprintf(box, sizeof box, "comp %lld", static_cast<long long>(-1 - orig));
+      const char* name = orig >= 0 ? opcode_name(doc->graph.node_opcode[orig]) : box;
+      // As much of the name as fits the box.
+      const char* end = name + std::strlen(name);
+      ImVec2 ts = ImGui::CalcTextSize(name, end);
+      while (end > name && ts.x > 2 * hw - 4) ts = ImGui::CalcTextSize(name, --end);
+      if (end > name) dl->AddText({c.x - 0.5f * ts.x, c.y - 0.5f * ts.y}, IM_COL32(10, 10, 10, 255), name, end);
     }
   }
-  for (int64_t sel : {under, selected_ >= 0 ? static_cast<int64_t>(disp_.display_of[selected_]) : -1}) {
+  // Highlighted nodes (a comparison's) are filled marks at any zoom.
+  for (int64_t h : highlight_) {
+    const int32_t v = h >= 0 && h < doc->graph.num_nodes ? disp_.display_of[h] : -1;
+    if (v < 0) continue;
+    const ImVec2 c = to_screen(view_, main_pass_, d.x[v], d.y[v]);
+    const float hw = std::max(0.5f * kNodeW * view_.zoom, 3.5f), hh = std::max(0.5f * kNodeH * view_.zoom, 3.5f);
+    dl->AddRectFilled({c.x - hw, c.y - hh}, {c.x + hw, c.y + hh}, IM_COL32(255, 64, 208, 255));
+  }
+  // Every configurable node on screen gets its mark, at any zoom (at least
+  // 5 x 5 pixels): where the configs act is what a user looks for first.
+  for (int32_t v : disp_.marked) {
+    const ImVec2 c = to_screen(view_, main_pass_, d.x[v], d.y[v]);
+    if (c.x < main_pass_.x - 4 || c.x > main_pass_.x + main_pass_.w + 4 || c.y < main_pass_.y - 4 ||
+        c.y > main_pass_.y + main_pass_.h + 4)
+      continue;
+    const float hw = std::max(0.5f * kNodeW * view_.zoom, 1.5f), hh = std::max(0.5f * kNodeH * view_.zoom, 1.5f);
+    dl->AddRect({c.x - hw - 1, c.y - hh - 1}, {c.x + hw + 1, c.y + hh + 1}, IM_COL32(255, 230, 80, 255), 0, 0, 1.5f);
+    ++stats_.marks;
+  }
+  // The hovered and the selected node's edges, all of them (a hub's too),
+  // over the view; hubs on screen carry their edge count.
+  const int32_t sel_dn = selected_ >= 0 ? disp_.display_of[selected_] : -1;
+  const int64_t overlay[2] = {under, under == sel_dn ? -1 : sel_dn};
+  for (int64_t v : overlay) {
+    if (v < 0) continue;
+    const ImVec2 c = to_screen(view_, main_pass_, d.x[v], d.y[v]);
+    const ImU32 in_col = IM_COL32(120, 200, 255, 200), out_col = IM_COL32(255, 170, 90, 200);
+    for (int64_t k = disp_.in_ptr[v]; k < disp_.in_ptr[v + 1] && stats_.overlay_edges < 20000; ++k, ++stats_.overlay_edges) {
+      const int32_t p = disp_.in_idx[k];
+      dl->AddLine(to_screen(view_, main_pass_, d.x[p], d.y[p]), c, in_col, 1.5f);
+    }
+    for (int64_t k = disp_.out_ptr[v]; k < disp_.out_ptr[v + 1] && stats_.overlay_edges < 20000; ++k, ++stats_.overlay_edges) {
+      const int32_t u = disp_.out_idx[k];
+      dl->AddLine(c, to_screen(view_, main_pass_, d.x[u], d.y[u]), out_col, 1.5f);
+    }
+  }
+  // Badges that would cover one already drawn are left out (hovering the
+  // hub still shows its edges).
+  std::vector<ImVec4> badges;
+  for (size_t v = 0; v < disp_.hubs.size(); ++v) {
+    if (!disp_.hubs[v]) continue;
+    const ImVec2 c = to_screen(view_, main_pass_, d.x[v], d.y[v]);
+    if (c.x < main_pass_.x || c.x > main_pass_.x + main_pass_.w || c.y < main_pass_.y || c.y > main_pass_.y + main_pass_.h) continue;
+    const int64_t degree = std::max(disp_.in_ptr[v + 1] - disp_.in_ptr[v], disp_.out_ptr[v + 1] - disp_.out_ptr[v]);
+    char badge[24];
+    std::snprintf(badge, sizeof badge, "%lld", static_cast<long long>(degree));
+    const ImVec2 ts = ImGui::CalcTextSize(badge);
+    const ImVec2 b0 = {c.x + 3 * dpr, c.y - ts.y - 2 * dpr};
+    const ImVec4 box(b0.x, b0.y, b0.x + ts.x + 6 * dpr, b0.y + ts.y + 2 * dpr);
+    if (std::any_of(badges.begin(), badges.end(),
+                    [&](const ImVec4& o) { return box.x < o.z && o.x < box.z && box.y < o.w && o.y < box.w; }))
+      continue;
+    badges.push_back(box);
+    dl->AddRectFilled(b0, {box.z, box.w}, IM_COL32(224, 160, 64, 220), 4 * dpr);
+    dl->AddText({b0.x + 3 * dpr, b0.y + 1 * dpr}, IM_COL32(20, 20, 20, 255), badge);
+  }
+  stats_.edges_drawn = stats_.segments + stats_.overlay_edges;
+  for (int64_t sel : {under, static_cast<int64_t>(sel_dn)}) {
     const int64_t v = sel;
     if (v < 0) continue;
     const ImVec2 c = to_screen(view_, main_pass_, d.x[v], d.y[v]);
@@ -380,8 +611,8 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     }
   }
   if (hovered_ >= 0)
-    ImGui::SetTooltip("#%lld %s%s", static_cast<long long>(hovered_), opcode_name(doc->graph.node_opcode[hovered_]),
-                      doc->configurable[hovered_] ? " (configurable)" : "");
+    ImGui::SetTooltip("#%lld %s %s%s", static_cast<long long>(hovered_), opcode_name(doc->graph.node_opcode[hovered_]),
+                      shape_text(node_shape(doc->graph, hovered_)).c_str(), doc->configurable[hovered_] ? " (configurable)" : "");
   else if (under >= 0)
     ImGui::SetTooltip("computation %lld: %lld nodes, collapsed_ (click to expand)", static_cast<long long>(-1 - hovered_),
                       static_cast<long long>(disp_.members[under]));
@@ -415,11 +646,37 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     dl->PushClipRect({mini_pass_.x, mini_pass_.y}, {mini_pass_.x + mw, mini_pass_.y + mh}, true);
     for (size_t k = 0; k < std::min<size_t>(top.size(), 5); ++k) {
       const int32_t dn = disp_.display_of[top[k]];
+      if (dn < 0) continue;
       const ImVec2 c = to_screen(mini_pass_.view, mini_pass_, d.x[dn], d.y[dn]);
       const uint32_t col = value_color(values_[top[k]], values_max_, log_scale_);
       dl->AddCircle(c, 6 * dpr, IM_COL32((col >> 16) & 255, (col >> 8) & 255, col & 255, 255), 12, 2.0f * dpr);
     }
     dl->PopClipRect();
+  }
+
+  // Search results, top left: each match (its first node), a click jumps.
+  if (query_[0] && !found_.starts.empty()) {
+    ImGui::SetNextWindowPos({main_pass_.x + 8, main_pass_.y + 8});
+    ImGui::SetNextWindowSize({300 * dpr, std::min(260.0f * dpr, 0.5f * main_pass_.h)});
+    ImGui::SetNextWindowBgAlpha(0.85f);
+    if (ImGui::Begin("##results", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings)) {
+      ImGui::TextDisabled("%zu match%s (%zu nodes), %.1f ms; Enter: next", found_.starts.size(),
+                          found_.starts.size() == 1 ? "" : "es", found_.nodes.size(), search_ms_);
+      ImGuiListClipper clip;
+      clip.Begin(static_cast<int>(found_.starts.size()));
+      while (clip.Step())
+        for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+          const int64_t v = found_.starts[static_cast<size_t>(i)];
+          char row[160];
+          std::snprintf(row, sizeof row, "#%lld %s %s%s##r%d", static_cast<long long>(v), opcode_name(doc->graph.node_opcode[v]),
+                        shape_text(node_shape(doc->graph, v)).c_str(), doc->configurable[v] ? " (configurable)" : "", i);
+          if (ImGui::Selectable(row, i == hit_cursor_)) {
+            hit_cursor_ = i;
+            select(v, dpr);
+          }
+        }
+    }
+    ImGui::End();
   }
 
   // Legend, top right.
@@ -452,6 +709,11 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     dl->AddText({lx, ly}, IM_COL32(160, 160, 170, 255), "red: slower, blue: faster");
     ImGui::End();
     return;
+  }
+  if (!highlight_.empty()) {
+    dl->AddRectFilled({lx, ly + 2}, {lx + 10 * dpr, ly + 12 * dpr}, IM_COL32(255, 64, 208, 255));
+    dl->AddText({lx + 16 * dpr, ly}, IM_COL32(240, 240, 240, 255), highlight_title_.c_str());
+    ly += ImGui::GetTextLineHeightWithSpacing();
   }
   for (int f = 0; f < kOpFamilies; ++f) {
     const uint32_t c = op_family_color(static_cast<OpFamily>(f));

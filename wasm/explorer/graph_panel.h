@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "document.h"
+#include "fastslow/view/edge_lod.h"
+#include "fastslow/view/node_search.h"
 #include "graph_renderer.h"
 
 namespace fastslow::explorer {
@@ -20,7 +22,16 @@ struct Display {
   std::vector<int64_t> node_of;     // display node -> original node, or -(1 + computation) for a collapsed one
   std::vector<int32_t> display_of;  // original node -> display node
   std::vector<int64_t> members;     // per display node: original nodes it stands for
+  // Neighbours per display node (CSR over `edges`): producers and users.
+  std::vector<int64_t> in_ptr, out_ptr;
+  std::vector<int32_t> in_idx, out_idx;
+  std::vector<char> hubs;                // per display node (edge_lod.h)
+  std::vector<int32_t> marked;           // display nodes outlined as configurable
+  int64_t hidden = 0;                    // original nodes left out (the model's view)
 };
+
+// Which nodes the graph view shows.
+enum class NodeSet { All, ModelReads };
 
 class GraphPanel {
  public:
@@ -46,9 +57,21 @@ class GraphPanel {
   // Selects `node` (-1: none) and centres the view on it.
   void select(int64_t node, float dpr);
   int64_t selected() const { return selected_; }
-  // Finds nodes by opcode name or "#id"; the hits light up, the rest dims.
+  // Finds nodes as node_search.h reads `text`; the hits light up, the rest
+  // dims. A query it cannot read leaves no hits and says why (search_error).
   void search(const std::string& text);
   size_t search_hits() const { return hits_.size(); }
+  const NodeSearch& search_result() const { return found_; }
+  const std::string& search_error() const { return search_error_; }
+  double search_ms() const { return search_ms_; }
+  // Selects and centres the next (+1) or previous (-1) match (Enter, Shift+Enter).
+  void step_search(int delta, float dpr);
+
+  // The nodes shown: all, or only what a model reads (the configurable
+  // nodes and their k-hop neighbourhood, as --khop keeps), laid out again.
+  void set_node_set(NodeSet set, int khop = 1);
+  NodeSet node_set() const { return node_set_; }
+  EdgeLodOptions edge_options;  // hub threshold and merging (change: call set_node_set to apply)
   void fit() { fit_pending_ = 1; }
 
   // Colours nodes by one value per original node (NaN: none, drawn dim):
@@ -57,6 +80,10 @@ class GraphPanel {
   // Empty values: colours by op family again.
   void set_node_values(std::vector<double> values, std::string title);
   const std::vector<double>& node_values() const { return values_; }
+  // Lights up `nodes` (original ids) and dims the rest, with `title` in the
+  // legend (a comparison's differing nodes); empty: none.
+  void set_highlight(std::vector<int64_t> nodes, std::string title);
+  const std::vector<int64_t>& highlight() const { return highlight_; }
   // Node values on a log scale (|value| in decades below the largest).
   void set_log_scale(bool log);
   bool log_scale() const { return log_scale_; }
@@ -64,10 +91,22 @@ class GraphPanel {
   const View& view() const { return view_; }
   const Display& display() const { return disp_; }
   int64_t vertices() const { return renderer_.vertices(); }
+  // What the last frame drew: edge segments (the GPU's, plus the edges of a
+  // hovered or selected node), configurable marks on screen, hubs.
+  struct DrawStats {
+    int64_t edges_drawn = 0, segments = 0, overlay_edges = 0, marks = 0, hubs = 0, visible_nodes = 0;
+  };
+  const DrawStats& draw_stats() const { return stats_; }
+  // The view as SVG (graph_svg.h); `scale` SVG units per screen pixel.
+  std::string svg(float scale, int64_t* nodes = nullptr) const;
+  // Walks from the selection (arrows: producer, user, neighbours in the layer).
+  void walk(int dx, int dy, float dpr);
 
  private:
   void rebuild();
   void recolor();
+  void update_edges(float level);
+  void node_colors(std::vector<uint32_t>* rgb, std::vector<char>* dim) const;
   void fit_now();
   void fit_top_now();
 
@@ -80,11 +119,22 @@ class GraphPanel {
   int64_t selected_ = -1, hovered_ = -1;
   char query_[128] = "";
   std::vector<int64_t> hits_;
-  int64_t hit_cursor_ = 0;
+  int64_t hit_cursor_ = -1;
+  NodeSearch found_;
+  std::string searched_;  // the query found_ is for
+  std::string search_error_;
+  double search_ms_ = 0;
+  NodeSet node_set_ = NodeSet::All;
+  int khop_ = 1;
+  EdgeSegments segs_;
+  float seg_level_ = 0;  // the level segs_ was computed at (0: none yet)
+  DrawStats stats_;
   float view_w_ = 0, view_h_ = 0;  // the view's size in the last frame (fit uses it)
   Pass main_pass_{}, mini_pass_{};
   std::vector<double> values_;  // per original node, NaN = none
   std::string values_title_;
+  std::vector<int64_t> highlight_;
+  std::string highlight_title_;
   double values_max_ = 0;       // the largest |value|
   bool log_scale_ = false;
 };

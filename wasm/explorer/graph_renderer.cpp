@@ -53,8 +53,8 @@ GLuint compile(GLenum type, const char* src) {
 }  // namespace
 
 GraphRenderer::~GraphRenderer() {
-  const GLuint buffers[] = {vbo_nodes_, vbo_colors_, vbo_edges_};
-  glDeleteBuffers(3, buffers);
+  const GLuint buffers[] = {vbo_nodes_, vbo_colors_, vbo_edges_, vbo_edge_colors_};
+  glDeleteBuffers(4, buffers);
   const GLuint arrays[] = {vao_nodes_, vao_edges_};
   glDeleteVertexArrays(2, arrays);
   if (program_) glDeleteProgram(program_);
@@ -79,10 +79,10 @@ void GraphRenderer::ensure_program() {
   glGenBuffers(1, &vbo_nodes_);
   glGenBuffers(1, &vbo_colors_);
   glGenBuffers(1, &vbo_edges_);
+  glGenBuffers(1, &vbo_edge_colors_);
 }
 
-void GraphRenderer::set_graph(const GraphDrawing& d, const std::vector<int64_t>& edge_index,
-                              const std::vector<uint32_t>& node_rgba) {
+void GraphRenderer::set_graph(const GraphDrawing& d, const std::vector<uint32_t>& node_rgba) {
   ensure_program();
   nodes_ = static_cast<int64_t>(d.x.size());
   // Two triangles per node: centre.xy, corner.xy.
@@ -107,19 +107,30 @@ void GraphRenderer::set_graph(const GraphDrawing& d, const std::vector<int64_t>&
   glBindBuffer(GL_ARRAY_BUFFER, vbo_colors_);
   glEnableVertexAttribArray(2);
   glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, 4, nullptr);
+  glBindVertexArray(0);
   set_colors(node_rgba);
+  edge_vertices_ = 0;
+}
 
-  // Edges: producer's bottom to consumer's top, drawn with a fixed colour
-  // (the node colour attribute is a constant for this array).
-  const size_t m = edge_index.size() / 2;
-  std::vector<float> lines;
-  lines.reserve(m * 8);
-  for (size_t e = 0; e < m; ++e) {
-    const int64_t u = edge_index[2 * e], v = edge_index[2 * e + 1];
-    if (u == v) continue;
-    lines.insert(lines.end(), {d.x[v], d.y[v], 0, 0, d.x[u], d.y[u], 0, 0});
+void GraphRenderer::set_edges(const EdgeSegments& s, float level) {
+  ensure_program();
+  const int64_t m = s.segments();
+  std::vector<float> lines(static_cast<size_t>(m) * 8);
+  std::vector<uint32_t> colors(static_cast<size_t>(m) * 2);
+  for (int64_t k = 0; k < m; ++k) {
+    const float* p = &s.xy[4 * k];
+    float* q = &lines[8 * k];
+    q[0] = p[0], q[1] = p[1], q[2] = 0, q[3] = 0, q[4] = p[2], q[5] = p[3], q[6] = 0, q[7] = 0;
+    // A segment standing for many edges reads darker; a long one fades, so
+    // edges across the whole view do not hide what lies under them.
+    const float len_px = std::hypot(p[2] - p[0], p[3] - p[1]) * level;
+    float a = std::min(0.9f, 0.45f + 0.15f * std::log2(static_cast<float>(s.weight[k])));
+    a *= std::clamp(60.0f / std::max(len_px, 1.0f), 0.06f, 1.0f);
+    // 0xBBGGRR: amber stubs toward hubs, grey-blue lines and stubs of long edges.
+    const uint32_t rgb = s.stub[k] == 1 ? 0x40a0e0u : 0xb3998cu;
+    colors[2 * k] = colors[2 * k + 1] = (static_cast<uint32_t>(a * 255) << 24) | rgb;
   }
-  edge_vertices_ = static_cast<int64_t>(lines.size() / 4);
+  edge_vertices_ = 2 * m;
   glBindVertexArray(vao_edges_);
   glBindBuffer(GL_ARRAY_BUFFER, vbo_edges_);
   glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(lines.size() * sizeof(float)), lines.data(), GL_STATIC_DRAW);
@@ -127,8 +138,10 @@ void GraphRenderer::set_graph(const GraphDrawing& d, const std::vector<int64_t>&
   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 16, nullptr);
   glEnableVertexAttribArray(1);
   glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 16, reinterpret_cast<void*>(8));
-  glDisableVertexAttribArray(2);
-  glVertexAttrib4f(2, 0.55f, 0.6f, 0.7f, 0.55f);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_edge_colors_);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(colors.size() * 4), colors.data(), GL_STATIC_DRAW);
+  glEnableVertexAttribArray(2);
+  glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, 4, nullptr);
   glBindVertexArray(0);
 }
 
@@ -157,8 +170,9 @@ void GraphRenderer::draw(const View& v, float x, float y, float w, float h, floa
   if (edges) {
     glUniform2f(u_half_, 0, 0);
     glUniform2f(u_min_half_, 0, 0);
-    // Dense overviews would turn into a grey wash: fade edges out as they shrink.
-    glUniform1f(u_alpha_, std::clamp(v.zoom / 6.0f, 0.15f, 1.0f));
+    // Per-segment opacity does the fading (set_edges); a little more here
+    // when zoomed far out.
+    glUniform1f(u_alpha_, std::clamp(v.zoom / 2.0f, 0.6f, 1.0f));
     glBindVertexArray(vao_edges_);
     glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(edge_vertices_));
   }

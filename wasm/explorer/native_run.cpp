@@ -95,8 +95,10 @@ std::vector<uint8_t> read_pixels(int w, int h) {
 int native_main(int argc, char** argv) {
   CLI::App cli{"fastslow explorer: graphs (.npz), studies (trials.jsonl) and model cards (model.json), natively"};
   std::vector<std::string> files;
-  std::string screenshot, search;
+  std::string screenshot, search, svg, nodes = "all";
   int width = 1280, height = 800, frames = 3;
+  bool fit = false;
+  std::vector<int64_t> compare;
   int64_t select = -1;
   float scale = 1;
   cli.add_option("files", files, "files to open: a graph .npz, a study .jsonl, a model's model.json");
@@ -106,7 +108,12 @@ int native_main(int argc, char** argv) {
   cli.add_option("--height", height, "window height in pixels")->capture_default_str()->check(CLI::Range(200, 8192));
   cli.add_option("--scale", scale, "UI scale (device pixels per UI pixel)")->capture_default_str()->check(CLI::Range(0.5, 4.0));
   cli.add_option("--select", select, "select this node (and centre the view on it)");
-  cli.add_option("--search", search, "search nodes by opcode name or #id");
+  cli.add_option("--search", search, "search nodes as the search box does (dot, #12, rank:4, dot -> add)");
+  cli.add_flag("--fit", fit, "fit the whole graph in the view (deep graphs open at their top)");
+  cli.add_option("--nodes", nodes, "the nodes shown: all, or model (what a model reads: configurable nodes and their 1-hop neighbourhood)")
+      ->check(CLI::IsMember({"all", "model"}));
+  cli.add_option("--svg", svg, "with --screenshot: also save the view as this SVG");
+  cli.add_option("--compare", compare, "two configs of a layout file: light up the nodes they set differently")->expected(2);
   CLI11_PARSE(cli, argc, argv);
 
   NativeHost host;
@@ -125,6 +132,9 @@ int native_main(int argc, char** argv) {
     if (fb_w <= 0 || fb_h <= 0) fb_w = width, fb_h = height;
     for (int k = 0; k < frames; ++k) {
       if (k == 1) {  // after the first frame: the view knows its size
+        if (nodes == "model") app.graph.set_node_set(NodeSet::ModelReads);
+        if (fit) app.graph.fit();
+        if (compare.size() == 2) app.compare_configs(compare[0], compare[1]);
         if (select >= 0) app.graph.select(select, scale);
         if (!search.empty()) app.graph.search(search);
       }
@@ -134,6 +144,8 @@ int native_main(int argc, char** argv) {
     try {
       write_png(screenshot, fb_w, fb_h, read_pixels(fb_w, fb_h));
       std::printf("%s: %d x %d, %lld frames\n", screenshot.c_str(), fb_w, fb_h, static_cast<long long>(app.stats.frames));
+      std::printf("state: %s\n", app.state_json().c_str());
+      if (!svg.empty()) std::printf("%s\n", host.save(svg, app.graph.svg(1)).c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "explorer: %s\n", e.what());
       code = 1;
@@ -151,7 +163,10 @@ int native_main(int argc, char** argv) {
     float sx = 1, sy = 1;
     glfwGetWindowContentScale(window, &sx, &sy);
     draw_frame(app, fb_w, fb_h, sx * scale);
-    if (first && (select >= 0 || !search.empty())) {
+    if (first && (select >= 0 || !search.empty() || fit || nodes != "all" || !compare.empty())) {
+      if (nodes == "model") app.graph.set_node_set(NodeSet::ModelReads);
+      if (fit) app.graph.fit();
+      if (compare.size() == 2) app.compare_configs(compare[0], compare[1]);
       if (select >= 0) app.graph.select(select, sx * scale);
       if (!search.empty()) app.graph.search(search);
       first = false;

@@ -208,7 +208,8 @@ void App::configs_tab() {
     ImGui::TextDisabled("rows: configurable nodes (%lld%s), columns: layout values (-1 = none)", static_cast<long long>(rows),
                         rows > shown ? ", first 64 shown" : "");
 
-  explain_section(n);
+  compare_section(n);
+  explain_section();
   tune_section();
 
   section("All configs");
@@ -273,12 +274,63 @@ void App::configs_tab() {
 
 // Why is this config slow: occlusion with the Rank tab's model, scored in
 // the page (ranking.h's explain job); the graph colours the shares.
-void App::explain_section(int64_t n) {
+void App::compare_section(int64_t n) {
+  if (doc->kind != GraphKind::Layout) return;
+  section("Compare two configs");
+  ImGui::SetNextItemWidth(140 * dpr);
+  if (ImGui::InputScalar("against (-1: none)##cmp", ImGuiDataType_S64, &against_config))
+    against_config = std::clamp<int64_t>(against_config, -1, n - 1);
+  const bool showing = compare.active() && compare.a == heatmap_config && compare.b == against_config;
+  if (against_config < 0) ImGui::BeginDisabled();
+  char label[96];
+  std::snprintf(label, sizeof label, "Show where %lld and %lld differ", static_cast<long long>(heatmap_config),
+                static_cast<long long>(std::max<int64_t>(against_config, 0)));
+  if (ImGui::Button(label)) {
+    try {
+      compare_configs(heatmap_config, against_config);
+    } catch (const std::exception& e) {
+      set_error(e.what());
+    }
+  }
+  if (against_config < 0) ImGui::EndDisabled();
+  if (compare.active()) {
+    ImGui::SameLine();
+    if (ImGui::Button("Clear##cmp")) compare_configs(-1, -1);
+  }
+  if (!compare.active()) return;
+  if (!showing) ImGui::TextDisabled("showing %lld vs %lld", static_cast<long long>(compare.a), static_cast<long long>(compare.b));
+  ImGui::Text("%zu of %zu configurable nodes differ", compare.nodes.size(), doc->config_nodes.size());
+  // Each differing node and how its values change; a click selects it.
+  const int64_t w = doc->config_width();
+  const std::vector<float> ra = doc->config_row(compare.a);
+  const std::vector<float>& rb = doc->config_row(compare.b);
+  if (ImGui::BeginTable("diff", 2, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg,
+                        {0, std::min<float>(8.5f, static_cast<float>(compare.nodes.size()) + 0.5f) * ImGui::GetTextLineHeightWithSpacing()})) {
+    ImGuiListClipper clip;
+    clip.Begin(static_cast<int>(compare.nodes.size()));
+    while (clip.Step())
+      for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+        const int64_t v = compare.nodes[i], slot = compare.slots[i];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        std::snprintf(label, sizeof label, "#%lld %s##diff%d", static_cast<long long>(v), opcode_name(doc->graph.node_opcode[v]), i);
+        if (ImGui::Selectable(label, graph.selected() == v, ImGuiSelectableFlags_SpanAllColumns)) graph.select(v, dpr);
+        ImGui::TableNextColumn();
+        // Only the values that differ: "[position] a->b".
+        std::string text;
+        for (int64_t k = 0; k < w; ++k) {
+          const float x = ra[slot * w + k], y = rb[slot * w + k];
+          if (x != y) text += (text.empty() ? "[" : "  [") + std::to_string(k) + "] " + fmt(x, "%g") + "->" + fmt(y, "%g");
+        }
+        ImGui::TextUnformatted(text.c_str());
+      }
+    ImGui::EndTable();
+  }
+}
+
+void App::explain_section() {
   if (doc->kind != GraphKind::Layout) return;
   section("Why is this config slow");
-  ImGui::SetNextItemWidth(140 * dpr);
-  if (ImGui::InputScalar("against (-1: none)", ImGuiDataType_S64, &against_config))
-    against_config = std::clamp<int64_t>(against_config, -1, n - 1);
   const ExplainState& x = ranking.explain;
   const bool can = !ranking.models.empty() && !ranking.running() && against_config != heatmap_config;
   if (!can) ImGui::BeginDisabled();
@@ -511,16 +563,40 @@ void App::inspector() {
   ImGui::Text("#%lld  %s", static_cast<long long>(v), opcode_name(op));
   ImGui::TextDisabled("opcode %d, %s, computation %d%s", op, op_family_name(op_family(op)), doc->computation[v],
                       doc->configurable[v] ? ", configurable" : "");
+  ImGui::TextDisabled("%s; arrows: Up an operand, Down a user, Left/Right the layer; Esc clears",
+                      shape_text(node_shape(doc->graph, v)).c_str());
+  // Each operand and user with its opcode and shape; a click selects it.
   auto neighbours = [&](const char* title, const std::vector<int64_t>& ptr, const std::vector<int32_t>& idx) {
-    section(title);
-    for (int64_t k = ptr[v]; k < ptr[v + 1]; ++k) {
-      const int32_t u = idx[k];
-      char label[96];
-      std::snprintf(label, sizeof label, "#%d %s##%s%lld", u, opcode_name(doc->graph.node_opcode[u]), title, static_cast<long long>(k));
-      if (ImGui::SmallButton(label)) graph.select(u, dpr);
-      if ((k - ptr[v]) % 3 != 2 && k + 1 < ptr[v + 1]) ImGui::SameLine();
+    const int64_t count = ptr[v + 1] - ptr[v];
+    section((std::string(title) + " (" + std::to_string(count) + ")").c_str());
+    if (count == 0) {
+      ImGui::TextDisabled("none");
+      return;
     }
-    if (ptr[v] == ptr[v + 1]) ImGui::TextDisabled("none");
+    const float rows = static_cast<float>(std::min<int64_t>(count, 6));
+    if (!ImGui::BeginTable(title, 3, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg,
+                           {0, (rows + 0.5f) * ImGui::GetTextLineHeightWithSpacing()}))
+      return;
+    ImGuiListClipper clip;
+    clip.Begin(static_cast<int>(count));
+    while (clip.Step())
+      for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+        const int32_t u = idx[ptr[v] + i];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        char label[48];
+        std::snprintf(label, sizeof label, "#%d##%s%d", u, title, i);
+        if (ImGui::Selectable(label, false, ImGuiSelectableFlags_SpanAllColumns)) graph.select(u, dpr);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(opcode_name(doc->graph.node_opcode[u]));
+        ImGui::TableNextColumn();
+        const std::string shape = shape_text(node_shape(doc->graph, u));
+        if (doc->configurable[u])
+          ImGui::TextColored({1.0f, 0.9f, 0.3f, 1}, "%s  configurable", shape.c_str());
+        else
+          ImGui::TextUnformatted(shape.c_str());
+      }
+    ImGui::EndTable();
   };
   neighbours("Operands", doc->in_ptr, doc->in_idx);
   neighbours("Users", doc->out_ptr, doc->out_idx);

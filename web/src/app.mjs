@@ -257,6 +257,16 @@ window.fastslow = {
   proposalsCsv: () => orError(() => M.api.explorer_proposals_csv()),
   select: (node) => M.api.explorer_select(node),
   search: (text) => M.api.explorer_search(text),
+  // The next (1) or previous (-1) search match, selected and centred (Enter).
+  searchStep: (delta = 1) => M.api.explorer_search_step(delta),
+  // From the selection: dy -1 first operand, +1 first user; dx -1/+1 layer neighbour (arrow keys).
+  walk: (dx, dy) => M.api.explorer_walk(dx, dy),
+  // 'all' or 'model_reads' (configurable nodes and their khop-hop neighbourhood).
+  nodeSet: (set = 'all', khop = 1) => M.api.explorer_node_set(set === 'all' ? 0 : 1, khop),
+  // Configs a and b side by side: {a, b, nodes (differing configurable nodes)} or {error}; a < 0 clears.
+  compare: (a, b) => orError(() => M.api.explorer_compare(a, b)),
+  // The graph view as SVG: {svg, name, nodes} or {error}.
+  viewSvg: (scale = 1) => orError(() => M.api.explorer_view_svg(scale)),
   fit: () => M.api.explorer_fit(),
   // Settles once every model opened so far is loaded and warmed up.
   modelsReady: () => Promise.allSettled(state.models.map((m) => m.ranker)).then(() => state.models.length),

@@ -603,3 +603,94 @@ np.savez_compressed(sys.argv[3], **g)
   for (const l of priced) assert.ok(Number(l.split(',')[1]) > 0, l);
   assert.deepEqual(pageErrors, []);
 });
+
+// The real 21,918-node nlp test graph as a user meets it (issue 34): at fit
+// few edge segments and every configurable node marked; a pattern search
+// finds what numpy finds in the file and Enter-style stepping walks its
+// matches; arrow keys walk to an operand and Esc clears; the model's view;
+// two configs compared against their rows; the view as SVG that Chromium
+// parses.
+test('the real nlp graph at fit: few edges drawn, configurable nodes marked, pattern search, keys, compare, SVG', async () => {
+  const nlp = path.join(sampleData, 'real', 'layout_nlp_default_test_3a0c5517a87df8d82fd637b83298a3ba.npz');
+  await openOnce(nlp);
+  await page.evaluate(() => window.fastslow.fit());
+  let s = await waitState((x) => x.graph.name === path.basename(nlp) && x.graph.edge_segments > 0 && x.frames > 3, 'nlp at fit');
+  await page.waitForTimeout(300);
+  s = await state();
+  assert.equal(s.graph.nodes, 21918);
+  assert.ok(s.graph.edges_drawn < 5000, `${s.graph.edges_drawn} edge segments at fit`);
+  assert.equal(s.graph.configurable_marked, 848);
+
+  // numpy's answer for "dot -> add": dots whose output some add reads, and
+  // the first one's operands.
+  const py = spawnSync('/usr/bin/python3', ['-c', `
+import numpy as np, sys, json
+z = np.load(sys.argv[1]); op = z['node_opcode']; e = z['edge_index']
+names = {int(l.split('\\t')[0]): l.split('\\t')[1] for l in open(sys.argv[2]).read().splitlines()[1:]}
+dot = [k for k, n in names.items() if n == 'dot'][0]; add = [k for k, n in names.items() if n == 'add'][0]
+starts = sorted({int(v) for u, v in e if op[v] == dot and op[u] == add})
+print(json.dumps({'starts': starts, 'operands': sorted({int(v) for u, v in e if u == starts[0]})}))
+`, nlp, path.join(sampleData, 'hlo_opcodes.tsv')], { encoding: 'utf8' });
+  assert.equal(py.status, 0, py.stderr);
+  const want = JSON.parse(py.stdout);
+  await page.evaluate(() => window.fastslow.search('dot -> add'));
+  s = await state();
+  assert.equal(s.search.error, '');
+  assert.equal(s.search.matches, want.starts.length);
+  await page.evaluate(() => window.fastslow.searchStep(1));
+  assert.equal((await state()).selected, want.starts[0]);
+  await page.evaluate(() => window.fastslow.searchStep(1));
+  assert.equal((await state()).selected, want.starts[1]);
+  await page.evaluate(() => window.fastslow.search('dot -> '));
+  assert.match((await state()).search.error, /empty/);
+  await page.evaluate(() => window.fastslow.search(''));
+
+  // Keys: Up walks to an operand, Esc clears the selection.
+  await page.evaluate((v) => window.fastslow.select(v), want.starts[0]);
+  await page.mouse.move(200, 300);
+  await page.keyboard.press('ArrowUp');
+  s = await waitState((x) => x.selected !== want.starts[0], 'the walk up');
+  assert.ok(want.operands.includes(s.selected), `${s.selected} is not an operand of ${want.starts[0]}`);
+  await page.keyboard.press('Escape');
+  await waitState((x) => x.selected === -1, 'Esc');
+
+  // What the model reads: 2,850 nodes (the configurable ones and their 1-hop neighbours).
+  await page.evaluate(() => window.fastslow.nodeSet('model_reads', 1));
+  await page.evaluate(() => window.fastslow.fit());
+  s = await waitState((x) => x.graph.node_set === 'model_reads' && x.graph.configurable_marked === 848, 'the model\'s view');
+  assert.equal(s.graph.display_nodes, 2850);
+  assert.equal(s.graph.hidden_nodes, 21918 - 2850);
+  await page.evaluate(() => window.fastslow.nodeSet('all'));
+
+  // Configs 0 and 1 against their rows, node by node.
+  const diff = await page.evaluate(() => window.fastslow.compare(0, 1));
+  const rows = await page.evaluate(() => [window.fastslow.configRow(0), window.fastslow.configRow(1)]);
+  const ids = JSON.parse(spawnSync('/usr/bin/python3', ['-c',
+    'import numpy as np, sys; print(list(map(int, np.load(sys.argv[1])["node_config_ids"])))', nlp], { encoding: 'utf8' }).stdout);
+  const width = rows[0].length / ids.length;
+  const differ = ids.filter((id, slot) => rows[0].slice(slot * width, (slot + 1) * width).some((v, k) => v !== rows[1][slot * width + k]))
+    .sort((a, b) => a - b);
+  assert.ok(differ.length > 0);
+  assert.deepEqual(diff.nodes, differ);
+  assert.deepEqual((await state()).compare.nodes, differ);
+  assert.match((await page.evaluate(() => window.fastslow.compare(0, 99999))).error, /config 99999 out of range/);
+  await page.evaluate(() => window.fastslow.compare(-1, -1));
+
+  // The view as SVG, zoomed onto a selected configurable node: Chromium
+  // parses it, it holds one box per node it says it wrote, the node among them.
+  await page.evaluate((v) => window.fastslow.select(v), differ[0]);
+  await waitState((x) => x.selected === differ[0], 'the selection');
+  const svg = await page.evaluate(() => window.fastslow.viewSvg(2));
+  assert.equal(svg.name, 'layout_nlp_default_test_3a0c5517a87df8d82fd637b83298a3ba_view.svg');
+  const parsed = await page.evaluate((text) => {
+    const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+    if (doc.querySelector('parsererror')) return { error: doc.querySelector('parsererror').textContent };
+    const nodes = [...doc.querySelectorAll('rect.node')].map((r) => Number(r.getAttribute('data-node')));
+    return { nodes, width: doc.documentElement.getAttribute('width') };
+  }, svg.svg);
+  assert.equal(parsed.error, undefined);
+  assert.equal(parsed.nodes.length, svg.nodes);
+  assert.ok(parsed.nodes.includes(differ[0]));
+  assert.ok(Number(parsed.width) > 1000, parsed.width);  // scale 2
+  assert.deepEqual(pageErrors, []);
+});

@@ -12,8 +12,17 @@
 
 #include "fastslow/search/trials.h"
 #include "fastslow/view/plot_axis.h"
+#include "fastslow/view/svg.h"
 
 namespace fastslow::search::figure {
+
+// The SVG elements every figure uses (view/svg.h).
+using svg::px;
+using svg::svg_close;
+using svg::svg_line;
+using svg::svg_open;
+using svg::svg_text;
+using svg::xml_escape;
 
 // A core PlotAxis (its scale, range and ticks: what the page shows for
 // the same values) placed onto pixels: lo onto `from`, hi onto `to`
@@ -42,7 +51,6 @@ std::string param_text(const nlohmann::json& v);
 // "12.5 s", "8.3 min", "2.1 h".
 std::string duration_text(double seconds);
 
-std::string xml_escape(std::string_view s);
 // Characters (UTF-8 code points), which is what lines up in a terminal.
 size_t char_count(std::string_view s);
 // Rough width of sans-serif text: enough to keep labels apart.
@@ -50,13 +58,6 @@ double text_width(std::string_view s, double font_size);
 // s cut to fit `width` pixels, an ellipsis marking the cut.
 std::string fit_text(const std::string& s, double width, double font_size);
 
-// SVG elements; text is escaped here, attributes in `extra` are written as
-// given (callers escape what they put there).
-std::string svg_open(double width, double height);
-std::string svg_close();
-std::string svg_text(double x, double y, std::string_view s, double size, std::string_view anchor = "start",
-                     std::string_view extra = "");
-std::string svg_line(double x1, double y1, double x2, double y2, std::string_view stroke, double width = 1);
 // Fill colours: every trial, and the ones a figure points out (the front,
 // the best).
 inline constexpr const char* kTrialFill = "#4c78a8";
@@ -68,8 +69,6 @@ std::string svg_circle(double cx, double cy, bool marked, std::string_view cls, 
 std::string svg_polyline(const std::vector<std::pair<double, double>>& points, std::string_view cls,
                          std::string_view stroke, double width);
 
-// Pixel positions as written into the SVG (one decimal).
-std::string px(double v);
 
 // A rectangle in pixels, to keep labels off each other.
 struct Box {

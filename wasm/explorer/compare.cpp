@@ -1,0 +1,35 @@
+#include "compare.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "fastslow/error.h"
+
+namespace fastslow::explorer {
+
+ConfigDiff diff_configs(const Document& doc, int64_t a, int64_t b) {
+  if (doc.kind != GraphKind::Layout)
+    throw Error(doc.name + ": comparing configs node by node needs a layout file (a tile config has no nodes)");
+  const int64_t n = doc.info.configs;
+  for (int64_t c : {a, b})
+    if (c < 0 || c >= n)
+      throw Error(doc.name + ": config " + std::to_string(c) + " out of range [0, " + std::to_string(n) + ")");
+  ConfigDiff d;
+  d.a = a;
+  d.b = b;
+  const std::vector<float> ra = doc.config_row(a);  // a copy: the cache may evict it when b is read
+  const std::vector<float>& rb = doc.config_row(b);
+  const int64_t w = doc.config_width();
+  std::vector<int64_t> order(doc.config_nodes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return doc.config_nodes[x] < doc.config_nodes[y]; });
+  for (int64_t slot : order)
+    if (!std::equal(ra.begin() + slot * w, ra.begin() + (slot + 1) * w, rb.begin() + slot * w)) {
+      d.nodes.push_back(doc.config_nodes[slot]);
+      d.slots.push_back(slot);
+    }
+  return d;
+}
+
+}  // namespace fastslow::explorer
