@@ -208,6 +208,13 @@ def main():
     put("submission_csv", "bad_rows.csv",
         "ID,TopConfigs\nlayout:xla:default:x,1;1\ntile:xla:y,-3\nlayout:foo:z,1\nlayout:xla:random:q,\n")
 
+    # --- search queries (the explorer's search box) ---
+    put("node_search", "pattern.txt", "dot -> add -> tanh")
+    put("node_search", "terms.txt", "reduce configurable rank:2 dim:16")
+    put("node_search", "shape.txt", "shape:8x*x32 -> op:add")
+    put("node_search", "ids.txt", "#5 -> 6")
+    put("node_search", "bad.txt", "colour:red -> -> shape:")
+
 
 if __name__ == "__main__":
     main()

@@ -9,13 +9,13 @@
 #
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all, 60 s each)
 #   targets: zip_directory npy_header npz_read npz_partial graph_validate
-#            model_card submission_csv
+#            model_card submission_csv node_search
 #   FASTSLOW_JOBS: build jobs (default: all cores)
 # Prints one line per target (result, executions, exec/s, coverage) and exits
 # non-zero on any finding. Reproduce one: build/fuzz/bin/fuzz_TARGET FILE
 set -uo pipefail
 cd "$(dirname "$0")/.."
-TARGETS=(zip_directory npy_header npz_read npz_partial graph_validate model_card submission_csv)
+TARGETS=(zip_directory npy_header npz_read npz_partial graph_validate model_card submission_csv node_search)
 which=${1:-all}
 seconds=${2:-60}
 JOBS=${FASTSLOW_JOBS:-$(nproc)}
@@ -47,6 +47,7 @@ dict_of() {
     npy_header) echo fuzz/dict/npy.dict ;;
     model_card) echo fuzz/dict/model_card.dict ;;
     submission_csv) echo fuzz/dict/submission_csv.dict ;;
+    node_search) echo fuzz/dict/node_search.dict ;;
     *) echo fuzz/dict/npz.dict ;;
   esac
 }

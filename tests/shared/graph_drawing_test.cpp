@@ -149,5 +149,44 @@ TEST(GraphLayout, TheRealAlexNetGraph) {
               d.num_layers(), static_cast<double>(d.max_x - d.min_x));
 }
 
+// Packed pieces: 40 separate stars, each a node and 1-4 users (as a k-hop
+// view is many small neighbourhoods), side by side make a strip two layers
+// high; packed they become rows toward the asked aspect, each piece keeping
+// its own drawing (x offsets and layer steps within it).
+TEST(GraphDrawing, PackingPutsSeparatePiecesInRowsAndKeepsEachPieceAsDrawn) {
+  std::vector<int64_t> e;
+  std::vector<std::vector<int64_t>> pieces;
+  int64_t n = 0;
+  for (int p = 0; p < 40; ++p) {
+    std::vector<int64_t> nodes = {n++};
+    for (int k = 0; k < 1 + p % 4; ++k) {
+      e.insert(e.end(), {n, nodes[0]});
+      nodes.push_back(n++);
+    }
+    pieces.push_back(nodes);
+  }
+  DrawingOptions flat, packed;
+  packed.pack_aspect = 1.5f;
+  const GraphDrawing a = draw_layered(n, e, flat), b = draw_layered(n, e, packed);
+  expect_valid(b, n, e, packed);
+  const float wa = a.max_x - a.min_x, wb = b.max_x - b.min_x;
+  EXPECT_LT(wb, wa / 3) << "packed rows are narrower than all pieces side by side";
+  EXPECT_EQ(a.num_layers(), 2);
+  EXPECT_GT(b.num_layers(), a.num_layers());
+  const float aspect = wb / std::max(b.max_y, 1.0f);
+  EXPECT_GT(aspect, 1.5f / 3);
+  EXPECT_LT(aspect, 1.5f * 3);
+  for (const auto& nodes : pieces)
+    for (int64_t v : nodes) {
+      EXPECT_FLOAT_EQ(b.x[v] - b.x[nodes[0]], a.x[v] - a.x[nodes[0]]);
+      EXPECT_EQ(b.layer[v] - b.layer[nodes[0]], a.layer[v] - a.layer[nodes[0]]);
+    }
+  // One piece: nothing to pack, the same drawing.
+  const std::vector<int64_t> chain = {1, 0, 2, 1};
+  const GraphDrawing c = draw_layered(3, chain, packed), f = draw_layered(3, chain, flat);
+  EXPECT_EQ(c.x, f.x);
+  EXPECT_EQ(c.layer, f.layer);
+}
+
 }  // namespace
 }  // namespace fastslow

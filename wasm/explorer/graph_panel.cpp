@@ -127,6 +127,8 @@ void GraphPanel::rebuild() {
     }
     DrawingOptions o;
     o.layer_gap = 1.6f;
+    // The model's view is many small neighbourhoods: rows shaped like the view.
+    if (!keep.empty()) o.pack_aspect = view_w_ > 0 && view_h_ > 0 ? view_w_ / view_h_ : 1.2f;
     d.drawing = draw_layered(dn, d.edges, o);
   }
   // Neighbours of each display node, for the hover and selection overlay.

@@ -1,6 +1,8 @@
 #include "fastslow/view/graph_drawing.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cmath>
 #include <numeric>
 #include <string>
 
@@ -72,6 +74,84 @@ std::vector<int32_t> assign_layers(int64_t n, const Adjacency& out, const Adjace
     if (lowest != INT32_MAX && lowest - 1 > layer[v]) layer[v] = lowest - 1;
   }
   return layer;
+}
+
+}  // namespace
+
+namespace {
+
+// Shelf packing of the drawing's weakly connected pieces (DrawingOptions::
+// pack_aspect): each piece moves by whole layers and a constant x, so its
+// own order, gaps and edge directions stay; pieces in one row of shelves
+// get disjoint x ranges, rows disjoint layers. Rebuilds the layer lists.
+void pack_pieces(GraphDrawing& d, const std::vector<int32_t>& src, const std::vector<int32_t>& dst, const DrawingOptions& o) {
+  const int32_t n = static_cast<int32_t>(d.layer.size());
+  std::vector<int32_t> parent(static_cast<size_t>(n));
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](int32_t v) {
+    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    return v;
+  };
+  for (size_t e = 0; e < src.size(); ++e) {
+    const int32_t a = find(src[e]), b = find(dst[e]);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the root is a piece's first node
+  }
+  struct Piece {
+    float min_x = INFINITY, max_x = -INFINITY;
+    int32_t min_layer = INT32_MAX, max_layer = -1;
+    float dx = 0;
+    int32_t dl = 0;
+  };
+  std::vector<int32_t> piece_of(static_cast<size_t>(n));
+  std::vector<Piece> pieces;
+  std::vector<int32_t> index(static_cast<size_t>(n), -1);
+  for (int32_t v = 0; v < n; ++v) {
+    const int32_t r = find(v);
+    if (index[r] < 0) {
+      index[r] = static_cast<int32_t>(pieces.size());
+      pieces.emplace_back();
+    }
+    Piece& p = pieces[index[r]];
+    piece_of[v] = index[r];
+    p.min_x = std::min(p.min_x, d.x[v]), p.max_x = std::max(p.max_x, d.x[v]);
+    p.min_layer = std::min(p.min_layer, d.layer[v]), p.max_layer = std::max(p.max_layer, d.layer[v]);
+  }
+  if (pieces.size() < 2) return;
+  double area = 0;
+  float widest = 0;
+  for (const Piece& p : pieces) {
+    const float w = p.max_x - p.min_x + 2 * o.node_gap;
+    area += static_cast<double>(w) * (p.max_layer - p.min_layer + 1) * o.layer_gap;
+    widest = std::max(widest, w);
+  }
+  const float row_width = std::max(widest, static_cast<float>(std::sqrt(area * o.pack_aspect)));
+  float cursor = 0;
+  int32_t row_top = 0, row_layers = 0;
+  for (Piece& p : pieces) {  // in order of their first node: the program's order
+    const float w = p.max_x - p.min_x + 2 * o.node_gap;
+    if (cursor > 0 && cursor + w > row_width) {
+      row_top += row_layers;  // no empty layer between rows: every layer holds a node
+      cursor = 0;
+      row_layers = 0;
+    }
+    p.dx = cursor - p.min_x;
+    p.dl = row_top - p.min_layer;
+    cursor += w;
+    row_layers = std::max(row_layers, p.max_layer - p.min_layer + 1);
+  }
+  for (int32_t v = 0; v < n; ++v) {
+    d.x[v] += pieces[piece_of[v]].dx;
+    d.layer[v] += pieces[piece_of[v]].dl;
+  }
+  const int32_t layers = *std::max_element(d.layer.begin(), d.layer.end()) + 1;
+  d.layer_start.assign(static_cast<size_t>(layers) + 1, 0);
+  for (int32_t l : d.layer) ++d.layer_start[l + 1];
+  for (int32_t l = 0; l < layers; ++l) d.layer_start[l + 1] += d.layer_start[l];
+  std::vector<int32_t> fill(d.layer_start.begin(), d.layer_start.end() - 1);
+  for (int32_t v = 0; v < n; ++v) d.layer_nodes[fill[d.layer[v]]++] = v;
+  for (int32_t l = 0; l < layers; ++l)
+    std::sort(d.layer_nodes.begin() + d.layer_start[l], d.layer_nodes.begin() + d.layer_start[l + 1],
+              [&](int32_t a, int32_t b) { return d.x[a] < d.x[b]; });
 }
 
 }  // namespace
@@ -192,13 +272,14 @@ GraphDrawing draw_layered(int64_t n, const std::vector<int64_t>& edge_index, con
       for (int32_t i = 0; i < w; ++i) d.x[d.layer_nodes[a + i]] = 0.5f * (fwd[i] + bwd[i]);
     }
   }
+  if (o.pack_aspect > 0) pack_pieces(d, src, dst, o);
   d.min_x = d.max_x = 0;
   for (int32_t v = 0; v < n; ++v) {
     d.y[v] = static_cast<float>(d.layer[v]) * o.layer_gap;
     d.min_x = std::min(d.min_x, d.x[v]);
     d.max_x = std::max(d.max_x, d.x[v]);
   }
-  d.max_y = layers > 0 ? static_cast<float>(layers - 1) * o.layer_gap : 0.0f;
+  d.max_y = d.num_layers() > 0 ? static_cast<float>(d.num_layers() - 1) * o.layer_gap : 0.0f;  // packing adds layers
   return d;
 }
 

@@ -16,6 +16,11 @@ struct DrawingOptions {
   int straighten = 4;      // x-coordinate refinement rounds
   float node_gap = 1.0f;   // minimum distance between neighbours in a layer
   float layer_gap = 1.0f;  // distance between layers
+  // > 0: pieces of the graph that no edge joins are packed in rows, left to
+  // right in program order, toward this width / height ratio (a k-hop view
+  // is hundreds of small pieces, which side by side make a thin strip).
+  // Each piece keeps its own drawing. 0: every piece spans the same layers.
+  float pack_aspect = 0;
 };
 
 struct GraphDrawing {
