@@ -175,7 +175,8 @@ char* fastslow_rank_open_document(int ticket, const char* card_json);
 //   (edge segments drawn: "edge_segments" by the GPU plus "overlay_edges" of
 //   the hovered and selected node), "configurable_marked" (configurable
 //   nodes marked on screen), "hubs", "hidden_nodes" (left out of the
-//   model's view), "node_set" ("all"|"model_reads")} or null,
+//   model's view), "node_set" ("all"|"model_reads"), "chains" (elementwise
+//   chains that can fold), "folded_chains"} or null,
 // "rank": {"status": "idle"|"running"|"done"|"failed"|"cancelled", "done",
 //   "total", "message", "model", "shift_warning", "scores" (groups scored),
 //   "configs" (configs ranked), "seconds", "collection" (of the submission
@@ -227,6 +228,9 @@ void explorer_walk(int dx, int dy);
 // `khop`-hop neighbourhood), laid out again.
 void explorer_node_set(int set, int khop);
 void explorer_collapse(int computation, int collapsed);
+// Folds every chain of elementwise ops (node_groups.h) into one box, or
+// opens them all (folded 0).
+void explorer_fold_chains(int folded);
 void explorer_fit();
 // Compares configs a and b of the open layout file: the configurable nodes
 // they set differently light up in the graph (a < 0 clears).

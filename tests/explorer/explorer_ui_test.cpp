@@ -262,6 +262,22 @@ TEST_F(ExplorerUi, TheRealNlpGraphStaysReadableAtFitAndSearchableByPattern) {
   std::printf("nlp, what the model reads: %lld of 21918 nodes, %lld edge segments\n",
               static_cast<long long>(g["display_nodes"].get<int64_t>()), static_cast<long long>(g["edges_drawn"].get<int64_t>()));
 
+  // Elementwise chains folded: one box per chain, the rest as they are;
+  // clicking (opening) one box brings its nodes back.
+  app.graph.set_node_set(NodeSet::All);
+  const NodeGroups chains = elementwise_chains(doc.graph);
+  int64_t in_chains = 0;
+  for (int64_t k = 0; k < chains.groups(); ++k) in_chains += chains.size[k];
+  app.graph.set_chains_folded(true);
+  frames(app, 2);
+  g = graph_state();
+  EXPECT_EQ(g["folded_chains"], chains.groups());
+  EXPECT_EQ(g["display_nodes"].get<int64_t>(), 21918 - in_chains + chains.groups());
+  app.graph.set_chain_folded(0, false);
+  EXPECT_EQ(static_cast<int64_t>(app.graph.display().node_of.size()), 21918 - in_chains + chains.groups() - 1 + chains.size[0]);
+  app.graph.set_chains_folded(false);
+  EXPECT_EQ(app.graph.display().node_of.size(), 21918u);
+
   // Configs 0 and 1 side by side: the differing nodes are exactly those
   // whose rows differ, compared here value by value.
   const std::vector<float> r0 = doc.config_row(0), r1 = doc.config_row(1);

@@ -1,5 +1,7 @@
 #include "fastslow/view/edge_lod.h"
 #include "fastslow/view/graph_svg.h"
+#include "fastslow/view/node_groups.h"
+#include "fastslow/graph/hlo_tables.h"
 
 #include <gtest/gtest.h>
 
@@ -248,6 +250,83 @@ TEST(GraphSvg, HoldsEveryNodeInTheViewAndParses) {
   }
   c.id.pop_back();
   EXPECT_NE(test::error_of([&] { graph_svg(d, segs, c, view); }).find("id has 299 entries for 300 nodes"), std::string::npos);
+}
+
+// Elementwise chains on a hand-made graph: dot -> add -> tanh -> multiply
+// -> dot folds {add, tanh, multiply}; a chain whose middle node has two
+// users stops there; groups under the minimum size stay apart.
+TEST(NodeGroups, ElementwiseChainsFoldBetweenHeavierOps) {
+  GraphNodes g;
+  g.file = "hand.npz";
+  const std::vector<std::string> ops = {"dot", "add", "tanh", "multiply", "dot",  // 0..4
+                                        "parameter", "exponential", "negate", "add", "log"};  // 5..9
+  for (const std::string& op : ops) g.node_opcode.push_back(opcode_id(op));
+  g.num_nodes = static_cast<int64_t>(ops.size());
+  g.edge_index = {1, 0, 2, 1, 3, 2, 4, 3,  // dot -> add -> tanh -> multiply -> dot
+                  6, 5, 7, 6, 8, 6, 9, 8};  // parameter -> exp -> {negate, add -> log}: exp has two users
+  const NodeGroups r = elementwise_chains(g, 2);
+  ASSERT_EQ(r.groups(), 2);
+  EXPECT_EQ(r.group_of, (std::vector<int32_t>{-1, 0, 0, 0, -1, -1, -1, -1, 1, 1}));
+  EXPECT_EQ(r.size, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(r.root, (std::vector<int64_t>{3, 9}));
+  EXPECT_EQ(elementwise_chains(g, 3).groups(), 1);
+  g.edge_index.push_back(99);
+  g.edge_index.push_back(0);
+  EXPECT_NE(test::error_of([&] { elementwise_chains(g); }).find("hand.npz"), std::string::npos);
+}
+
+// On real graphs: in every group, each member but the root has one user,
+// inside the group, so folding keeps the graph acyclic (checked by a
+// topological sort of the folded graph) and every group is elementwise.
+TEST(NodeGroups, FoldingRealGraphsKeepsThemAcyclic) {
+  for (const char* file : {"cleaned_alexnet.npz", "real/layout_xla_default_train_unet3d.npz",
+                           "real/layout_nlp_default_test_3a0c5517a87df8d82fd637b83298a3ba.npz"}) {
+    const LayoutGraph g = load_layout_graph(NpzReader::open(test::data_file(file)), LoadOptions{false});
+    const NodeGroups r = elementwise_chains(g);
+    ASSERT_GT(r.groups(), 0) << file;
+    std::vector<int64_t> users(static_cast<size_t>(g.num_nodes), 0), inside(static_cast<size_t>(g.num_nodes), 0);
+    const auto& e = g.edge_index;
+    for (size_t k = 0; k < e.size(); k += 2) {
+      ++users[e[k + 1]];
+      if (r.group_of[e[k + 1]] >= 0 && r.group_of[e[k]] == r.group_of[e[k + 1]]) ++inside[e[k + 1]];
+    }
+    int64_t folded = 0;
+    for (int64_t v = 0; v < g.num_nodes; ++v) {
+      const int32_t c = r.group_of[v];
+      if (c < 0) continue;
+      ++folded;
+      EXPECT_EQ(std::string(opcode_name(g.node_opcode[v])).empty(), false);
+      if (v != r.root[c]) {
+        EXPECT_EQ(users[v], 1) << file << " #" << v;
+        EXPECT_EQ(inside[v], 1) << file << " #" << v;
+      }
+    }
+    // Kahn's sort over the folded graph (a group is the node -1 - group).
+    std::map<int64_t, std::vector<int64_t>> out;
+    std::map<int64_t, int64_t> indeg;
+    auto id = [&](int64_t v) { return r.group_of[v] >= 0 ? -1 - static_cast<int64_t>(r.group_of[v]) : v; };
+    for (int64_t v = 0; v < g.num_nodes; ++v) indeg[id(v)] += 0;
+    for (size_t k = 0; k < e.size(); k += 2) {
+      const int64_t a = id(e[k + 1]), b = id(e[k]);
+      if (a == b) continue;
+      out[a].push_back(b);
+      ++indeg[b];
+    }
+    std::vector<int64_t> ready;
+    for (const auto& [v, d] : indeg)
+      if (d == 0) ready.push_back(v);
+    size_t seen = 0;
+    while (!ready.empty()) {
+      const int64_t v = ready.back();
+      ready.pop_back();
+      ++seen;
+      for (int64_t w : out[v])
+        if (--indeg[w] == 0) ready.push_back(w);
+    }
+    EXPECT_EQ(seen, indeg.size()) << file << ": folding made a cycle";
+    std::printf("%s: %lld elementwise chains fold %lld of %lld nodes\n", file, static_cast<long long>(r.groups()),
+                static_cast<long long>(folded), static_cast<long long>(g.num_nodes));
+  }
 }
 
 }  // namespace

@@ -114,6 +114,7 @@ TEST(NodeSearch, TermsOnARealGraphMatchAScanOfItsFeatures) {
     return std::find(d.begin(), d.end(), s[0]) != d.end();
   }));
   EXPECT_EQ(node_shape(g, rank5[0]), s);
+  EXPECT_EQ(node_shape_text(g, rank5[0]), shape_text(s));
   // Ids, with or without '#'; a substring finds every opcode containing it.
   EXPECT_EQ(search_nodes(g, conf, "#17").nodes, std::vector<int64_t>{17});
   EXPECT_EQ(search_nodes(g, conf, "17").nodes, std::vector<int64_t>{17});
@@ -138,6 +139,7 @@ TEST(NodeSearch, QueriesItCannotReadAreErrorsNamingThem) {
   EXPECT_NE(e.find("random.npz"), std::string::npos) << e;
   EXPECT_NE(e.find("140"), std::string::npos) << e;
   EXPECT_EQ(shape_text({}), "scalar");
+  EXPECT_EQ(node_shape_text(g, 3), "");  // unknown here, not a scalar
   EXPECT_EQ(shape_text({8, 128}), "8x128");
 }
 

@@ -209,6 +209,8 @@ std::string App::state_json() const {
                        {"configurable_marked", ds.marks},
                        {"hubs", ds.hubs},
                        {"hidden_nodes", graph.display().hidden},
+                       {"chains", graph.chains()},
+                       {"folded_chains", graph.folded_chains()},
                        {"node_set", graph.node_set() == NodeSet::All ? "all" : "model_reads"}});
   } else {
     j["graph"] = nullptr;

@@ -226,6 +226,11 @@ EMSCRIPTEN_KEEPALIVE char* explorer_view_svg(double scale) {
     return nlohmann::json{{"svg", std::move(svg)}, {"name", a.svg_name()}, {"nodes", nodes}}.dump();
   });
 }
+EMSCRIPTEN_KEEPALIVE void explorer_fold_chains(int folded) {
+  if (!g_app) return;
+  g_app->changed();
+  g_app->graph.set_chains_folded(folded != 0);
+}
 EMSCRIPTEN_KEEPALIVE void explorer_collapse(int computation, int collapsed) {
   if (!g_app) return;
   g_app->changed();

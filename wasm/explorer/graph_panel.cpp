@@ -79,6 +79,8 @@ void GraphPanel::show(const Document* doc) {
   highlight_.clear();
   node_set_ = NodeSet::All;
   collapsed_.assign(doc ? std::max<size_t>(1, doc->node_splits.size()) : 0, 0);
+  chains_ = doc ? elementwise_chains(doc->graph) : NodeGroups{};
+  chain_folded_.assign(static_cast<size_t>(chains_.groups()), 0);
   if (doc) rebuild();
   fit_pending_ = 2;
 }
@@ -92,22 +94,25 @@ void GraphPanel::rebuild() {
     keep.assign(static_cast<size_t>(n), 0);
     for (int64_t v : prune_graph(doc.graph, doc.config_nodes, khop_).kept) keep[v] = 1;
   }
-  const bool any = std::find(collapsed_.begin(), collapsed_.end(), 1) != collapsed_.end();
+  const int64_t comps = computations();
+  const bool any = std::find(collapsed_.begin(), collapsed_.end(), 1) != collapsed_.end() || folded_chains() > 0;
   d.display_of.assign(static_cast<size_t>(n), -1);
-  std::vector<int64_t> box_of(collapsed_.size(), -1);
+  std::vector<int64_t> box_of(static_cast<size_t>(comps + chains()), -1);
   for (int64_t v = 0; v < n; ++v) {
     if (!keep.empty() && !keep[v]) {
       ++d.hidden;
       continue;
     }
-    const int32_t c = doc.computation[v];
-    if (any && collapsed_[c]) {
-      if (box_of[c] < 0) {
-        box_of[c] = static_cast<int64_t>(d.node_of.size());
-        d.node_of.push_back(-1 - c);
+    // A collapsed computation holds all its nodes; else a folded chain its own.
+    const int32_t c = doc.computation[v], ch = chains_.group_of[v];
+    const int64_t box = collapsed_[c] ? c : ch >= 0 && chain_folded_[ch] ? comps + ch : -1;
+    if (box >= 0) {
+      if (box_of[box] < 0) {
+        box_of[box] = static_cast<int64_t>(d.node_of.size());
+        d.node_of.push_back(-1 - box);
         d.members.push_back(0);
       }
-      d.display_of[v] = static_cast<int32_t>(box_of[c]);
+      d.display_of[v] = static_cast<int32_t>(box_of[box]);
     } else {
       d.display_of[v] = static_cast<int32_t>(d.node_of.size());
       d.node_of.push_back(v);
@@ -168,6 +173,32 @@ void GraphPanel::set_node_set(NodeSet set, int khop) {
   khop_ = std::max(0, khop);
   rebuild();
   fit_pending_ = 1;
+}
+
+void GraphPanel::set_chains_folded(bool folded) {
+  if (!doc_) return;
+  std::fill(chain_folded_.begin(), chain_folded_.end(), folded ? 1 : 0);
+  rebuild();
+  fit_pending_ = 1;
+}
+
+void GraphPanel::set_chain_folded(int64_t chain, bool folded) {
+  if (!doc_ || chain < 0 || chain >= chains()) return;
+  chain_folded_[chain] = folded ? 1 : 0;
+  rebuild();
+}
+
+std::string GraphPanel::box_name(int64_t box) const {
+  if (box < computations()) return "computation " + std::to_string(box);
+  const int64_t ch = box - computations();
+  return "chain of " + std::to_string(chains_.size[ch]) + " ending in " + opcode_name(doc_->graph.node_opcode[chains_.root[ch]]);
+}
+
+void GraphPanel::open_box(int64_t box) {
+  if (box < computations())
+    set_collapsed(box, false);
+  else
+    set_chain_folded(box - computations(), false);
 }
 
 void GraphPanel::set_collapsed(int64_t computation, bool c) {
@@ -292,8 +323,10 @@ void GraphPanel::node_colors(std::vector<uint32_t>* rgb, std::vector<char>* dim)
     if (h >= 0 && h < doc_->graph.num_nodes && disp_.display_of[h] >= 0) lit[disp_.display_of[h]] = 1;
   for (size_t v = 0; v < n; ++v) {
     const int64_t orig = disp_.node_of[v];
-    // A collapsed computation is a pale box.
-    uint32_t c = orig < 0 ? 0xc8c8d8 : op_family_color(op_family(doc_->graph.node_opcode[orig]));
+    // A collapsed computation is a pale box; a folded chain is elementwise.
+    uint32_t c = orig >= 0                          ? op_family_color(op_family(doc_->graph.node_opcode[orig]))
+                 : -1 - orig < computations() ? 0xc8c8d8u
+                                              : op_family_color(OpFamily::Elementwise);
     if (by_value && orig >= 0) {
       const double x = values_[static_cast<size_t>(orig)];
       c = std::isfinite(x) ? value_color(x, values_max_, log_scale_) : 0x505058;
@@ -361,11 +394,11 @@ std::string GraphPanel::svg(float scale, int64_t* nodes) const {
     c.id.push_back(orig);
     c.outlined.push_back(orig >= 0 && doc.configurable[orig]);
     if (orig < 0) {
-      c.label.push_back("comp " + std::to_string(-1 - orig));
-      c.tooltip.push_back("computation " + std::to_string(-1 - orig) + ": " + std::to_string(disp_.members[v]) + " nodes");
+      c.label.push_back(box_name(-1 - orig));
+      c.tooltip.push_back(box_name(-1 - orig) + ": " + std::to_string(disp_.members[v]) + " nodes");
     } else {
       c.label.push_back(opcode_name(doc.graph.node_opcode[orig]));
-      c.tooltip.push_back("#" + std::to_string(orig) + " " + c.label.back() + " " + shape_text(node_shape(doc.graph, orig)) +
+      c.tooltip.push_back("#" + std::to_string(orig) + " " + c.label.back() + " " + node_shape_text(doc.graph, orig) +
                           (doc.configurable[orig] ? " (configurable)" : ""));
     }
   }
@@ -442,6 +475,15 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     ImGui::Checkbox("computations", &outline_computations);
     ImGui::SameLine();
   }
+  if (chains() > 0) {
+    bool folded = folded_chains() == chains();
+    char label[48];
+    std::snprintf(label, sizeof label, "fold %lld chains", static_cast<long long>(chains()));
+    if (ImGui::Checkbox(label, &folded)) set_chains_folded(folded);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Chains of elementwise ops between heavier ones as one box each; click a box to open it");
+    ImGui::SameLine();
+  }
   ImGui::TextDisabled("%s: %lld nodes%s, %d layers", doc->name.c_str(),
                       static_cast<long long>(doc->graph.num_nodes - disp_.hidden),
                       disp_.hidden ? " shown" : "", disp_.drawing.num_layers());
@@ -477,7 +519,7 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     if (hovered_ >= 0)
       selected_ = hovered_;
     else
-      set_collapsed(-1 - hovered_, false);  // clicking a collapsed computation opens it
+      open_box(-1 - hovered_);  // clicking a collapsed computation or a folded chain opens it
   }
   // Keys walk the graph from the selection unless a text field has them.
   if (!io.WantTextInput && selected_ >= 0) {
@@ -518,7 +560,9 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
       const ImVec2 c = to_screen(view_, main_pass_, d.x[v], d.y[v]);
       const float hw = 0.5f * kNodeW * view_.zoom;
       char box[48];
-      if (orig < 0) std::snprintf(box, sizeof box, "comp %lld", static_cast<long long>(-1 - orig));
+      if (orig < 0)
+        std::snprintf(box, sizeof box, -1 - orig < computations() ? "comp %lld" : "chain %lld",
+                      static_cast<long long>(-1 - orig < computations() ? -1 - orig : -1 - orig - computations()));
       const char* name = orig >= 0 ? opcode_name(doc->graph.node_opcode[orig]) : box;
       // As much of the name as fits the box.
       const char* end = name + std::strlen(name);
@@ -597,6 +641,7 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     std::vector<ImVec4> box(collapsed_.size(), ImVec4(INFINITY, INFINITY, -INFINITY, -INFINITY));
     for (size_t v = 0; v < disp_.node_of.size(); ++v) {
       const int64_t orig = disp_.node_of[v];
+      if (orig < 0 && -1 - orig >= computations()) continue;  // a folded chain: not a computation's box
       const int32_t comp = orig >= 0 ? doc->computation[orig] : static_cast<int32_t>(-1 - orig);
       ImVec4& b = box[comp];
       b.x = std::min(b.x, d.x[v]), b.y = std::min(b.y, d.y[v]), b.z = std::max(b.z, d.x[v]), b.w = std::max(b.w, d.y[v]);
@@ -614,9 +659,9 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
   }
   if (hovered_ >= 0)
     ImGui::SetTooltip("#%lld %s %s%s", static_cast<long long>(hovered_), opcode_name(doc->graph.node_opcode[hovered_]),
-                      shape_text(node_shape(doc->graph, hovered_)).c_str(), doc->configurable[hovered_] ? " (configurable)" : "");
+                      node_shape_text(doc->graph, hovered_).c_str(), doc->configurable[hovered_] ? " (configurable)" : "");
   else if (under >= 0)
-    ImGui::SetTooltip("computation %lld: %lld nodes, collapsed_ (click to expand)", static_cast<long long>(-1 - hovered_),
+    ImGui::SetTooltip("%s: %lld nodes, folded (click to open)", box_name(-1 - hovered_).c_str(),
                       static_cast<long long>(disp_.members[under]));
 
   // Minimap, bottom right: the whole graph and the visible rectangle.
@@ -671,7 +716,7 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
           const int64_t v = found_.starts[static_cast<size_t>(i)];
           char row[160];
           std::snprintf(row, sizeof row, "#%lld %s %s%s##r%d", static_cast<long long>(v), opcode_name(doc->graph.node_opcode[v]),
-                        shape_text(node_shape(doc->graph, v)).c_str(), doc->configurable[v] ? " (configurable)" : "", i);
+                        node_shape_text(doc->graph, v).c_str(), doc->configurable[v] ? " (configurable)" : "", i);
           if (ImGui::Selectable(row, i == hit_cursor_)) {
             hit_cursor_ = i;
             select(v, dpr);

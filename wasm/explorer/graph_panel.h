@@ -3,12 +3,14 @@
 // shows one document at a time (show()); graph_panel.cpp draws it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "document.h"
 #include "fastslow/view/edge_lod.h"
+#include "fastslow/view/node_groups.h"
 #include "fastslow/view/node_search.h"
 #include "graph_renderer.h"
 
@@ -19,7 +21,9 @@ namespace fastslow::explorer {
 struct Display {
   GraphDrawing drawing;
   std::vector<int64_t> edges;       // [u, v] rows between display nodes
-  std::vector<int64_t> node_of;     // display node -> original node, or -(1 + computation) for a collapsed one
+  // display node -> original node, or -(1 + box) for a folded box: boxes
+  // 0 .. computations-1 are collapsed computations, the rest folded chains
+  std::vector<int64_t> node_of;
   std::vector<int32_t> display_of;  // original node -> display node
   std::vector<int64_t> members;     // per display node: original nodes it stands for
   // Neighbours per display node (CSR over `edges`): producers and users.
@@ -48,6 +52,12 @@ class GraphPanel {
   // The view and its toolbar, minimap and legend at (x, y, w, h).
   void draw(float x, float y, float w, float h, float dpr);
 
+  // Elementwise chains (node_groups.h) folded into one box each; a click
+  // on a box opens it. Out of range: ignored.
+  void set_chains_folded(bool folded);
+  void set_chain_folded(int64_t chain, bool folded);
+  int64_t chains() const { return chains_.groups(); }
+  int64_t folded_chains() const { return std::count(chain_folded_.begin(), chain_folded_.end(), 1); }
   void set_collapsed(int64_t computation, bool collapsed);  // out of range: ignored
   void set_all_collapsed(bool collapsed);
   const std::vector<char>& collapsed() const { return collapsed_; }
@@ -106,6 +116,8 @@ class GraphPanel {
   void rebuild();
   void recolor();
   void update_edges(float level);
+  std::string box_name(int64_t box) const;  // "computation 2", "chain of 5 (add ... tanh)"
+  void open_box(int64_t box);
   void node_colors(std::vector<uint32_t>* rgb, std::vector<char>* dim) const;
   void fit_now();
   void fit_top_now();
@@ -114,6 +126,8 @@ class GraphPanel {
   GraphRenderer renderer_;
   Display disp_;
   std::vector<char> collapsed_;  // per computation
+  NodeGroups chains_;
+  std::vector<char> chain_folded_;  // per chain
   View view_;
   int fit_pending_ = 0;  // 1: fit the whole graph, 2: the top of it (on open)
   int64_t selected_ = -1, hovered_ = -1;

@@ -97,7 +97,7 @@ int native_main(int argc, char** argv) {
   std::vector<std::string> files;
   std::string screenshot, search, svg, nodes = "all";
   int width = 1280, height = 800, frames = 3;
-  bool fit = false;
+  bool fit = false, fold = false;
   std::vector<int64_t> compare;
   int64_t select = -1;
   float scale = 1;
@@ -110,6 +110,7 @@ int native_main(int argc, char** argv) {
   cli.add_option("--select", select, "select this node (and centre the view on it)");
   cli.add_option("--search", search, "search nodes as the search box does (dot, #12, rank:4, dot -> add)");
   cli.add_flag("--fit", fit, "fit the whole graph in the view (deep graphs open at their top)");
+  cli.add_flag("--fold", fold, "fold every chain of elementwise ops into one box");
   cli.add_option("--nodes", nodes, "the nodes shown: all, or model (what a model reads: configurable nodes and their 1-hop neighbourhood)")
       ->check(CLI::IsMember({"all", "model"}));
   cli.add_option("--svg", svg, "with --screenshot: also save the view as this SVG");
@@ -133,6 +134,7 @@ int native_main(int argc, char** argv) {
     for (int k = 0; k < frames; ++k) {
       if (k == 1) {  // after the first frame: the view knows its size
         if (nodes == "model") app.graph.set_node_set(NodeSet::ModelReads);
+        if (fold) app.graph.set_chains_folded(true);
         if (fit) app.graph.fit();
         if (compare.size() == 2) app.compare_configs(compare[0], compare[1]);
         if (select >= 0) app.graph.select(select, scale);
@@ -163,8 +165,9 @@ int native_main(int argc, char** argv) {
     float sx = 1, sy = 1;
     glfwGetWindowContentScale(window, &sx, &sy);
     draw_frame(app, fb_w, fb_h, sx * scale);
-    if (first && (select >= 0 || !search.empty() || fit || nodes != "all" || !compare.empty())) {
+    if (first && (select >= 0 || !search.empty() || fit || fold || nodes != "all" || !compare.empty())) {
       if (nodes == "model") app.graph.set_node_set(NodeSet::ModelReads);
+      if (fold) app.graph.set_chains_folded(true);
       if (fit) app.graph.fit();
       if (compare.size() == 2) app.compare_configs(compare[0], compare[1]);
       if (select >= 0) app.graph.select(select, sx * scale);

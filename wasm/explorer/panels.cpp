@@ -563,8 +563,9 @@ void App::inspector() {
   ImGui::Text("#%lld  %s", static_cast<long long>(v), opcode_name(op));
   ImGui::TextDisabled("opcode %d, %s, computation %d%s", op, op_family_name(op_family(op)), doc->computation[v],
                       doc->configurable[v] ? ", configurable" : "");
-  ImGui::TextDisabled("%s; arrows: Up an operand, Down a user, Left/Right the layer; Esc clears",
-                      shape_text(node_shape(doc->graph, v)).c_str());
+  const std::string shape = node_shape_text(doc->graph, v);
+  ImGui::TextDisabled("%s%sarrows: Up an operand, Down a user, Left/Right the layer; Esc clears", shape.c_str(),
+                      shape.empty() ? "" : "; ");
   // Each operand and user with its opcode and shape; a click selects it.
   auto neighbours = [&](const char* title, const std::vector<int64_t>& ptr, const std::vector<int32_t>& idx) {
     const int64_t count = ptr[v + 1] - ptr[v];
@@ -590,7 +591,7 @@ void App::inspector() {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(opcode_name(doc->graph.node_opcode[u]));
         ImGui::TableNextColumn();
-        const std::string shape = shape_text(node_shape(doc->graph, u));
+        const std::string shape = node_shape_text(doc->graph, u);
         if (doc->configurable[u])
           ImGui::TextColored({1.0f, 0.9f, 0.3f, 1}, "%s  configurable", shape.c_str());
         else

@@ -271,6 +271,8 @@ window.fastslow = {
   // Settles once every model opened so far is loaded and warmed up.
   modelsReady: () => Promise.allSettled(state.models.map((m) => m.ranker)).then(() => state.models.length),
   collapse: (computation, collapsed = true) => M.api.explorer_collapse(computation, collapsed ? 1 : 0),
+  // Every elementwise chain folded into one box (or opened again).
+  foldChains: (folded = true) => M.api.explorer_fold_chains(folded ? 1 : 0),
   // Settles with the last graph file's open (dropped, chosen or open()): {name, ok: true} or {name, error}.
   opened: () => state.opening,
   // Settles once every ranking started so far has stopped (results dropped included).

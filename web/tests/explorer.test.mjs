@@ -610,7 +610,7 @@ np.savez_compressed(sys.argv[3], **g)
 // matches; arrow keys walk to an operand and Esc clears; the model's view;
 // two configs compared against their rows; the view as SVG that Chromium
 // parses.
-test('the real nlp graph at fit: few edges drawn, configurable nodes marked, pattern search, keys, compare, SVG', async () => {
+test('the real nlp graph at fit: few edges drawn, configurable nodes marked, pattern search, keys, compare, folded chains, SVG', async () => {
   const nlp = path.join(sampleData, 'real', 'layout_nlp_default_test_3a0c5517a87df8d82fd637b83298a3ba.npz');
   await openOnce(nlp);
   await page.evaluate(() => window.fastslow.fit());
@@ -675,6 +675,15 @@ print(json.dumps({'starts': starts, 'operands': sorted({int(v) for u, v in e if 
   assert.deepEqual((await state()).compare.nodes, differ);
   assert.match((await page.evaluate(() => window.fastslow.compare(0, 99999))).error, /config 99999 out of range/);
   await page.evaluate(() => window.fastslow.compare(-1, -1));
+
+  // Elementwise chains folded into boxes, and opened again.
+  await page.evaluate(() => window.fastslow.foldChains(true));
+  s = await state();
+  assert.ok(s.graph.chains > 1000, `${s.graph.chains} chains`);
+  assert.equal(s.graph.folded_chains, s.graph.chains);
+  assert.ok(s.graph.display_nodes < 21918 - s.graph.chains, `${s.graph.display_nodes} display nodes`);
+  await page.evaluate(() => window.fastslow.foldChains(false));
+  assert.equal((await state()).graph.display_nodes, 21918);
 
   // The view as SVG, zoomed onto a selected configurable node: Chromium
   // parses it, it holds one box per node it says it wrote, the node among them.

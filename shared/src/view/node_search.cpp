@@ -149,6 +149,10 @@ std::string shape_text(const std::vector<int64_t>& dims) {
   return s;
 }
 
+std::string node_shape_text(const GraphNodes& g, int64_t node) {
+  return shape_column(g) < 0 ? "" : shape_text(node_shape(g, node));
+}
+
 NodeSearch search_nodes(const GraphNodes& g, const std::vector<int8_t>& configurable, const std::string& query) {
   NodeSearch r;
   const std::vector<Step> steps = parse(query);

@@ -39,5 +39,8 @@ NodeSearch search_nodes(const GraphNodes& g, const std::vector<int8_t>& configur
 std::vector<int64_t> node_shape(const GraphNodes& g, int64_t node);
 // "8x128", or "scalar".
 std::string shape_text(const std::vector<int64_t>& dims);
+// A node's shape as the explorer writes it: shape_text, or "" where the
+// graph's node features are not the published 140 columns (shape unknown).
+std::string node_shape_text(const GraphNodes& g, int64_t node);
 
 }  // namespace fastslow
