@@ -652,7 +652,7 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
       const ImVec2 b = to_screen(view_, main_pass_, box[k].z + kNodeW, box[k].w + kNodeH);
       const ImU32 col = ImColor::HSV(static_cast<float>(k % 12) / 12.0f, 0.5f, 0.9f, 0.7f);
       dl->AddRect(a, b, col, 4.0f, 0, 1.5f);
-      char label[32];
+      char label[40];
       std::snprintf(label, sizeof label, "computation %zu", k);
       dl->AddText({a.x + 2, a.y - ImGui::GetTextLineHeight()}, col, label);
     }

@@ -645,13 +645,20 @@ print(json.dumps({'starts': starts, 'operands': sorted({int(v) for u, v in e if 
   assert.match((await state()).search.error, /empty/);
   await page.evaluate(() => window.fastslow.search(''));
 
-  // Keys: Up walks to an operand, Esc clears the selection.
+  // Keys: Up walks to an operand, Esc clears the selection. Each key is
+  // held for 150 ms, as a person's is: ImGui 1.86 reads key state once per
+  // frame, so a press and release between two frames would be lost.
+  const tap = async (key) => {
+    await page.keyboard.down(key);
+    await page.waitForTimeout(150);
+    await page.keyboard.up(key);
+  };
   await page.evaluate((v) => window.fastslow.select(v), want.starts[0]);
   await page.mouse.move(200, 300);
-  await page.keyboard.press('ArrowUp');
+  await tap('ArrowUp');
   s = await waitState((x) => x.selected !== want.starts[0], 'the walk up');
   assert.ok(want.operands.includes(s.selected), `${s.selected} is not an operand of ${want.starts[0]}`);
-  await page.keyboard.press('Escape');
+  await tap('Escape');
   await waitState((x) => x.selected === -1, 'Esc');
 
   // What the model reads: 2,850 nodes (the configurable ones and their 1-hop neighbours).

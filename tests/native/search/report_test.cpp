@@ -312,7 +312,7 @@ TEST(Report, TableOfOneObjectiveListsTheBestTrials) {
   EXPECT_EQ(rows[0], (std::vector<std::string>{"number", "score", "x", "y"}));
   EXPECT_EQ(rows[1], (std::vector<std::string>{"1", "0.7000", "2", "-"}));
   EXPECT_EQ(rows[2], (std::vector<std::string>{"3", "0.7000", "4", "b"}));
-  EXPECT_NE(best_trials_table(StudyFile{s.objectives, {}}).find("none"), std::string::npos);
+  EXPECT_NE(best_trials_table(StudyFile{s.objectives, {}, {}}).find("none"), std::string::npos);
 }
 
 TEST(Report, SummaryCountsStatesTimeBestAndHypervolume) {
