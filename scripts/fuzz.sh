@@ -10,7 +10,7 @@
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]     (default: all, 60 s each)
 #   targets: zip_directory npy_header npz_read npz_partial graph_validate
 #            model_card submission_csv node_search
-#   FASTSLOW_JOBS: build jobs (default: all cores)
+#   FASTSLOW_JOBS: build jobs, and targets fuzzed at once (default: all cores)
 # Prints one line per target (result, executions, exec/s, coverage) and exits
 # non-zero on any finding. Reproduce one: build/fuzz/bin/fuzz_TARGET FILE
 set -uo pipefail
@@ -56,32 +56,52 @@ dict_of() {
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
-findings=0
-start=$SECONDS
-for t in "${run[@]}"; do
-  corpus=$OUT/corpus/$t
-  found=$OUT/findings/$t
-  log=$LOGS/$t.log
+# One target's run; its exit status goes to LOGS/TARGET.rc.
+run_one() {
+  local t=$1 corpus=$OUT/corpus/$1 found=$OUT/findings/$1 log=$LOGS/$1.log
   mkdir -p "$corpus" "$found"
   # The first folder takes new inputs; the seeds are only read.
   timeout $((seconds + 120)) "$OUT/bin/fuzz_$t" "$corpus" "fuzz/corpus/$t" \
     -max_total_time="$seconds" -rss_limit_mb=$RSS_MB -malloc_limit_mb=$MALLOC_MB -timeout=$TIMEOUT_S \
     -dict="$(dict_of "$t")" -artifact_prefix="$found/" -print_final_stats=1 >"$log" 2>&1
-  rc=$?
+  echo $? >"$LOGS/$t.rc"
+}
+
+# One line per target from its log; returns 1 on a finding.
+report() {
+  local t=$1 log=$LOGS/$1.log rc runs eps cov file what
+  rc=$(cat "$LOGS/$t.rc" 2>/dev/null || echo "no status")
   runs=$(grep -o 'stat::number_of_executed_units:[[:space:]]*[0-9]*' "$log" | grep -o '[0-9]*$')
   eps=$(grep -o 'stat::average_exec_per_sec:[[:space:]]*[0-9]*' "$log" | grep -o '[0-9]*$')
   cov=$(grep -oE '^#[0-9]+.*cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+$')
-  if [ $rc = 0 ]; then
+  if [ "$rc" = 0 ]; then
     printf 'fuzz: %-15s ok    %4s s  %9s runs  %6s exec/s  cov %s\n' "$t" "$seconds" "${runs:-?}" "${eps:-?}" "${cov:-?}"
-  else
-    findings=$((findings + 1))
-    file=$(grep -oE 'Test unit written to [^ ]+' "$log" | tail -1 | sed 's/^Test unit written to //')
-    what=$(grep -m1 -oE 'ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer): [a-zA-Z -]+|runtime error: .*|FUZZ_CHECK failed: .*|terminate called .*|ALARM: .*' "$log" | head -1)
-    [ -n "$what" ] || what="exit status $rc"
-    printf 'fuzz: %-15s FAIL  %s\n' "$t" "$what"
-    printf 'fuzz: %-15s       input %s  (log %s; reproduce: %s/bin/fuzz_%s %s)\n' \
-      "$t" "${file:-none written}" "$log" "$OUT" "$t" "${file:-FILE}"
+    return 0
+  fi
+  file=$(grep -oE 'Test unit written to [^ ]+' "$log" | tail -1 | sed 's/^Test unit written to //')
+  what=$(grep -m1 -oE 'ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer): [a-zA-Z -]+|runtime error: .*|FUZZ_CHECK failed: .*|terminate called .*|ALARM: .*' "$log" | head -1)
+  [ -n "$what" ] || what="exit status $rc"
+  printf 'fuzz: %-15s FAIL  %s\n' "$t" "$what"
+  printf 'fuzz: %-15s       input %s  (log %s; reproduce: %s/bin/fuzz_%s %s)\n' \
+    "$t" "${file:-none written}" "$log" "$OUT" "$t" "${file:-FILE}"
+  return 1
+}
+
+# Targets run JOBS at a time (each libFuzzer process uses one core), so
+# every target still gets SECONDS of a core; results print in target order.
+findings=0
+start=$SECONDS
+active=0
+for t in "${run[@]}"; do
+  rm -f "$LOGS/$t.rc"
+  run_one "$t" &
+  active=$((active + 1))
+  if [ $active -ge "$JOBS" ]; then
+    wait -n
+    active=$((active - 1))
   fi
 done
+wait
+for t in "${run[@]}"; do report "$t" || findings=$((findings + 1)); done
 echo "fuzz: ${#run[@]} targets, $findings with findings, $((SECONDS - start)) s"
 [ $findings = 0 ]
