@@ -1,6 +1,7 @@
 #include "compare.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <string>
 
@@ -24,11 +25,21 @@ ConfigDiff diff_configs(const Document& doc, int64_t a, int64_t b) {
   std::vector<int64_t> order(doc.config_nodes.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return doc.config_nodes[x] < doc.config_nodes[y]; });
-  for (int64_t slot : order)
-    if (!std::equal(ra.begin() + slot * w, ra.begin() + (slot + 1) * w, rb.begin() + slot * w)) {
-      d.nodes.push_back(doc.config_nodes[slot]);
-      d.slots.push_back(slot);
+  for (int64_t slot : order) {
+    std::string change;
+    for (int64_t k = 0; k < w; ++k) {
+      const float x = ra[slot * w + k], y = rb[slot * w + k];
+      if (x == y) continue;
+      char part[64];
+      std::snprintf(part, sizeof part, "%s[%lld] %g->%g", change.empty() ? "" : "  ", static_cast<long long>(k),
+                    static_cast<double>(x), static_cast<double>(y));
+      change += part;
     }
+    if (change.empty()) continue;
+    d.nodes.push_back(doc.config_nodes[slot]);
+    d.slots.push_back(slot);
+    d.changes.push_back(std::move(change));
+  }
   return d;
 }
 

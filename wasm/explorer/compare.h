@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "document.h"
@@ -13,6 +14,9 @@ struct ConfigDiff {
   int64_t a = -1, b = -1;      // the configs compared (-1: none)
   std::vector<int64_t> nodes;  // configurable nodes whose values differ, ascending by id
   std::vector<int64_t> slots;  // their rows in a config (node_config_ids order)
+  // Per differing node, the values that change: "[position] a->b", ...
+  // (made once here: the panel would otherwise read both rows every frame).
+  std::vector<std::string> changes;
   bool active() const { return a >= 0; }
 };
 

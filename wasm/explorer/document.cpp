@@ -15,6 +15,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+}  // namespace
+
 void build_csr(int64_t n, const std::vector<int64_t>& edges, bool producers, std::vector<int64_t>& ptr,
                std::vector<int32_t>& idx) {
   const size_t m = edges.size() / 2;
@@ -31,8 +33,6 @@ void build_csr(int64_t n, const std::vector<int64_t>& edges, bool producers, std
       idx[next[v]++] = static_cast<int32_t>(u);
   }
 }
-
-}  // namespace
 
 const std::vector<float>& Document::config_row(int64_t c) const {
   constexpr int64_t kBlock = 128;

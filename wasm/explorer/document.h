@@ -57,6 +57,11 @@ struct Document {
   mutable std::map<int64_t, std::vector<float>> row_cache_;  // this document's rows only
 };
 
+// Neighbours per node of `edges` ([u, v] rows, u consumes v) as CSR:
+// producers (operands) when `producers`, else users.
+void build_csr(int64_t n, const std::vector<int64_t>& edges, bool producers, std::vector<int64_t>& ptr,
+               std::vector<int32_t>& idx);
+
 // Opens the `size` bytes at `bytes` (taken over: freed with the document, or
 // here when the file fails). Throws fastslow::Error naming the file on
 // anything wrong with it.

@@ -23,6 +23,10 @@ namespace {
 constexpr float kNodeW = 0.8f, kNodeH = 0.5f;
 constexpr uint32_t kHighlight = 0xff40d0;  // magenta: no op family uses it
 
+ImU32 im_color(uint32_t rgb, uint32_t alpha = 255) {
+  return IM_COL32((rgb >> 16) & 255, (rgb >> 8) & 255, rgb & 255, alpha);
+}
+
 // Draws a pass of the graph inside ImGui's draw list (the GL state is ImGui's
 // to reset afterwards).
 void draw_pass(const ImDrawList*, const ImDrawCmd* cmd) {
@@ -71,7 +75,6 @@ void GraphPanel::show(const Document* doc) {
   doc_ = doc;
   selected_ = hovered_ = -1;
   query_[0] = 0;
-  hits_.clear();
   found_ = {};
   search_error_.clear();
   hit_cursor_ = -1;
@@ -137,22 +140,11 @@ void GraphPanel::rebuild() {
     d.drawing = draw_layered(dn, d.edges, o);
   }
   // Neighbours of each display node, for the hover and selection overlay.
-  d.in_ptr.assign(static_cast<size_t>(dn) + 1, 0);
-  d.out_ptr.assign(static_cast<size_t>(dn) + 1, 0);
-  for (size_t k = 0; k + 1 < d.edges.size(); k += 2) {
-    ++d.in_ptr[d.edges[k] + 1];
-    ++d.out_ptr[d.edges[k + 1] + 1];
-  }
-  for (int64_t v = 0; v < dn; ++v) d.in_ptr[v + 1] += d.in_ptr[v], d.out_ptr[v + 1] += d.out_ptr[v];
-  d.in_idx.resize(d.edges.size() / 2);
-  d.out_idx.resize(d.edges.size() / 2);
-  std::vector<int64_t> in_at(d.in_ptr.begin(), d.in_ptr.end() - 1), out_at(d.out_ptr.begin(), d.out_ptr.end() - 1);
-  for (size_t k = 0; k + 1 < d.edges.size(); k += 2) {
-    const int64_t u = d.edges[k], v = d.edges[k + 1];
-    d.in_idx[in_at[u]++] = static_cast<int32_t>(v);
-    d.out_idx[out_at[v]++] = static_cast<int32_t>(u);
-  }
+  build_csr(dn, d.edges, true, d.in_ptr, d.in_idx);
+  build_csr(dn, d.edges, false, d.out_ptr, d.out_idx);
   d.hubs = find_hubs(dn, d.edges, edge_options.hub_degree);
+  for (int64_t v = 0; v < dn; ++v)
+    if (d.hubs[v]) d.hub_list.push_back(static_cast<int32_t>(v));
   for (int64_t v = 0; v < dn; ++v)
     if (d.node_of[v] >= 0 && doc.configurable[d.node_of[v]]) d.marked.push_back(static_cast<int32_t>(v));
   disp_ = std::move(d);
@@ -316,7 +308,7 @@ void GraphPanel::node_colors(std::vector<uint32_t>* rgb, std::vector<char>* dim)
   dim->assign(n, 0);
   const bool searching = query_[0] != 0;
   std::vector<char> hit(searching ? n : 0, 0);
-  for (int64_t h : hits_)
+  for (int64_t h : found_.nodes)
     if (disp_.display_of[h] >= 0) hit[disp_.display_of[h]] = 1;
   std::vector<char> lit(highlight_.empty() ? 0 : n, 0);
   for (int64_t h : highlight_)
@@ -356,7 +348,6 @@ void GraphPanel::recolor() {
 void GraphPanel::search(const std::string& text) {
   std::snprintf(query_, sizeof query_, "%s", text.c_str());
   searched_ = query_;
-  hits_.clear();
   found_ = {};
   search_error_.clear();
   hit_cursor_ = -1;
@@ -368,7 +359,6 @@ void GraphPanel::search(const std::string& text) {
       search_error_ = e.what();
     }
     search_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    hits_ = found_.nodes;
   }
   recolor();
 }
@@ -534,7 +524,7 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
   if (level != seg_level_) update_edges(level);
   stats_ = {};
   stats_.segments = renderer_.edge_segments();
-  stats_.hubs = std::count(disp_.hubs.begin(), disp_.hubs.end(), 1);
+  stats_.hubs = static_cast<int64_t>(disp_.hub_list.size());
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->AddRectFilled({main_pass_.x, main_pass_.y}, {main_pass_.x + main_pass_.w, main_pass_.y + main_pass_.h}, IM_COL32(24, 26, 32, 255));
@@ -577,7 +567,7 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     if (v < 0) continue;
     const ImVec2 c = to_screen(view_, main_pass_, d.x[v], d.y[v]);
     const float hw = std::max(0.5f * kNodeW * view_.zoom, 3.5f), hh = std::max(0.5f * kNodeH * view_.zoom, 3.5f);
-    dl->AddRectFilled({c.x - hw, c.y - hh}, {c.x + hw, c.y + hh}, IM_COL32(255, 64, 208, 255));
+    dl->AddRectFilled({c.x - hw, c.y - hh}, {c.x + hw, c.y + hh}, im_color(kHighlight));
   }
   // Every configurable node on screen gets its mark, at any zoom (at least
   // 5 x 5 pixels): where the configs act is what a user looks for first.
@@ -610,8 +600,7 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
   // Badges that would cover one already drawn are left out (hovering the
   // hub still shows its edges).
   std::vector<ImVec4> badges;
-  for (size_t v = 0; v < disp_.hubs.size(); ++v) {
-    if (!disp_.hubs[v]) continue;
+  for (int32_t v : disp_.hub_list) {
     const ImVec2 c = to_screen(view_, main_pass_, d.x[v], d.y[v]);
     if (c.x < main_pass_.x || c.x > main_pass_.x + main_pass_.w || c.y < main_pass_.y || c.y > main_pass_.y + main_pass_.h) continue;
     const int64_t degree = std::max(disp_.in_ptr[v + 1] - disp_.in_ptr[v], disp_.out_ptr[v + 1] - disp_.out_ptr[v]);
@@ -696,7 +685,7 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
       if (dn < 0) continue;
       const ImVec2 c = to_screen(mini_pass_.view, mini_pass_, d.x[dn], d.y[dn]);
       const uint32_t col = value_color(values_[top[k]], values_max_, log_scale_);
-      dl->AddCircle(c, 6 * dpr, IM_COL32((col >> 16) & 255, (col >> 8) & 255, col & 255, 255), 12, 2.0f * dpr);
+      dl->AddCircle(c, 6 * dpr, im_color(col), 12, 2.0f * dpr);
     }
     dl->PopClipRect();
   }
@@ -741,7 +730,7 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
       const double shown = log_scale_ ? (v >= 0 ? 1 : -1) * values_max_ * std::pow(10.0, 3.0 * (std::abs(v) / values_max_ - 1)) : v;
       const uint32_t c = value_color(shown, values_max_, log_scale_);
       dl->AddRectFilled({lx + bw * k / 60, ly}, {lx + bw * (k + 1) / 60, ly + bh},
-                        IM_COL32((c >> 16) & 255, (c >> 8) & 255, c & 255, 255));
+                        im_color(c));
     }
     ly += bh + 2;
     char lo[32], hi[32];
@@ -758,13 +747,13 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     return;
   }
   if (!highlight_.empty()) {
-    dl->AddRectFilled({lx, ly + 2}, {lx + 10 * dpr, ly + 12 * dpr}, IM_COL32(255, 64, 208, 255));
+    dl->AddRectFilled({lx, ly + 2}, {lx + 10 * dpr, ly + 12 * dpr}, im_color(kHighlight));
     dl->AddText({lx + 16 * dpr, ly}, IM_COL32(240, 240, 240, 255), highlight_title_.c_str());
     ly += ImGui::GetTextLineHeightWithSpacing();
   }
   for (int f = 0; f < kOpFamilies; ++f) {
     const uint32_t c = op_family_color(static_cast<OpFamily>(f));
-    dl->AddRectFilled({lx, ly + 2}, {lx + 10 * dpr, ly + 12 * dpr}, IM_COL32((c >> 16) & 255, (c >> 8) & 255, c & 255, 255));
+    dl->AddRectFilled({lx, ly + 2}, {lx + 10 * dpr, ly + 12 * dpr}, im_color(c));
     dl->AddText({lx + 16 * dpr, ly}, IM_COL32(220, 220, 220, 255), op_family_name(static_cast<OpFamily>(f)));
     ly += ImGui::GetTextLineHeightWithSpacing();
   }

@@ -30,6 +30,7 @@ struct Display {
   std::vector<int64_t> in_ptr, out_ptr;
   std::vector<int32_t> in_idx, out_idx;
   std::vector<char> hubs;                // per display node (edge_lod.h)
+  std::vector<int32_t> hub_list;         // the display nodes that are hubs
   std::vector<int32_t> marked;           // display nodes outlined as configurable
   int64_t hidden = 0;                    // original nodes left out (the model's view)
 };
@@ -70,7 +71,7 @@ class GraphPanel {
   // Finds nodes as node_search.h reads `text`; the hits light up, the rest
   // dims. A query it cannot read leaves no hits and says why (search_error).
   void search(const std::string& text);
-  size_t search_hits() const { return hits_.size(); }
+  size_t search_hits() const { return found_.nodes.size(); }
   const NodeSearch& search_result() const { return found_; }
   const std::string& search_error() const { return search_error_; }
   double search_ms() const { return search_ms_; }
@@ -132,7 +133,6 @@ class GraphPanel {
   int fit_pending_ = 0;  // 1: fit the whole graph, 2: the top of it (on open)
   int64_t selected_ = -1, hovered_ = -1;
   char query_[128] = "";
-  std::vector<int64_t> hits_;
   int64_t hit_cursor_ = -1;
   NodeSearch found_;
   std::string searched_;  // the query found_ is for

@@ -121,14 +121,10 @@ void GraphRenderer::set_edges(const EdgeSegments& s, float level) {
     const float* p = &s.xy[4 * k];
     float* q = &lines[8 * k];
     q[0] = p[0], q[1] = p[1], q[2] = 0, q[3] = 0, q[4] = p[2], q[5] = p[3], q[6] = 0, q[7] = 0;
-    // A segment standing for many edges reads darker; a long one fades, so
-    // edges across the whole view do not hide what lies under them.
-    const float len_px = std::hypot(p[2] - p[0], p[3] - p[1]) * level;
-    float a = std::min(0.9f, 0.45f + 0.15f * std::log2(static_cast<float>(s.weight[k])));
-    a *= std::clamp(60.0f / std::max(len_px, 1.0f), 0.06f, 1.0f);
-    // 0xBBGGRR: amber stubs toward hubs, grey-blue lines and stubs of long edges.
-    const uint32_t rgb = s.stub[k] == 1 ? 0x40a0e0u : 0xb3998cu;
-    colors[2 * k] = colors[2 * k + 1] = (static_cast<uint32_t>(a * 255) << 24) | rgb;
+    const float a = edge_segment_alpha(s.weight[k], std::hypot(p[2] - p[0], p[3] - p[1]) * level);
+    const uint32_t rgb = edge_segment_rgb(s.stub[k]);  // 0xRRGGBB; the vertex wants 0xAABBGGRR
+    colors[2 * k] = colors[2 * k + 1] = (static_cast<uint32_t>(a * 255) << 24) | (rgb & 0xff) << 16 | (rgb & 0xff00) |
+                                        (rgb >> 16 & 0xff);
   }
   edge_vertices_ = 2 * m;
   glBindVertexArray(vao_edges_);

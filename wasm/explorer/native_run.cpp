@@ -126,20 +126,28 @@ int native_main(int argc, char** argv) {
   host.window = window;
   glfwSetDropCallback(window, on_drop);
   for (const std::string& f : files) open_path(app, f);
+  // The view options, once the first frame has told the view its size.
+  auto apply_view_options = [&](float dpr) {
+    if (nodes == "model") app.graph.set_node_set(NodeSet::ModelReads);
+    if (fold) app.graph.set_chains_folded(true);
+    if (fit) app.graph.fit();
+    if (compare.size() == 2) {
+      try {
+        app.compare_configs(compare[0], compare[1]);
+      } catch (const std::exception& e) {
+        app.set_error(e.what());  // shown in the window, and in the state printed with a screenshot
+      }
+    }
+    if (select >= 0) app.graph.select(select, dpr);
+    if (!search.empty()) app.graph.search(search);
+  };
   int fb_w = 0, fb_h = 0;
   glfwGetFramebufferSize(window, &fb_w, &fb_h);
   if (!screenshot.empty()) {
     // Hidden windows may report no size: draw at the size asked for.
     if (fb_w <= 0 || fb_h <= 0) fb_w = width, fb_h = height;
     for (int k = 0; k < frames; ++k) {
-      if (k == 1) {  // after the first frame: the view knows its size
-        if (nodes == "model") app.graph.set_node_set(NodeSet::ModelReads);
-        if (fold) app.graph.set_chains_folded(true);
-        if (fit) app.graph.fit();
-        if (compare.size() == 2) app.compare_configs(compare[0], compare[1]);
-        if (select >= 0) app.graph.select(select, scale);
-        if (!search.empty()) app.graph.search(search);
-      }
+      if (k == 1) apply_view_options(scale);
       draw_frame(app, fb_w, fb_h, scale);
     }
     int code = 0;
@@ -165,13 +173,8 @@ int native_main(int argc, char** argv) {
     float sx = 1, sy = 1;
     glfwGetWindowContentScale(window, &sx, &sy);
     draw_frame(app, fb_w, fb_h, sx * scale);
-    if (first && (select >= 0 || !search.empty() || fit || fold || nodes != "all" || !compare.empty())) {
-      if (nodes == "model") app.graph.set_node_set(NodeSet::ModelReads);
-      if (fold) app.graph.set_chains_folded(true);
-      if (fit) app.graph.fit();
-      if (compare.size() == 2) app.compare_configs(compare[0], compare[1]);
-      if (select >= 0) app.graph.select(select, sx * scale);
-      if (!search.empty()) app.graph.search(search);
+    if (first) {
+      apply_view_options(sx * scale);
       first = false;
     }
     glfwSwapBuffers(window);

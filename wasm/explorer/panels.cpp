@@ -301,28 +301,19 @@ void App::compare_section(int64_t n) {
   if (!showing) ImGui::TextDisabled("showing %lld vs %lld", static_cast<long long>(compare.a), static_cast<long long>(compare.b));
   ImGui::Text("%zu of %zu configurable nodes differ", compare.nodes.size(), doc->config_nodes.size());
   // Each differing node and how its values change; a click selects it.
-  const int64_t w = doc->config_width();
-  const std::vector<float> ra = doc->config_row(compare.a);
-  const std::vector<float>& rb = doc->config_row(compare.b);
   if (ImGui::BeginTable("diff", 2, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg,
                         {0, std::min<float>(8.5f, static_cast<float>(compare.nodes.size()) + 0.5f) * ImGui::GetTextLineHeightWithSpacing()})) {
     ImGuiListClipper clip;
     clip.Begin(static_cast<int>(compare.nodes.size()));
     while (clip.Step())
       for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
-        const int64_t v = compare.nodes[i], slot = compare.slots[i];
+        const int64_t v = compare.nodes[i];
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         std::snprintf(label, sizeof label, "#%lld %s##diff%d", static_cast<long long>(v), opcode_name(doc->graph.node_opcode[v]), i);
         if (ImGui::Selectable(label, graph.selected() == v, ImGuiSelectableFlags_SpanAllColumns)) graph.select(v, dpr);
         ImGui::TableNextColumn();
-        // Only the values that differ: "[position] a->b".
-        std::string text;
-        for (int64_t k = 0; k < w; ++k) {
-          const float x = ra[slot * w + k], y = rb[slot * w + k];
-          if (x != y) text += (text.empty() ? "[" : "  [") + std::to_string(k) + "] " + fmt(x, "%g") + "->" + fmt(y, "%g");
-        }
-        ImGui::TextUnformatted(text.c_str());
+        ImGui::TextUnformatted(compare.changes[i].c_str());
       }
     ImGui::EndTable();
   }

@@ -51,6 +51,13 @@ std::vector<char> find_hubs(int64_t num_nodes, const std::vector<int64_t>& edge_
   return hub;
 }
 
+float edge_segment_alpha(int32_t weight, float length_px) {
+  return std::min(0.9f, 0.45f + 0.15f * std::log2(static_cast<float>(std::max(weight, 1)))) *
+         std::clamp(60.0f / std::max(length_px, 1.0f), 0.06f, 1.0f);
+}
+
+uint32_t edge_segment_rgb(char kind) { return kind == 1 ? 0xe0a040u : 0x8c99b3u; }
+
 float edge_lod_level(float zoom) {
   if (!(zoom > 0) || !std::isfinite(zoom)) return 1;
   return std::exp2(std::floor(std::log2(zoom)));

@@ -76,9 +76,22 @@ std::vector<int32_t> assign_layers(int64_t n, const Adjacency& out, const Adjace
   return layer;
 }
 
-}  // namespace
-
-namespace {
+// Fills layer_start and layer_nodes from layer: each layer's nodes in id
+// order (ids follow the program order), or in x order when by_x.
+void group_by_layer(GraphDrawing& d, bool by_x) {
+  const int32_t n = static_cast<int32_t>(d.layer.size());
+  const int32_t layers = n ? *std::max_element(d.layer.begin(), d.layer.end()) + 1 : 0;
+  d.layer_start.assign(static_cast<size_t>(layers) + 1, 0);
+  for (int32_t l : d.layer) ++d.layer_start[l + 1];
+  for (int32_t l = 0; l < layers; ++l) d.layer_start[l + 1] += d.layer_start[l];
+  d.layer_nodes.resize(static_cast<size_t>(n));
+  std::vector<int32_t> fill(d.layer_start.begin(), d.layer_start.end() - 1);
+  for (int32_t v = 0; v < n; ++v) d.layer_nodes[fill[d.layer[v]]++] = v;
+  if (by_x)
+    for (int32_t l = 0; l < layers; ++l)
+      std::sort(d.layer_nodes.begin() + d.layer_start[l], d.layer_nodes.begin() + d.layer_start[l + 1],
+                [&](int32_t a, int32_t b) { return d.x[a] < d.x[b]; });
+}
 
 // Shelf packing of the drawing's weakly connected pieces (DrawingOptions::
 // pack_aspect): each piece moves by whole layers and a constant x, so its
@@ -143,15 +156,7 @@ void pack_pieces(GraphDrawing& d, const std::vector<int32_t>& src, const std::ve
     d.x[v] += pieces[piece_of[v]].dx;
     d.layer[v] += pieces[piece_of[v]].dl;
   }
-  const int32_t layers = *std::max_element(d.layer.begin(), d.layer.end()) + 1;
-  d.layer_start.assign(static_cast<size_t>(layers) + 1, 0);
-  for (int32_t l : d.layer) ++d.layer_start[l + 1];
-  for (int32_t l = 0; l < layers; ++l) d.layer_start[l + 1] += d.layer_start[l];
-  std::vector<int32_t> fill(d.layer_start.begin(), d.layer_start.end() - 1);
-  for (int32_t v = 0; v < n; ++v) d.layer_nodes[fill[d.layer[v]]++] = v;
-  for (int32_t l = 0; l < layers; ++l)
-    std::sort(d.layer_nodes.begin() + d.layer_start[l], d.layer_nodes.begin() + d.layer_start[l + 1],
-              [&](int32_t a, int32_t b) { return d.x[a] < d.x[b]; });
+  group_by_layer(d, true);
 }
 
 }  // namespace
@@ -177,15 +182,8 @@ GraphDrawing draw_layered(int64_t n, const std::vector<int64_t>& edge_index, con
   d.layer = assign_layers(n, out, in, &d.back_edges);
 
   // Nodes grouped by layer, first in id order (ids follow the program order).
-  const int32_t layers = n ? *std::max_element(d.layer.begin(), d.layer.end()) + 1 : 0;
-  d.layer_start.assign(static_cast<size_t>(layers + 1), 0);
-  for (int32_t l : d.layer) ++d.layer_start[l + 1];
-  for (int32_t l = 0; l < layers; ++l) d.layer_start[l + 1] += d.layer_start[l];
-  d.layer_nodes.resize(static_cast<size_t>(n));
-  {
-    std::vector<int32_t> fill(d.layer_start.begin(), d.layer_start.end() - 1);
-    for (int32_t v = 0; v < n; ++v) d.layer_nodes[fill[d.layer[v]]++] = v;
-  }
+  group_by_layer(d, false);
+  const int32_t layers = d.num_layers();
 
   // Relative position in [0, 1] of each node within its layer: barycentres
   // compare across layers of different widths.

@@ -42,21 +42,16 @@ GraphSvg graph_svg(const GraphDrawing& d, const EdgeSegments& edges, const Graph
   auto sy = [&](float y) { return (y - v.center_y) * z + 0.5f * H; };
   GraphSvg out;
   std::string& t = out.text;
-  t = svg::svg_open(W, H);
-  t += "<rect width=\"100%\" height=\"100%\" fill=\"#181a20\"/>\n";
-  // Edges under the nodes (stubs toward hubs in amber).
+  t = svg::svg_open(W, H, "#181a20");  // the view's own background
+  // Edges under the nodes.
   t += "<g class=\"edges\" stroke-linecap=\"round\">\n";
   for (int64_t k = 0; k < edges.segments(); ++k) {
     const float x0 = sx(edges.xy[4 * k]), y0 = sy(edges.xy[4 * k + 1]);
     const float x1 = sx(edges.xy[4 * k + 2]), y1 = sy(edges.xy[4 * k + 3]);
     if (!crosses(x0, y0, x1, y1, W, H)) continue;
-    // As the screen draws them (graph_renderer.cpp): a merged segment is
-    // more opaque, a long one fainter.
-    const float len = std::hypot(x1 - x0, y1 - y0) / s;
-    const float a = std::min(0.9f, 0.45f + 0.15f * std::log2(static_cast<float>(edges.weight[k]))) *
-                    std::clamp(60.0f / std::max(len, 1.0f), 0.06f, 1.0f);
+    const float a = edge_segment_alpha(edges.weight[k], std::hypot(x1 - x0, y1 - y0) / s);  // as on screen
     t += "<line x1=\"" + svg::px(x0) + "\" y1=\"" + svg::px(y0) + "\" x2=\"" + svg::px(x1) + "\" y2=\"" + svg::px(y1) +
-         "\" stroke=\"" + (edges.stub[k] == 1 ? "#e0a040" : "#8c99b3") + "\" stroke-opacity=\"" + svg::px(a) + "\"/>\n";
+         "\" stroke=\"" + hex(edge_segment_rgb(edges.stub[k])) + "\" stroke-opacity=\"" + svg::px(a) + "\"/>\n";
     ++out.segments;
   }
   t += "</g>\n<g class=\"nodes\">\n";

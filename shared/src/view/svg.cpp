@@ -38,11 +38,11 @@ std::string px(double v) {
   return std::string(buf) == "-0.0" ? "0.0" : buf;
 }
 
-std::string svg_open(double width, double height) {
+std::string svg_open(double width, double height, std::string_view background) {
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + px(width) +
          "\" height=\"" + px(height) + "\" viewBox=\"0 0 " + px(width) + " " + px(height) +
          "\" font-family=\"Helvetica, Arial, sans-serif\" fill=\"#222\">\n<rect width=\"100%\" height=\"100%\" "
-         "fill=\"white\"/>\n";
+         "fill=\"" + std::string(background) + "\"/>\n";
 }
 
 std::string svg_close() { return "</svg>\n"; }

@@ -60,6 +60,13 @@ struct EdgeSegments {
 EdgeSegments edge_segments(const GraphDrawing& d, const std::vector<int64_t>& edge_index,
                            const std::vector<char>& hubs, float zoom, const EdgeLodOptions& options = {});
 
+// How a segment looks, the same on screen and in an exported SVG: merged
+// segments more opaque (weight), long ones fainter (length in pixels), so
+// edges across the view do not hide what lies under them; stubs toward hubs
+// amber (0xRRGGBB), the rest grey-blue.
+float edge_segment_alpha(int32_t weight, float length_px);
+uint32_t edge_segment_rgb(char kind);
+
 // The zoom at which the view computes segments: `zoom` rounded down to a
 // power of two, so the set changes at most once per doubling of the zoom.
 float edge_lod_level(float zoom);

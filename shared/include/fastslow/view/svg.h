@@ -13,10 +13,10 @@ std::string xml_escape(std::string_view s);
 // Pixel positions as written into the SVG (one decimal).
 std::string px(double v);
 
-// A document of width x height pixels on white; text is escaped here,
-// attributes in `extra` are written as given (callers escape what they put
-// there).
-std::string svg_open(double width, double height);
+// A document of width x height pixels on `background`; text is escaped
+// here, attributes in `extra` are written as given (callers escape what they
+// put there).
+std::string svg_open(double width, double height, std::string_view background = "white");
 std::string svg_close();
 std::string svg_text(double x, double y, std::string_view s, double size, std::string_view anchor = "start",
                      std::string_view extra = "");
