@@ -50,6 +50,8 @@ ConfigGroups ConfigDeduplicator::finish(const std::vector<double>& runtime) cons
   g.representative.assign(k, -1);
   g.best_runtime.assign(k, 0.0);
   g.group_size.assign(k, 0);
+  g.row_key.assign(2 * k, 0);
+  for (const auto& [key, grp] : groups_) g.row_key[2 * grp] = key.a, g.row_key[2 * grp + 1] = key.b;
   for (size_t i = 0; i < group_of_.size(); ++i) {
     const int64_t grp = group_of_[i];
     ++g.group_size[grp];

@@ -17,6 +17,10 @@ struct ConfigGroups {
   std::vector<int64_t> representative;  // group -> member with the minimum runtime (lowest index on ties)
   std::vector<double> best_runtime;     // group -> that minimum
   std::vector<int64_t> group_size;      // group -> members
+  // group -> its row's 128-bit hash as two words (2 per group): equal rows
+  // of equal width hash alike in any file, so two files' configs can be
+  // matched (empty where groups come from a cache)
+  std::vector<uint64_t> row_key;
 
   int64_t num_configs() const { return static_cast<int64_t>(group_of.size()); }
   int64_t num_groups() const { return static_cast<int64_t>(representative.size()); }
