@@ -5,7 +5,9 @@
 //  3. rank the 1,000 configs of a generated 5,000-node graph with a model;
 //  4. the real 21,918-node nlp test graph (data/real): open, frames at fit,
 //     edge segments drawn against its edges, configurable nodes marked,
-//     a pattern search over all nodes ("dot -> add"), the view as SVG;
+//     a pattern search over all nodes ("dot -> add"), the view as SVG and
+//     as PNG, its layers folded and one opened in place (against laying the
+//     display out again), compared with another nlp graph's file;
 //     and the edge segments and search on the generated 50,000-node graph.
 // The references are the targets of the issue (2 s, 16 ms, 3 s) and, for
 // ranking, `fastslow rank` (LibTorch) on the same file and model, same run.
@@ -77,7 +79,32 @@ async function openAndDraw(file) {
   await page.waitForTimeout(200);
   const svg = await page.evaluate(() => { const t0 = performance.now(); const r = window.fastslow.viewSvg(1);
     return { ms: performance.now() - t0, nodes: r.nodes, bytes: r.svg ? r.svg.length : 0, error: r.error }; });
+  // The view as PNG at 2x (the browser draws the SVG).
+  const png = await page.evaluate(async () => { const t0 = performance.now(); const r = await window.fastslow.viewPng(2);
+    return { ms: performance.now() - t0, width: r.width, height: r.height, bytes: r.bytes ? r.bytes.length : 0, error: r.error }; });
+  // Repeated blocks: every copy folded, then one opened in place; the
+  // reference is what opening cost before, laying the whole display out again.
+  const blocks = await page.evaluate(() => {
+    const t0 = performance.now();
+    window.fastslow.foldBlocks(true);
+    const fold = performance.now() - t0;
+    const s = window.fastslow.state();
+    if (!s.graph.blocks) return { blocks: 0 };
+    let box = -1;
+    for (let v = 0; v < s.graph.nodes && box < 0; v++) { const p = window.fastslow.node(v); if (p.display < 0) box = -1 - p.display; }
+    const t1 = performance.now();
+    window.fastslow.openBox(box);
+    const open = performance.now() - t1;
+    const t2 = performance.now();
+    window.fastslow.foldBlocks(true);
+    const relayout = performance.now() - t2;
+    window.fastslow.foldBlocks(false);
+    return { blocks: s.graph.blocks, display_nodes_folded: s.graph.display_nodes, fold_ms: fold, open_in_place_ms: open,
+      relayout_ms: relayout };
+  });
   return {
+    png_2x: png,
+    blocks,
     graph: { nodes: opened.graph.nodes, edges: opened.graph.edges, layers: opened.graph.layers,
       read_validate_ms: opened.graph.load_ms, layout_ms: opened.graph.layout_ms, open_to_first_frame_ms: opened.first_frame_ms },
     frame_cpu_ms_at_fit: { median: median(frames), max: Math.max(...frames), samples: frames.length },
@@ -94,6 +121,13 @@ const big = await openAndDraw(g50k);
 
 // 4. The real nlp test graph, 21,918 nodes (committed in data/real).
 const nlp = await openAndDraw(path.join(root, 'data/real/layout_nlp_default_test_3a0c5517a87df8d82fd637b83298a3ba.npz'));
+// ... compared with another nlp graph's file (structure matching included).
+const otherNlp = readFileSync(path.join(root, 'data/real/layout_nlp_random_test_23559853d9702baaaacbb0c83fd32266.npz'));
+const compareFile = await page.evaluate(([bytes]) => {
+  const t0 = performance.now();
+  const r = window.fastslow.compareFile(new Uint8Array(bytes), 'nlp_random.npz');
+  return { ms: performance.now() - t0, matched: r.matched, unmatched: r.unmatched, nodes: r.nodes, error: r.error };
+}, [Array.from(otherNlp)]);
 
 // 3. Ranking 1000 configs of the 5000-node graph.
 // Opening a model builds its ONNX Runtime session and warms it up; that
@@ -116,7 +150,8 @@ const result = {
   graph_50k: { ...big.graph, frame_cpu_ms_at_fit: big.frame_cpu_ms_at_fit, at_fit: big.at_fit,
     pattern_search: big.pattern_search, svg_at_fit: big.svg_at_fit },
   real_nlp_21918: { ...nlp.graph, frame_cpu_ms_at_fit: nlp.frame_cpu_ms_at_fit, at_fit: nlp.at_fit,
-    pattern_search: nlp.pattern_search, svg_at_fit: nlp.svg_at_fit },
+    pattern_search: nlp.pattern_search, svg_at_fit: nlp.svg_at_fit, png_2x: nlp.png_2x, blocks: nlp.blocks,
+    compare_file: compareFile },
   rank_5k: { status: ranked.rank.status, message: ranked.rank.message, configs: ranked.rank.configs,
     browser_seconds: ranked.rank.seconds, libtorch_model_seconds: nativeMs / 1000,
     model_open_and_warm_up_seconds: modelReadyMs / 1000 },
@@ -134,7 +169,14 @@ for (const [name, g] of [['real nlp', nlp], [`generated ${big.graph.nodes}`, big
     `for ${g.at_fit.edges} edges (${(g.at_fit.edges / Math.max(1, g.at_fit.edges_drawn)).toFixed(1)}x fewer; target < 5000), ` +
     `${g.at_fit.configurable_marked} of ${g.at_fit.configurable_nodes} configurable nodes marked, ${g.at_fit.hubs} hubs; ` +
     `"${g.pattern_search.query}" ${g.pattern_search.matches} matches in ${g.pattern_search.ms_median.toFixed(1)} ms (target 100); ` +
-    `SVG of the view ${g.svg_at_fit.ms.toFixed(0)} ms, ${g.svg_at_fit.nodes} nodes, ${(g.svg_at_fit.bytes / 1e6).toFixed(1)} MB (target 2000 ms)`);
+    `SVG of the view ${g.svg_at_fit.ms.toFixed(0)} ms, ${g.svg_at_fit.nodes} nodes, ${(g.svg_at_fit.bytes / 1e6).toFixed(1)} MB (target 2000 ms); ` +
+    `PNG at 2x ${g.png_2x.ms.toFixed(0)} ms (${g.png_2x.width} x ${g.png_2x.height})`);
+  if (g.blocks.blocks)
+    console.log(`${name}: ${g.blocks.blocks} repeated blocks folded in ${g.blocks.fold_ms.toFixed(0)} ms ` +
+      `(${g.blocks.display_nodes_folded} display nodes); one opened in place in ${g.blocks.open_in_place_ms.toFixed(0)} ms ` +
+      `against ${g.blocks.relayout_ms.toFixed(0)} ms to lay the display out again (${(g.blocks.relayout_ms / Math.max(0.1, g.blocks.open_in_place_ms)).toFixed(1)}x)`);
 }
+console.log(`real nlp against nlp_random: compared in ${compareFile.ms.toFixed(0)} ms, ${compareFile.matched} of ` +
+  `${compareFile.nodes ? compareFile.nodes[0] : '?'} nodes matched by structure`);
 await browser.close();
 server.close();

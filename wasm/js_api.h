@@ -176,7 +176,8 @@ char* fastslow_rank_open_document(int ticket, const char* card_json);
 //   the hovered and selected node), "configurable_marked" (configurable
 //   nodes marked on screen), "hubs", "hidden_nodes" (left out of the
 //   model's view), "node_set" ("all"|"model_reads"), "chains" (elementwise
-//   chains that can fold), "folded_chains"} or null,
+//   chains that can fold), "folded_chains", "blocks" (copies of a repeated
+//   block that can fold), "folded_blocks"} or null,
 // "rank": {"status": "idle"|"running"|"done"|"failed"|"cancelled", "done",
 //   "total", "message", "model", "shift_warning", "scores" (groups scored),
 //   "configs" (configs ranked), "seconds", "collection" (of the submission
@@ -190,6 +191,8 @@ char* fastslow_rank_open_document(int ticket, const char* card_json);
 //   to within 0.1 % of the best, pool mode; null: not reached or no
 //   runtimes), "seconds"},
 // "compare": {"a", "b" (-1: none), "nodes" (differing configurable nodes)},
+// "file_compare": explorer_compare_file's JSON, or null,
+// "highlighted": nodes lit up (a comparison's, the unmatched ones),
 // "study": {"name", "trials", "complete", "pruned", "failed", "objectives":
 //   [{"name", "direction"}], "params": [name], "pareto": [trial numbers on
 //   the front over every objective], "x", "y" (the scatter's axes),
@@ -231,6 +234,16 @@ void explorer_collapse(int computation, int collapsed);
 // Folds every chain of elementwise ops (node_groups.h) into one box, or
 // opens them all (folded 0).
 void explorer_fold_chains(int folded);
+// Folds every copy of a repeated block (node_groups.h: a transformer's
+// layers) into one box each, or opens them all (folded 0).
+void explorer_fold_blocks(int folded);
+// Opens folded box `box` in place (open_in_place.h): the other nodes keep
+// their places. A box's number is -1 - the "display" of explorer_node's
+// answer for a node inside it. A box not folded: nothing happens.
+void explorer_open_box(int box);
+// Where node `node` is drawn: {"display" (its display node, or -1 - box
+// when folded into one), "x", "y" (world units), "layer"}, or {"error"}.
+char* explorer_node(int node);
 void explorer_fit();
 // Compares configs a and b of the open layout file: the configurable nodes
 // they set differently light up in the graph (a < 0 clears).
@@ -239,6 +252,15 @@ char* explorer_compare(int a, int b);
 // The graph view as SVG (graph_svg.h), `scale` SVG units per screen pixel:
 // {"svg", "name", "nodes" (boxes written)} or {"error"}.
 char* explorer_view_svg(double scale);
+// The Rank tab's scatter (rank_figure.h) of the last ranking against the
+// measured runtimes: {"svg", "name", "points"} or {"error"}.
+char* explorer_scatter_svg();
+// Compares the open file with another (compare.h): takes ownership of
+// `bytes` (malloc'd by JS, freed here once compared). FileComparison's JSON
+// (file_comparison_json) or {"error"} (the previous comparison stays).
+char* explorer_compare_file(uint8_t* bytes, size_t size, const char* name);
+// Lights up the open graph's nodes without a partner in the compared file.
+void explorer_show_unmatched();
 
 // ---- JS functions the explorer calls (explorer/host_web.cpp) -------------
 
@@ -247,10 +269,14 @@ char* explorer_view_svg(double scale);
 // session calls). 0 when the page holds no such model.
 int js_request_rank(int model_index, int ticket);
 // Opens the page's file chooser: 0 = a graph (.npz), 1 = a model (model.onnx
-// + model.json), 2 = a study (trials.jsonl).
+// + model.json), 2 = a study (trials.jsonl), 3 = a graph to compare the open
+// one with (explorer_compare_file).
 void js_open_dialog(int what);
 // Offers `text` as a download named `name`.
 void js_download(const char* name, const char* text);
+// Draws `svg` at `scale` times its size into a PNG (the browser's SVG
+// rasteriser) and offers it as a download named `name`.
+void js_save_png(const char* name, const char* svg, double scale);
 void js_set_clipboard(const char* text);
 double js_now_ms();
 // When the user last touched the page (pointer, wheel, keys), in js_now_ms time.

@@ -278,6 +278,58 @@ TEST_F(ExplorerUi, TheRealNlpGraphStaysReadableAtFitAndSearchableByPattern) {
   app.graph.set_chains_folded(false);
   EXPECT_EQ(app.graph.display().node_of.size(), 21918u);
 
+  // The transformer's layers: one box per copy of the repeated block.
+  // Opening one in place leaves every other node where it was (above the
+  // box), straight below it (below the box) or moved aside (beside it), in
+  // the same order in its layer.
+  const NodeGroups blocks = repeated_blocks(doc.graph, doc.drawing.layer);
+  ASSERT_GT(blocks.groups(), 2);
+  int64_t in_blocks = 0;
+  for (int64_t k = 0; k < blocks.groups(); ++k) in_blocks += blocks.size[k];
+  app.graph.set_blocks_folded(true);
+  frames(app, 2);
+  g = graph_state();
+  EXPECT_EQ(g["blocks"], blocks.groups());
+  EXPECT_EQ(g["folded_blocks"], blocks.groups());
+  EXPECT_EQ(g["display_nodes"].get<int64_t>(), 21918 - in_blocks + blocks.groups());
+  std::printf("nlp, repeated blocks folded: %lld boxes, %lld display nodes, %lld edge segments\n",
+              static_cast<long long>(blocks.groups()), static_cast<long long>(g["display_nodes"].get<int64_t>()),
+              static_cast<long long>(g["edges_drawn"].get<int64_t>()));
+  const Display before = app.graph.display();
+  const int64_t box = app.graph.computations() + app.graph.chains() + 1;
+  const int32_t at = static_cast<int32_t>(std::find(before.node_of.begin(), before.node_of.end(), -1 - box) - before.node_of.begin());
+  ASSERT_LT(at, static_cast<int32_t>(before.node_of.size()));
+  app.graph.open_box(box);
+  const Display& after = app.graph.display();
+  ASSERT_EQ(after.node_of.size(), before.node_of.size() - 1 + static_cast<size_t>(blocks.size[1]));
+  EXPECT_EQ(app.graph.folded_blocks(), blocks.groups() - 1);
+  std::map<int64_t, int32_t> now;
+  for (size_t i = 0; i < after.node_of.size(); ++i) now[after.node_of[i]] = static_cast<int32_t>(i);
+  const int32_t L = before.drawing.layer[at];
+  const int32_t grow = after.drawing.num_layers() - before.drawing.num_layers();
+  EXPECT_GT(grow, 0);
+  int64_t above = 0, below = 0;
+  for (size_t j = 0; j < before.node_of.size(); ++j) {
+    if (static_cast<int32_t>(j) == at) continue;
+    const int32_t i = now.at(before.node_of[j]);
+    const int32_t l = before.drawing.layer[j];
+    if (l < L) {
+      ++above;
+      EXPECT_EQ(after.drawing.x[i], before.drawing.x[j]);
+      EXPECT_EQ(after.drawing.y[i], before.drawing.y[j]);
+    } else if (l > L) {
+      ++below;
+      EXPECT_EQ(after.drawing.x[i], before.drawing.x[j]);
+      EXPECT_EQ(after.drawing.layer[i], l + grow);
+    } else {
+      EXPECT_GE(std::abs(after.drawing.x[i] - before.drawing.x[at]), std::abs(before.drawing.x[j] - before.drawing.x[at]));
+    }
+  }
+  EXPECT_GT(above, 0);
+  EXPECT_GT(below, 0);
+  app.graph.set_blocks_folded(false);
+  EXPECT_EQ(app.graph.display().node_of.size(), 21918u);
+
   // Configs 0 and 1 side by side: the differing nodes are exactly those
   // whose rows differ, compared here value by value.
   const std::vector<float> r0 = doc.config_row(0), r1 = doc.config_row(1);
@@ -308,6 +360,46 @@ TEST_F(ExplorerUi, TheRealNlpGraphStaysReadableAtFitAndSearchableByPattern) {
   EXPECT_GT(nodes, 0);
   EXPECT_NE(svg.find("data-node=\"" + std::to_string(conf) + "\""), std::string::npos);
   EXPECT_NE(svg.find("stroke=\"#ffe650\""), std::string::npos);  // configurable outline
+}
+
+// The open file against another: one graph under two config sets (the xla
+// graph's default and random files), then another graph, whose nodes
+// without a partner light up; a file that is not an npz is an error naming
+// it, and the comparison before it stays.
+TEST_F(ExplorerUi, ComparesTheOpenFileWithAnother) {
+  TestHost host;
+  App app(host);
+  const std::string xla = "real/layout_xla_default_test_cd708819d3f5103afd6460b15e74eaf3.npz";
+  open_file(app, test::data_file(xla), "xla_default.npz");
+  auto compare_with = [&](const std::string& file, const std::string& name) {
+    const std::string bytes = read_whole_file(test::data_file(file));
+    auto* p = static_cast<uint8_t*>(std::malloc(std::max<size_t>(1, bytes.size())));
+    std::memcpy(p, bytes.data(), bytes.size());
+    app.compare_file(name, MallocBytes(p), bytes.size());
+  };
+  compare_with("real/layout_xla_random_test_cd708819d3f5103afd6460b15e74eaf3.npz", "xla_random.npz");
+  frames(app, 2);  // the Summary tab shows it
+  nlohmann::json c = nlohmann::json::parse(app.state_json())["file_compare"];
+  EXPECT_EQ(c["other"], "xla_random.npz");
+  EXPECT_TRUE(c["same_graph"].get<bool>());
+  ASSERT_TRUE(c["configs"].is_object());
+  EXPECT_EQ(c["configs"]["distinct"][0], app.doc->groups.num_groups());
+  EXPECT_EQ(c["unmatched"], 0);
+
+  compare_with("real/layout_nlp_random_test_23559853d9702baaaacbb0c83fd32266.npz", "nlp_random.npz");
+  frames(app, 2);
+  c = nlohmann::json::parse(app.state_json())["file_compare"];
+  EXPECT_FALSE(c["same_graph"].get<bool>());
+  EXPECT_TRUE(c["configs"].is_null());
+  EXPECT_EQ(c["nodes"][0], app.doc->graph.num_nodes);
+  EXPECT_EQ(c["matched"].get<int64_t>() + c["unmatched"].get<int64_t>(), app.doc->graph.num_nodes);
+  app.show_unmatched();
+  EXPECT_EQ(static_cast<int64_t>(app.graph.highlight().size()), c["unmatched"].get<int64_t>());
+
+  auto* junk = static_cast<uint8_t*>(std::malloc(16));
+  std::memset(junk, 7, 16);
+  EXPECT_NE(test::error_of([&] { app.compare_file("junk.npz", MallocBytes(junk), 16); }).find("junk.npz"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(app.state_json())["file_compare"]["other"], "nlp_random.npz");
 }
 
 // Why is this config slow: the explanation runs as a ranking does (the
@@ -460,6 +552,14 @@ TEST_F(ExplorerUi, RanksThroughTheSessionCallsTheAppWatches) {
   app.ranking.show_tab = true;
   frames(app, 2);
   EXPECT_EQ(app.config_scores().size(), 47712u);
+  // The scatter as a figure: a circle per config, on the tab's axes.
+  int64_t points = 0;
+  const std::string scatter = app.rank_scatter(&points);
+  EXPECT_EQ(points, 47712);
+  size_t circles = 0;
+  for (size_t at = scatter.find("<circle"); at != std::string::npos; at = scatter.find("<circle", at + 1)) ++circles;
+  EXPECT_EQ(circles, 47712u);
+  EXPECT_NE(scatter.find("measured runtime (log scale)"), std::string::npos);
   // The made-up card names no collection, and layout files have four: the user picks.
   EXPECT_EQ(nlohmann::json::parse(app.state_json())["rank"]["collection"], "");
   EXPECT_THROW(app.ranking.submission_csv(app.doc.get()), Error);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "c_strings.h"
+#include "rank_figure.h"
 #include "fastslow/error.h"
 #include "fastslow/data/collection.h"
 #include "fastslow/rank/metrics_json.h"
@@ -28,6 +29,7 @@ void App::open(std::string name, MallocBytes bytes, size_t size, double started_
   heatmap_proposal = against_config = -1;
   ranking.reset();  // a ranking still running is the previous file's
   compare = {};
+  file_compare = {};
   graph.show(doc.get());
   stats.open_started_ms = started_ms;
   stats.first_after_open_ms = -1;
@@ -92,6 +94,26 @@ void App::compare_configs(int64_t a, int64_t b) {
   show_configs_ = true;  // the list of differences is in the Configs tab
 }
 
+void App::compare_file(std::string name, MallocBytes bytes, size_t size) {
+  changed();
+  if (!doc) throw Error("open a graph before comparing " + name + " with it");
+  try {
+    const std::unique_ptr<Document> other = open_document(std::move(name), std::move(bytes), size);
+    file_compare = compare_files(*doc, *other);
+  } catch (const std::exception& e) {
+    error_ = e.what();
+    throw;
+  }
+  error_.clear();
+}
+
+void App::show_unmatched() {
+  changed();
+  if (!file_compare.active()) return;
+  graph.set_highlight(file_compare.graph.unmatched_a, std::to_string(file_compare.graph.unmatched_a.size()) +
+                                                         " without a partner in " + file_compare.other);
+}
+
 void App::frame(float width, float height) {
   last_frame_at_ = host_.now_ms();
   drawn_changes_ = changes_;
@@ -107,11 +129,26 @@ void App::frame(float width, float height) {
         if (ImGui::MenuItem(labels[k]) && !host_.open_dialog(static_cast<FileKind>(k)))
           status_ = "no file chooser here: give files on the command line or drop them on the window";
       if (studies.study) ImGui::MenuItem("Show the study window", nullptr, &studies.visible);
+      if (doc && ImGui::MenuItem("Compare with another file...") && !host_.open_dialog(FileKind::Compare))
+        status_ = "no file chooser here: give --compare-file on the command line";
       if (doc && ImGui::MenuItem("Save the graph view as SVG")) {
         try {
           status_ = "saved " + host_.save(svg_name(), graph.svg(1));
         } catch (const std::exception& e) {
           error_ = e.what();
+        }
+      }
+      if (doc && host_.can_save_png()) {
+        ImGui::SetNextItemWidth(80 * dpr);
+        ImGui::InputFloat("##pngscale", &png_scale, 0, 0, "%.1fx");
+        png_scale = std::clamp(png_scale, 0.25f, 8.0f);
+        ImGui::SameLine();
+        if (ImGui::MenuItem("Save the graph view as PNG")) {
+          try {
+            status_ = "saved " + host_.save_png(png_name(), graph.svg(1), png_scale);
+          } catch (const std::exception& e) {
+            error_ = e.what();
+          }
         }
       }
       ImGui::EndMenu();
@@ -135,6 +172,22 @@ void App::frame(float width, float height) {
 }
 
 std::string App::svg_name() const { return (doc ? file_stem(doc->name) : std::string("graph")) + "_view.svg"; }
+std::string App::scatter_name(const char* ext) const {
+  return (doc ? file_stem(doc->name) : std::string("graph")) + "_scatter" + ext;
+}
+
+std::string App::rank_scatter(int64_t* points) const {
+  const RankState& r = ranking.rank;
+  if (!doc || r.status != RankStatus::Done || r.group_scores.empty())
+    throw Error("no ranking to plot: rank the open file with a model first");
+  if (doc->runtime.empty()) throw Error(doc->name + " has no measured runtimes to plot the scores against");
+  std::vector<double> score;
+  score.reserve(doc->groups.group_of.size());
+  for (int64_t g : doc->groups.group_of) score.push_back(r.group_scores[g]);
+  return rank_scatter_svg(doc->name + ": " + r.model + "'s scores", score, doc->runtime, points);
+}
+
+std::string App::png_name() const { return (doc ? file_stem(doc->name) : std::string("graph")) + "_view.png"; }
 
 void App::error_box(float width, float height) {
   if (error_.empty()) return;
@@ -211,6 +264,8 @@ std::string App::state_json() const {
                        {"hidden_nodes", graph.display().hidden},
                        {"chains", graph.chains()},
                        {"folded_chains", graph.folded_chains()},
+                       {"blocks", graph.blocks()},
+                       {"folded_blocks", graph.folded_blocks()},
                        {"node_set", graph.node_set() == NodeSet::All ? "all" : "model_reads"}});
   } else {
     j["graph"] = nullptr;
@@ -242,6 +297,8 @@ std::string App::state_json() const {
                {"to_target_model", finite(t.to_target_model)}, {"to_target_random", finite(t.to_target_random)},
                {"seconds", t.seconds}};
   j["compare"] = {{"a", compare.a}, {"b", compare.b}, {"nodes", compare.nodes}};
+  j["file_compare"] = file_compare.active() ? nlohmann::json::parse(file_comparison_json(file_compare)) : nlohmann::json(nullptr);
+  j["highlighted"] = graph.highlight().size();
   j["study"] = studies.study ? studies.study->state_json() : nlohmann::json(nullptr);
   return wasm::json_text(j);
 }

@@ -56,6 +56,12 @@ class App {
   // Compares configs a and b (compare.h): the nodes they set differently
   // light up in the graph. a < 0 ends the comparison. Throws Error.
   void compare_configs(int64_t a, int64_t b);
+  // Compares the open file with another (`size` bytes at `bytes`, taken
+  // over and freed once compared: only the comparison is kept). Throws
+  // Error naming the other file; the previous comparison then stays.
+  void compare_file(std::string name, MallocBytes bytes, size_t size);
+  // Lights up the open graph's nodes without a partner in the other file.
+  void show_unmatched();
   std::unique_ptr<wasm::RankSession> open_rank_session(int ticket, const std::string& card_json);
 
   void frame(float width, float height);  // the whole UI for one frame
@@ -70,6 +76,12 @@ class App {
 
   // The name a saved view takes: "<file stem>_view.svg".
   std::string svg_name() const;
+  std::string png_name() const;  // "<file stem>_view.png"
+  // The last ranking's scatter against measured runtimes (rank_figure.h);
+  // throws Error without one.
+  std::string rank_scatter(int64_t* points = nullptr) const;
+  std::string scatter_name(const char* ext) const;  // "<file stem>_scatter" + ext
+  float png_scale = 2;           // PNG pixels per screen pixel
   // The state for tests and scripts: explorer_state's JSON (js_api.h).
   std::string state_json() const;
   // Per config, the score of its group in the last ranking (empty without one).
@@ -90,11 +102,13 @@ class App {
   int64_t heatmap_proposal = -1;  // a proposed config shown instead (-1: none)
   int64_t tune_count = 10, tune_budget = 2048;
   ConfigDiff compare;  // the configs compared in the graph, if any
+  FileComparison file_compare;  // the open file against another, if any
 
  private:
   // panels.cpp: the side panel's tabs and the node inspector.
   void side_panel();
   void summary_tab();
+  void file_compare_section();
   void computations_section();
   void configs_tab();
   void explain_section();

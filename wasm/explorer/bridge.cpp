@@ -231,6 +231,50 @@ EMSCRIPTEN_KEEPALIVE void explorer_fold_chains(int folded) {
   g_app->changed();
   g_app->graph.set_chains_folded(folded != 0);
 }
+EMSCRIPTEN_KEEPALIVE void explorer_fold_blocks(int folded) {
+  if (!g_app) return;
+  g_app->changed();
+  g_app->graph.set_blocks_folded(folded != 0);
+}
+EMSCRIPTEN_KEEPALIVE void explorer_open_box(int box) {
+  if (!g_app) return;
+  g_app->changed();
+  g_app->graph.open_box(box);
+}
+EMSCRIPTEN_KEEPALIVE char* explorer_node(int node) {
+  return guarded([&] {
+    const App& a = app();
+    if (!a.doc || node < 0 || node >= a.doc->graph.num_nodes)
+      throw fastslow::Error("no node " + std::to_string(node) + " in the open graph");
+    const auto& d = a.graph.display();
+    const int32_t v = d.display_of[node];
+    if (v < 0) return nlohmann::json{{"display", nullptr}}.dump();  // left out of the model's view
+    const int64_t of = d.node_of[v];
+    return nlohmann::json{{"display", of >= 0 ? static_cast<int64_t>(v) : of},
+                          {"x", d.drawing.x[v]},
+                          {"y", d.drawing.y[v]},
+                          {"layer", d.drawing.layer[v]}}
+        .dump();
+  });
+}
+EMSCRIPTEN_KEEPALIVE char* explorer_scatter_svg() {
+  return guarded([&] {
+    const App& a = app();
+    int64_t points = 0;
+    std::string svg = a.rank_scatter(&points);
+    return nlohmann::json{{"svg", std::move(svg)}, {"name", a.scatter_name(".svg")}, {"points", points}}.dump();
+  });
+}
+EMSCRIPTEN_KEEPALIVE char* explorer_compare_file(uint8_t* bytes, size_t size, const char* name) {
+  fastslow::explorer::MallocBytes owned(bytes);
+  return changing([&](App& a) {
+    a.compare_file(name, std::move(owned), size);
+    return file_comparison_json(a.file_compare);
+  });
+}
+EMSCRIPTEN_KEEPALIVE void explorer_show_unmatched() {
+  if (g_app) g_app->show_unmatched();
+}
 EMSCRIPTEN_KEEPALIVE void explorer_collapse(int computation, int collapsed) {
   if (!g_app) return;
   g_app->changed();

@@ -1,11 +1,15 @@
 #include "compare.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "fastslow/error.h"
+#include "fastslow/graph/hlo_tables.h"
 
 namespace fastslow::explorer {
 
@@ -41,6 +45,42 @@ ConfigDiff diff_configs(const Document& doc, int64_t a, int64_t b) {
     d.changes.push_back(std::move(change));
   }
   return d;
+}
+
+FileComparison compare_files(const Document& a, const Document& b) {
+  FileComparison c;
+  c.other = b.name;
+  c.graph = compare_graphs(a.graph, b.graph);
+  // Config rows compare only over one set of configurable nodes.
+  if (c.graph.same_graph && a.kind == b.kind && a.config_nodes == b.config_nodes && a.config_width() == b.config_width()) {
+    c.configs_compared = true;
+    c.configs = config_overlap(a.groups, b.groups, !a.runtime.empty() && !b.runtime.empty());
+  }
+  return c;
+}
+
+std::string file_comparison_json(const FileComparison& c) {
+  const GraphComparison& g = c.graph;
+  nlohmann::json diffs = nlohmann::json::array();
+  for (const auto& d : g.opcode_diffs) diffs.push_back({{"opcode", opcode_name(d.opcode)}, {"a", d.a}, {"b", d.b}});
+  nlohmann::json configs = nullptr;
+  if (c.configs_compared) {
+    const double r = c.configs.median_runtime_ratio;
+    configs = {{"distinct", {c.configs.distinct_a, c.configs.distinct_b}},
+               {"both", c.configs.both},
+               {"median_runtime_ratio", std::isfinite(r) ? nlohmann::json(r) : nlohmann::json(nullptr)}};
+  }
+  return nlohmann::json{{"other", c.other},
+                        {"same_graph", g.same_graph},
+                        {"same_features", g.same_features},
+                        {"nodes", {g.nodes_a, g.nodes_b}},
+                        {"edges", {g.edges_a, g.edges_b}},
+                        {"opcodes", {g.opcodes_a, g.opcodes_b}},
+                        {"matched", g.matched},
+                        {"unmatched", g.unmatched_a.size()},
+                        {"opcode_diffs", std::move(diffs)},
+                        {"configs", std::move(configs)}}
+      .dump();
 }
 
 }  // namespace fastslow::explorer

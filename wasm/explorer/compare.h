@@ -1,5 +1,7 @@
-// Two configs of one layout file side by side: which configurable nodes
-// they set differently, and how (each node's layout values in both).
+// Comparisons the explorer shows: two configs of one layout file side by
+// side (which configurable nodes they set differently, and how), and the
+// open file against another (graph_compare.h: one graph under two config
+// sets, or two graphs of one family).
 #pragma once
 
 #include <cstdint>
@@ -7,6 +9,7 @@
 #include <vector>
 
 #include "document.h"
+#include "fastslow/graph/graph_compare.h"
 
 namespace fastslow::explorer {
 
@@ -22,5 +25,23 @@ struct ConfigDiff {
 
 // Throws Error naming the file for a tile file or a config out of range.
 ConfigDiff diff_configs(const Document& doc, int64_t a, int64_t b);
+
+struct FileComparison {
+  std::string other;  // the other file's name
+  GraphComparison graph;
+  // Config sets, where both files hold one graph of one kind.
+  bool configs_compared = false;
+  ConfigOverlap configs;
+  bool active() const { return !other.empty(); }
+};
+
+// The open document (a) against another (b).
+FileComparison compare_files(const Document& a, const Document& b);
+// FileComparison as JSON (the page's compareFile): {"other", "same_graph",
+// "same_features", "nodes": [a, b], "edges": [a, b], "opcodes": [a, b],
+// "matched", "unmatched" (a's nodes without a partner), "opcode_diffs":
+// [{"opcode", "a", "b"}], "configs": {"distinct": [a, b], "both",
+// "median_runtime_ratio" (null without runtimes)} or null}.
+std::string file_comparison_json(const FileComparison& c);
 
 }  // namespace fastslow::explorer

@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 
 #include "graph_panel.h"
 #include "fastslow/error.h"
 #include "fastslow/graph/hlo_tables.h"
 #include "fastslow/graph/prune.h"
 #include "fastslow/view/graph_svg.h"
+#include "fastslow/view/open_in_place.h"
 #include "fastslow/view/op_family.h"
 
 namespace fastslow::explorer {
@@ -84,11 +86,13 @@ void GraphPanel::show(const Document* doc) {
   collapsed_.assign(doc ? std::max<size_t>(1, doc->node_splits.size()) : 0, 0);
   chains_ = doc ? elementwise_chains(doc->graph) : NodeGroups{};
   chain_folded_.assign(static_cast<size_t>(chains_.groups()), 0);
+  blocks_ = doc ? repeated_blocks(doc->graph, doc->drawing.layer) : NodeGroups{};
+  block_folded_.assign(static_cast<size_t>(blocks_.groups()), 0);
   if (doc) rebuild();
   fit_pending_ = 2;
 }
 
-void GraphPanel::rebuild() {
+void GraphPanel::rebuild(int64_t opened) {
   const Document& doc = *doc_;
   Display d;
   const int64_t n = doc.graph.num_nodes;
@@ -98,17 +102,22 @@ void GraphPanel::rebuild() {
     for (int64_t v : prune_graph(doc.graph, doc.config_nodes, khop_).kept) keep[v] = 1;
   }
   const int64_t comps = computations();
-  const bool any = std::find(collapsed_.begin(), collapsed_.end(), 1) != collapsed_.end() || folded_chains() > 0;
+  const bool any = std::find(collapsed_.begin(), collapsed_.end(), 1) != collapsed_.end() || folded_chains() > 0 ||
+                   folded_blocks() > 0;
   d.display_of.assign(static_cast<size_t>(n), -1);
-  std::vector<int64_t> box_of(static_cast<size_t>(comps + chains()), -1);
+  std::vector<int64_t> box_of(static_cast<size_t>(comps + chains() + blocks()), -1);
   for (int64_t v = 0; v < n; ++v) {
     if (!keep.empty() && !keep[v]) {
       ++d.hidden;
       continue;
     }
-    // A collapsed computation holds all its nodes; else a folded chain its own.
-    const int32_t c = doc.computation[v], ch = chains_.group_of[v];
-    const int64_t box = collapsed_[c] ? c : ch >= 0 && chain_folded_[ch] ? comps + ch : -1;
+    // A collapsed computation holds all its nodes; else a folded block, then
+    // a folded chain, its own.
+    const int32_t c = doc.computation[v], ch = chains_.group_of[v], bl = blocks_.group_of[v];
+    const int64_t box = collapsed_[c]                        ? c
+                        : bl >= 0 && block_folded_[bl]       ? comps + chains() + bl
+                        : ch >= 0 && chain_folded_[ch]       ? comps + ch
+                                                             : -1;
     if (box >= 0) {
       if (box_of[box] < 0) {
         box_of[box] = static_cast<int64_t>(d.node_of.size());
@@ -124,15 +133,19 @@ void GraphPanel::rebuild() {
     ++d.members[d.display_of[v]];
   }
   const int64_t dn = static_cast<int64_t>(d.node_of.size());
-  if (!any && keep.empty()) {
-    d.drawing = doc.drawing;  // laid out when the file was opened
-    d.edges = doc.graph.edge_index;
-  } else {
+  if (!any && keep.empty()) d.edges = doc.graph.edge_index;
+  else {
     const auto& e = doc.graph.edge_index;
     for (size_t k = 0; k + 1 < e.size(); k += 2) {
       const int64_t u = d.display_of[e[k]], v = d.display_of[e[k + 1]];
       if (u >= 0 && v >= 0 && u != v) d.edges.insert(d.edges.end(), {u, v});
     }
+  }
+  if (opened >= 0 && open_stable(d, opened)) {
+    // laid out in place of the box
+  } else if (!any && keep.empty()) {
+    d.drawing = doc.drawing;  // laid out when the file was opened
+  } else {
     DrawingOptions o;
     o.layer_gap = 1.6f;
     // The model's view is many small neighbourhoods: rows shaped like the view.
@@ -145,12 +158,48 @@ void GraphPanel::rebuild() {
   d.hubs = find_hubs(dn, d.edges, edge_options.hub_degree);
   for (int64_t v = 0; v < dn; ++v)
     if (d.hubs[v]) d.hub_list.push_back(static_cast<int32_t>(v));
+  // A box holding a configurable node is marked too: the marks say where a
+  // config acts, folded or not.
+  std::vector<char> holds(static_cast<size_t>(dn), 0);
+  for (int64_t v = 0; v < n; ++v)
+    if (doc.configurable[v] && d.display_of[v] >= 0) holds[d.display_of[v]] = 1;
   for (int64_t v = 0; v < dn; ++v)
-    if (d.node_of[v] >= 0 && doc.configurable[d.node_of[v]]) d.marked.push_back(static_cast<int32_t>(v));
+    if (holds[v]) d.marked.push_back(static_cast<int32_t>(v));
   disp_ = std::move(d);
   renderer_.set_graph(disp_.drawing, std::vector<uint32_t>(disp_.node_of.size(), 0));
   seg_level_ = 0;  // the segments follow at the next frame's zoom
   recolor();
+}
+
+bool GraphPanel::open_stable(Display& d, int64_t opened) const {
+  const Display& old = disp_;
+  const auto box_at = std::find(old.node_of.begin(), old.node_of.end(), -1 - opened);
+  if (box_at == old.node_of.end()) return false;
+  const int32_t old_box = static_cast<int32_t>(box_at - old.node_of.begin());
+  // Every other old display node is still there (an original node, or a box
+  // that stayed folded); the new ones are what the box held.
+  std::unordered_map<int64_t, int32_t> now;
+  for (size_t i = 0; i < d.node_of.size(); ++i) now.emplace(d.node_of[i], static_cast<int32_t>(i));
+  std::vector<int32_t> outer_to_new(old.node_of.size(), -1);
+  std::vector<char> kept(d.node_of.size(), 0);
+  for (size_t j = 0; j < old.node_of.size(); ++j) {
+    if (static_cast<int32_t>(j) == old_box) continue;
+    const auto it = now.find(old.node_of[j]);
+    if (it == now.end()) return false;
+    outer_to_new[j] = it->second;
+    kept[it->second] = 1;
+  }
+  std::vector<int32_t> inside_to_new, local(d.node_of.size(), -1);
+  for (size_t i = 0; i < d.node_of.size(); ++i)
+    if (!kept[i]) local[i] = static_cast<int32_t>(inside_to_new.size()), inside_to_new.push_back(static_cast<int32_t>(i));
+  std::vector<int64_t> inner_edges;
+  for (size_t k = 0; k + 1 < d.edges.size(); k += 2)
+    if (local[d.edges[k]] >= 0 && local[d.edges[k + 1]] >= 0) inner_edges.insert(inner_edges.end(), {local[d.edges[k]], local[d.edges[k + 1]]});
+  DrawingOptions o;
+  o.layer_gap = 1.6f;
+  const GraphDrawing inside = draw_layered(static_cast<int64_t>(inside_to_new.size()), inner_edges, o);
+  d.drawing = open_in_place(old.drawing, old_box, inside, outer_to_new, inside_to_new, o.layer_gap);
+  return true;
 }
 
 void GraphPanel::update_edges(float level) {
@@ -176,27 +225,67 @@ void GraphPanel::set_chains_folded(bool folded) {
 
 void GraphPanel::set_chain_folded(int64_t chain, bool folded) {
   if (!doc_ || chain < 0 || chain >= chains()) return;
+  const bool opening = chain_folded_[chain] && !folded;
   chain_folded_[chain] = folded ? 1 : 0;
+  rebuild(opening ? computations() + chain : -1);
+}
+
+void GraphPanel::set_blocks_folded(bool folded) {
+  if (!doc_) return;
+  std::fill(block_folded_.begin(), block_folded_.end(), folded ? 1 : 0);
   rebuild();
+  fit_pending_ = 1;
+}
+
+GraphPanel::BoxKind GraphPanel::box_kind(int64_t box) const {
+  return box < computations() ? BoxKind::Computation : box < computations() + chains() ? BoxKind::Chain : BoxKind::Block;
 }
 
 std::string GraphPanel::box_name(int64_t box) const {
-  if (box < computations()) return "computation " + std::to_string(box);
-  const int64_t ch = box - computations();
-  return "chain of " + std::to_string(chains_.size[ch]) + " ending in " + opcode_name(doc_->graph.node_opcode[chains_.root[ch]]);
+  switch (box_kind(box)) {
+    case BoxKind::Computation:
+      return "computation " + std::to_string(box);
+    case BoxKind::Chain: {
+      const int64_t ch = box - computations();
+      return "chain of " + std::to_string(chains_.size[ch]) + " ending in " + opcode_name(doc_->graph.node_opcode[chains_.root[ch]]);
+    }
+    case BoxKind::Block:
+      break;
+  }
+  // "copy 3 of 24 (run 2 of 3)": which copy of the block, in which run of copies.
+  const int64_t b = box - computations() - chains();
+  const int32_t run = blocks_.run[b], runs = blocks_.run.back() + 1;
+  const int64_t first = std::find(blocks_.run.begin(), blocks_.run.end(), run) - blocks_.run.begin();
+  const int64_t copies = std::count(blocks_.run.begin(), blocks_.run.end(), run);
+  std::string name = "copy " + std::to_string(b - first + 1) + " of " + std::to_string(copies) + " of a repeated block";
+  if (runs > 1) name += " (run " + std::to_string(run + 1) + " of " + std::to_string(runs) + ")";
+  return name;
 }
 
 void GraphPanel::open_box(int64_t box) {
-  if (box < computations())
-    set_collapsed(box, false);
-  else
-    set_chain_folded(box - computations(), false);
+  if (!doc_ || box < 0) return;
+  char* flag = nullptr;
+  switch (box_kind(box)) {
+    case BoxKind::Computation:
+      if (box < computations()) flag = &collapsed_[box];
+      break;
+    case BoxKind::Chain:
+      flag = &chain_folded_[box - computations()];
+      break;
+    case BoxKind::Block:
+      if (box - computations() - chains() < blocks()) flag = &block_folded_[box - computations() - chains()];
+      break;
+  }
+  if (!flag || !*flag) return;
+  *flag = 0;
+  rebuild(box);
 }
 
 void GraphPanel::set_collapsed(int64_t computation, bool c) {
   if (!doc_ || computation < 0 || computation >= computations()) return;
+  const bool opening = collapsed_[computation] && !c;
   collapsed_[computation] = c ? 1 : 0;
-  rebuild();
+  rebuild(opening ? computation : -1);
 }
 
 void GraphPanel::set_all_collapsed(bool c) {
@@ -378,11 +467,12 @@ std::string GraphPanel::svg(float scale, int64_t* nodes) const {
   std::vector<char> dim;
   node_colors(&c.rgb, &dim);
   const size_t n = disp_.node_of.size();
+  c.outlined.assign(n, 0);
+  for (int32_t v : disp_.marked) c.outlined[v] = 1;  // as on screen
   for (size_t v = 0; v < n; ++v) {
     const int64_t orig = disp_.node_of[v];
     if (dim[v]) c.rgb[v] = (c.rgb[v] >> 2) & 0x3f3f3f;
     c.id.push_back(orig);
-    c.outlined.push_back(orig >= 0 && doc.configurable[orig]);
     if (orig < 0) {
       c.label.push_back(box_name(-1 - orig));
       c.tooltip.push_back(box_name(-1 - orig) + ": " + std::to_string(disp_.members[v]) + " nodes");
@@ -463,6 +553,16 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
   }
   if (collapsed_.size() > 1) {
     ImGui::Checkbox("computations", &outline_computations);
+    ImGui::SameLine();
+  }
+  if (blocks() > 0) {
+    bool folded = folded_blocks() == blocks();
+    char label[48];
+    std::snprintf(label, sizeof label, "fold %lld blocks", static_cast<long long>(blocks()));
+    if (ImGui::Checkbox(label, &folded)) set_blocks_folded(folded);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("The graph repeats a block %lld times (a transformer's layers): one box per copy; click a box to open it in place",
+                        static_cast<long long>(blocks()));
     ImGui::SameLine();
   }
   if (chains() > 0) {
@@ -630,7 +730,7 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     std::vector<ImVec4> box(collapsed_.size(), ImVec4(INFINITY, INFINITY, -INFINITY, -INFINITY));
     for (size_t v = 0; v < disp_.node_of.size(); ++v) {
       const int64_t orig = disp_.node_of[v];
-      if (orig < 0 && -1 - orig >= computations()) continue;  // a folded chain: not a computation's box
+      if (orig < 0 && -1 - orig >= computations()) continue;  // a folded chain or block: not a computation's box
       const int32_t comp = orig >= 0 ? doc->computation[orig] : static_cast<int32_t>(-1 - orig);
       ImVec4& b = box[comp];
       b.x = std::min(b.x, d.x[v]), b.y = std::min(b.y, d.y[v]), b.z = std::max(b.z, d.x[v]), b.w = std::max(b.w, d.y[v]);

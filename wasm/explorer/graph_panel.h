@@ -22,7 +22,8 @@ struct Display {
   GraphDrawing drawing;
   std::vector<int64_t> edges;       // [u, v] rows between display nodes
   // display node -> original node, or -(1 + box) for a folded box: boxes
-  // 0 .. computations-1 are collapsed computations, the rest folded chains
+  // 0 .. computations-1 are collapsed computations, then folded chains,
+  // then folded repeated blocks (GraphPanel::box_kind)
   std::vector<int64_t> node_of;
   std::vector<int32_t> display_of;  // original node -> display node
   std::vector<int64_t> members;     // per display node: original nodes it stands for
@@ -31,7 +32,7 @@ struct Display {
   std::vector<int32_t> in_idx, out_idx;
   std::vector<char> hubs;                // per display node (edge_lod.h)
   std::vector<int32_t> hub_list;         // the display nodes that are hubs
-  std::vector<int32_t> marked;           // display nodes outlined as configurable
+  std::vector<int32_t> marked;           // display nodes outlined as configurable (or holding one)
   int64_t hidden = 0;                    // original nodes left out (the model's view)
 };
 
@@ -59,6 +60,16 @@ class GraphPanel {
   void set_chain_folded(int64_t chain, bool folded);
   int64_t chains() const { return chains_.groups(); }
   int64_t folded_chains() const { return std::count(chain_folded_.begin(), chain_folded_.end(), 1); }
+  // Copies of a repeated block (node_groups.h: a transformer's layers), one
+  // box each; a click opens one in place (open_in_place.h).
+  void set_blocks_folded(bool folded);
+  int64_t blocks() const { return blocks_.groups(); }
+  int64_t folded_blocks() const { return std::count(block_folded_.begin(), block_folded_.end(), 1); }
+  // Opens a folded box (a display node's -1 - node_of) in place: the other
+  // nodes keep their places. Not folded: ignored.
+  void open_box(int64_t box);
+  enum class BoxKind { Computation, Chain, Block };
+  BoxKind box_kind(int64_t box) const;
   void set_collapsed(int64_t computation, bool collapsed);  // out of range: ignored
   void set_all_collapsed(bool collapsed);
   const std::vector<char>& collapsed() const { return collapsed_; }
@@ -114,11 +125,13 @@ class GraphPanel {
   void walk(int dx, int dy, float dpr);
 
  private:
-  void rebuild();
+  // Lays the display out again; with `opened` (a box just opened), only
+  // that box's members are laid out, in its place.
+  void rebuild(int64_t opened = -1);
+  bool open_stable(Display& d, int64_t opened) const;
   void recolor();
   void update_edges(float level);
   std::string box_name(int64_t box) const;  // "computation 2", "chain of 5 (add ... tanh)"
-  void open_box(int64_t box);
   void node_colors(std::vector<uint32_t>* rgb, std::vector<char>* dim) const;
   void fit_now();
   void fit_top_now();
@@ -129,6 +142,8 @@ class GraphPanel {
   std::vector<char> collapsed_;  // per computation
   NodeGroups chains_;
   std::vector<char> chain_folded_;  // per chain
+  NodeGroups blocks_;
+  std::vector<char> block_folded_;  // per block
   View view_;
   int fit_pending_ = 0;  // 1: fit the whole graph, 2: the top of it (on open)
   int64_t selected_ = -1, hovered_ = -1;

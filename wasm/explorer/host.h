@@ -5,9 +5,12 @@
 
 #include <string>
 
+#include "fastslow/error.h"
+
 namespace fastslow::explorer {
 
-enum class FileKind { Graph, Model, Study };  // what a file chooser opens
+// What a file chooser opens: Compare is a graph to compare the open one with.
+enum class FileKind { Graph, Model, Study, Compare };
 
 class Host {
  public:
@@ -22,6 +25,14 @@ class Host {
   // Saves `text` as `name` (a download in the page, a file natively); where
   // it went, or throws Error.
   virtual std::string save(const std::string& name, const std::string& text) = 0;
+  // Saves `svg` drawn at `scale` times its size as a PNG named `name`: the
+  // page rasterises the SVG in the browser, so the PNG shows what the SVG
+  // does, legend included. Hosts that cannot draw SVG offer none (the
+  // native explorer has --screenshot instead).
+  virtual bool can_save_png() const { return false; }
+  virtual std::string save_png(const std::string& name, const std::string&, double) {
+    throw Error("no PNG export here for " + name + ": save the SVG, or use --screenshot");
+  }
   virtual void set_clipboard(const std::string& text) = 0;
   virtual double now_ms() = 0;
   // When the user last touched the window (pointer, wheel, keys), in now_ms time.

@@ -12,6 +12,8 @@ EM_JS(int, js_request_rank, (int model_index, int ticket),
 EM_JS(void, js_open_dialog, (int what), { Module.fastslowHooks.openDialog(what); });
 EM_JS(void, js_download, (const char* name, const char* text),
       { Module.fastslowHooks.download(UTF8ToString(name), UTF8ToString(text)); });
+EM_JS(void, js_save_png, (const char* name, const char* svg, double scale),
+      { Module.fastslowHooks.savePng(UTF8ToString(name), UTF8ToString(svg), scale); });
 EM_JS(void, js_set_clipboard, (const char* text), {
   const t = UTF8ToString(text);
   if (navigator.clipboard) navigator.clipboard.writeText(t).catch(() => {});
@@ -32,6 +34,11 @@ bool WebHost::open_dialog(FileKind what) {
 
 std::string WebHost::save(const std::string& name, const std::string& text) {
   js_download(name.c_str(), text.c_str());
+  return name + " (a download)";
+}
+
+std::string WebHost::save_png(const std::string& name, const std::string& svg, double scale) {
+  js_save_png(name.c_str(), svg.c_str(), scale);
   return name + " (a download)";
 }
 

@@ -52,6 +52,25 @@ class NativeHost : public Host {
 NativeHost* g_host = nullptr;
 App* g_app = nullptr;
 
+// A file's bytes as the app takes them over.
+MallocBytes malloc_copy(const std::string& path, const std::string& text) {
+  auto* bytes = static_cast<uint8_t*>(std::malloc(std::max<size_t>(1, text.size())));
+  if (!bytes) throw Error(path, "", "no memory for " + std::to_string(text.size()) + " bytes");
+  std::memcpy(bytes, text.data(), text.size());
+  return MallocBytes(bytes);
+}
+
+// Compares the open graph with the .npz at `path`; errors show in the app and on stderr.
+void compare_path(App& app, const std::string& path) {
+  try {
+    const std::string text = read_whole_file(path);
+    app.compare_file(std::filesystem::path(path).filename().string(), malloc_copy(path, text), text.size());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "explorer: %s\n", e.what());
+    app.set_error(e.what());
+  }
+}
+
 // Opens a file by its name: a graph (.npz), a study (.jsonl) or a model
 // card (.json). Errors show in the app and on stderr.
 void open_path(App& app, const std::string& path) {
@@ -59,10 +78,7 @@ void open_path(App& app, const std::string& path) {
   try {
     const std::string text = read_whole_file(path);
     if (path.size() > 4 && path.compare(path.size() - 4, 4, ".npz") == 0) {
-      auto* bytes = static_cast<uint8_t*>(std::malloc(std::max<size_t>(1, text.size())));
-      if (!bytes) throw Error(path, "", "no memory for " + std::to_string(text.size()) + " bytes");
-      std::memcpy(bytes, text.data(), text.size());
-      app.open(name, MallocBytes(bytes), text.size(), app.host().now_ms());
+      app.open(name, malloc_copy(path, text), text.size(), app.host().now_ms());
     } else if (path.size() > 6 && path.compare(path.size() - 6, 6, ".jsonl") == 0) {
       app.open_study(name, text);
     } else if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
@@ -97,7 +113,8 @@ int native_main(int argc, char** argv) {
   std::vector<std::string> files;
   std::string screenshot, search, svg, nodes = "all";
   int width = 1280, height = 800, frames = 3;
-  bool fit = false, fold = false;
+  std::string compare_file;
+  bool fit = false, fold = false, fold_blocks = false, unmatched = false;
   std::vector<int64_t> compare;
   int64_t select = -1;
   float scale = 1;
@@ -111,6 +128,9 @@ int native_main(int argc, char** argv) {
   cli.add_option("--search", search, "search nodes as the search box does (dot, #12, rank:4, dot -> add)");
   cli.add_flag("--fit", fit, "fit the whole graph in the view (deep graphs open at their top)");
   cli.add_flag("--fold", fold, "fold every chain of elementwise ops into one box");
+  cli.add_flag("--fold-blocks", fold_blocks, "fold every copy of a repeated block (a transformer's layers) into one box");
+  cli.add_option("--compare-file", compare_file, "compare the graph with another .npz (Summary tab)");
+  cli.add_flag("--unmatched", unmatched, "with --compare-file: light up the nodes without a partner in it");
   cli.add_option("--nodes", nodes, "the nodes shown: all, or model (what a model reads: configurable nodes and their 1-hop neighbourhood)")
       ->check(CLI::IsMember({"all", "model"}));
   cli.add_option("--svg", svg, "with --screenshot: also save the view as this SVG");
@@ -130,6 +150,9 @@ int native_main(int argc, char** argv) {
   auto apply_view_options = [&](float dpr) {
     if (nodes == "model") app.graph.set_node_set(NodeSet::ModelReads);
     if (fold) app.graph.set_chains_folded(true);
+    if (fold_blocks) app.graph.set_blocks_folded(true);
+    if (!compare_file.empty()) compare_path(app, compare_file);
+    if (unmatched) app.show_unmatched();
     if (fit) app.graph.fit();
     if (compare.size() == 2) {
       try {

@@ -126,11 +126,63 @@ void App::summary_tab() {
     ImGui::TextDisabled("min %.4g  max %.4g  (%s)", lo, hi, doc->kind == GraphKind::Tile ? "runtime / normaliser" : "ns");
   }
   computations_section();
+  file_compare_section();
   section("Validation");
   if (doc->info.problems.empty()) ImGui::TextDisabled("no problems found");
   for (const Problem& p : doc->info.problems)
     ImGui::TextWrapped("%s: %s%s%s", severity_name(p.severity), p.array.c_str(), p.array.empty() ? "" : ": ",
                        p.message.c_str());
+}
+
+void App::file_compare_section() {
+  section("Compare with another file");
+  if (ImGui::SmallButton("Open a file to compare...") && !host_.open_dialog(FileKind::Compare))
+    set_status("no file chooser here: give --compare-file on the command line");
+  if (!file_compare.active()) {
+    ImGui::TextDisabled("the same graph under other configs, or another graph of its family");
+    return;
+  }
+  const GraphComparison& g = file_compare.graph;
+  ImGui::TextWrapped("against %s: %s", file_compare.other.c_str(),
+                     g.same_graph ? (g.same_features ? "the same graph" : "the same graph, other node features")
+                                  : "another graph");
+  ImGui::Text("nodes %lld / %lld   edges %lld / %lld   opcodes %lld / %lld", static_cast<long long>(g.nodes_a),
+              static_cast<long long>(g.nodes_b), static_cast<long long>(g.edges_a), static_cast<long long>(g.edges_b),
+              static_cast<long long>(g.opcodes_a), static_cast<long long>(g.opcodes_b));
+  if (file_compare.configs_compared) {
+    const ConfigOverlap& o = file_compare.configs;
+    ImGui::Text("distinct configs %lld / %lld, in both %lld", static_cast<long long>(o.distinct_a),
+                static_cast<long long>(o.distinct_b), static_cast<long long>(o.both));
+    if (std::isfinite(o.median_runtime_ratio))
+      ImGui::TextDisabled("a config in both runs %.3fx as long in the other file (median)", o.median_runtime_ratio);
+  }
+  if (g.same_graph) return;
+  ImGui::Text("matched by structure: %lld nodes (%.0f%% of this graph)", static_cast<long long>(g.matched),
+              g.nodes_a ? 100.0 * static_cast<double>(g.matched) / static_cast<double>(g.nodes_a) : 0.0);
+  if (!g.unmatched_a.empty()) {
+    char label[64];
+    std::snprintf(label, sizeof label, "Light up the %zu without a partner", g.unmatched_a.size());
+    if (ImGui::SmallButton(label)) show_unmatched();
+  }
+  if (g.opcode_diffs.empty()) return;
+  if (ImGui::BeginTable("##opdiff", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+    ImGui::TableSetupColumn("opcode");
+    ImGui::TableSetupColumn("here");
+    ImGui::TableSetupColumn("other");
+    ImGui::TableHeadersRow();
+    for (size_t k = 0; k < g.opcode_diffs.size() && k < 12; ++k) {
+      const auto& d = g.opcode_diffs[k];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(opcode_name(d.opcode));
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(d.a));
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(d.b));
+    }
+    ImGui::EndTable();
+  }
+  if (g.opcode_diffs.size() > 12) ImGui::TextDisabled("... %zu opcodes differ in count", g.opcode_diffs.size());
 }
 
 void App::computations_section() {
@@ -479,6 +531,15 @@ void App::rank_tab() {
     for (size_t c = 0; c < n; c += step) {
       const ImVec2 q = f.at(rank.group_scores[doc->groups.group_of[c]], doc->runtime[c]);
       if (!std::isnan(q.x) && !std::isnan(q.y)) dl->AddRectFilled({q.x - 1, q.y - 1}, {q.x + 1, q.y + 1}, kPlotPoint);
+    }
+    try {
+      if (ImGui::SmallButton("Save scatter as SVG")) set_status("saved " + host_.save(scatter_name(".svg"), rank_scatter()));
+      if (host_.can_save_png()) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton("as PNG")) set_status("saved " + host_.save_png(scatter_name(".png"), rank_scatter(), png_scale));
+      }
+    } catch (const std::exception& e) {
+      set_error(e.what());
     }
   }
   section("Ranking");

@@ -98,6 +98,56 @@ async function openFileNow(file) {
   return openInHeap(p, file.size, file.name, started);
 }
 
+// Compares the open graph with another file held as bytes (compare.h): the
+// app takes a heap copy over and keeps only the comparison.
+function compareBytes(bytes, name) {
+  const big = tooLarge(bytes.byteLength, name);
+  if (big) return big;
+  return orError(() => M.api.explorer_compare_file(toHeap(M, bytes), bytes.byteLength, name));
+}
+
+// An SVG (the core's: the graph view, the scatter) drawn at `scale` times
+// its size by the browser into a PNG: {bytes, width, height}. Canvases
+// have a size limit (Chromium: 16,384 pixels a side, 2^28 in all); a scale
+// past it is an error naming the size.
+async function svgToPng(svg, scale) {
+  const m = /<svg[^>]*\bwidth="([\d.]+)"[^>]*\bheight="([\d.]+)"/.exec(svg);
+  if (!m) throw new Error('not an SVG with a width and height');
+  const width = Math.max(1, Math.round(+m[1] * scale)), height = Math.max(1, Math.round(+m[2] * scale));
+  if (!(scale > 0) || width > 16384 || height > 16384 || width * height > 2 ** 28)
+    throw new Error(`a PNG of ${width} x ${height} pixels is more than a browser canvas holds: choose a smaller scale`);
+  const url = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
+  try {
+    const img = new Image();
+    img.src = url;
+    await img.decode();
+    const canvas = new OffscreenCanvas(width, height);
+    canvas.getContext('2d').drawImage(img, 0, 0, width, height);
+    const blob = await canvas.convertToBlob({ type: 'image/png' });
+    return { bytes: new Uint8Array(await blob.arrayBuffer()), width, height };
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+// {name, bytes, width, height} or {error}.
+async function pngOf(svgResult, scale) {
+  if (svgResult.error) return svgResult;
+  try {
+    return { name: svgResult.name.replace(/\.svg$/, '.png'), ...(await svgToPng(svgResult.svg, scale)) };
+  } catch (e) {
+    return { error: e.message };
+  }
+}
+
+function downloadBytes(name, bytes, type) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([bytes], { type }));
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
 // Opens a study (trials.jsonl) held as bytes: the app parses a copy; a bad
 // file shows the core's message and the previous study stays.
 function openStudy(bytes, name) {
@@ -182,13 +232,11 @@ const hooks = {
     r.finally(() => state.rankings.delete(r));
     return true;
   },
-  openDialog: (what) => document.getElementById(['npz-input', 'model-input', 'study-input'][what]).click(),
-  download: (name, text) => {
-    const a = document.createElement('a');
-    a.href = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
-    a.download = name;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  openDialog: (what) => document.getElementById(['npz-input', 'model-input', 'study-input', 'compare-input'][what]).click(),
+  download: (name, text) => downloadBytes(name, text, name.endsWith('.svg') ? 'image/svg+xml' : 'text/csv'),
+  savePng: (name, svg, scale) => {
+    svgToPng(svg, scale).then((png) => downloadBytes(name, png.bytes, 'image/png'),
+      (e) => M.api.explorer_set_error(`${name}: ${e.message}`));
   },
 };
 
@@ -210,6 +258,11 @@ async function boot() {
   document.getElementById('model-input').addEventListener('change', (e) => {
     openModelFiles([...e.target.files]);
     e.target.value = '';
+  });
+  document.getElementById('compare-input').addEventListener('change', async (e) => {
+    const f = e.target.files[0];
+    e.target.value = '';
+    if (f) compareBytes(new Uint8Array(await f.arrayBuffer()), f.name);
   });
   document.getElementById('study-input').addEventListener('change', (e) => {
     if (e.target.files[0]) openStudyFile(e.target.files[0]);
@@ -273,6 +326,22 @@ window.fastslow = {
   collapse: (computation, collapsed = true) => M.api.explorer_collapse(computation, collapsed ? 1 : 0),
   // Every elementwise chain folded into one box (or opened again).
   foldChains: (folded = true) => M.api.explorer_fold_chains(folded ? 1 : 0),
+  // Every copy of a repeated block (a transformer's layers) folded into one box (or opened again).
+  foldBlocks: (folded = true) => M.api.explorer_fold_blocks(folded ? 1 : 0),
+  // Opens folded box `box` in place (node(v).display is -1 - box for a node inside one).
+  openBox: (box) => M.api.explorer_open_box(box),
+  // Where node `node` is drawn: {display, x, y, layer} or {error}.
+  node: (node) => orError(() => M.api.explorer_node(node)),
+  // The open graph against another file's bytes: the comparison's JSON or {error}.
+  compareFile: (bytes, name) => compareBytes(bytes, name),
+  // Lights up the open graph's nodes without a partner in the compared file.
+  showUnmatched: () => M.api.explorer_show_unmatched(),
+  // The Rank tab's scatter of the last ranking: {svg, name, points} or {error}.
+  scatterSvg: () => orError(() => M.api.explorer_scatter_svg()),
+  // The graph view, or the scatter, as PNG at `scale` (the browser draws the
+  // core's SVG): a promise of {name, bytes, width, height} or {error}.
+  viewPng: (scale = 2) => pngOf(orError(() => M.api.explorer_view_svg(1)), scale),
+  scatterPng: (scale = 2) => pngOf(orError(() => M.api.explorer_scatter_svg()), scale),
   // Settles with the last graph file's open (dropped, chosen or open()): {name, ok: true} or {name, error}.
   opened: () => state.opening,
   // Settles once every ranking started so far has stopped (results dropped included).

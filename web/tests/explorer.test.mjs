@@ -163,6 +163,13 @@ test('ranking a generated layout file with the demo model equals `fastslow rank`
   const native = nativeRanking(demo, layoutFile, path.join(work, 'native.csv'));
   assertSameRanking(await page.evaluate(() => window.fastslow.ranking()), native, (n) => 1e-4 * Math.max(1e-6, Math.abs(n)));
   assert.equal(s.rank.kendall.toFixed(4), /kendall (\S+)/.exec(native.printed)[1]);
+  // The Rank tab's scatter as SVG (a circle per config) and as PNG.
+  const scatter = await page.evaluate(() => window.fastslow.scatterSvg());
+  assert.equal(scatter.points, opened.graph.configs);
+  assert.equal((scatter.svg.match(/<circle /g) || []).length, opened.graph.configs);
+  const png = await pngFromPage('scatterPng', 2);
+  assert.equal(png.error, undefined);
+  assert.deepEqual([decodePng(png.bytes).width, decodePng(png.bytes).height], [1280, 960]);
 });
 
 // Opens `file` unless it is the open graph already: a second open of the
@@ -610,7 +617,7 @@ np.savez_compressed(sys.argv[3], **g)
 // matches; arrow keys walk to an operand and Esc clears; the model's view;
 // two configs compared against their rows; the view as SVG that Chromium
 // parses.
-test('the real nlp graph at fit: few edges drawn, configurable nodes marked, pattern search, keys, compare, folded chains, SVG', async () => {
+test('the real nlp graph at fit: few edges drawn, configurable nodes marked, pattern search, keys, compare, folded chains and layers, SVG and PNG, another file', async () => {
   const nlp = path.join(sampleData, 'real', 'layout_nlp_default_test_3a0c5517a87df8d82fd637b83298a3ba.npz');
   await openOnce(nlp);
   await page.evaluate(() => window.fastslow.fit());
@@ -708,5 +715,69 @@ print(json.dumps({'starts': starts, 'operands': sorted({int(v) for u, v in e if 
   assert.equal(parsed.nodes.length, svg.nodes);
   assert.ok(parsed.nodes.includes(differ[0]));
   assert.ok(Number(parsed.width) > 1000, parsed.width);  // scale 2
+
+  // The same view as PNG at 1.5x: Chromium draws the SVG, legend included.
+  const png = await pngFromPage('viewPng', 1.5);
+  assert.equal(png.error, undefined);
+  assert.equal(png.name, 'layout_nlp_default_test_3a0c5517a87df8d82fd637b83298a3ba_view.png');
+  const at1 = await page.evaluate(() => window.fastslow.viewSvg(1));
+  const [w1, h1] = /width="([\d.]+)" height="([\d.]+)"/.exec(at1.svg).slice(1).map(Number);
+  const decoded = decodePng(png.bytes);
+  assert.equal(decoded.width, Math.round(w1 * 1.5));
+  assert.equal(decoded.height, Math.round(h1 * 1.5));
+  assert.ok(new Set(Array.from({ length: 400 }, (_, k) => decoded.px[Math.floor(k * decoded.px.length / 400 / 4) * 4])).size > 2,
+    'the PNG is more than its background');
+  assert.match((await pngFromPage('viewPng', 1000)).error, /more than a browser canvas holds/);
+
+  // The transformer's layers folded, one opened in place: nodes above it
+  // stay where they were, those below keep their x.
+  await page.evaluate(() => window.fastslow.select(-1));
+  await page.evaluate(() => window.fastslow.foldBlocks(true));
+  s = await state();
+  assert.ok(s.graph.blocks > 2, `${s.graph.blocks} blocks`);
+  assert.equal(s.graph.folded_blocks, s.graph.blocks);
+  const places = await page.evaluate(() => Array.from({ length: 21918 }, (_, v) => window.fastslow.node(v)));
+  const inside = places.findIndex((p) => p.display < 0);
+  const box = -1 - places[inside].display, L = places[inside].layer;
+  await page.evaluate((b) => window.fastslow.openBox(b), box);
+  s = await state();
+  assert.equal(s.graph.folded_blocks, s.graph.blocks - 1);
+  const moved = await page.evaluate(() => Array.from({ length: 21918 }, (_, v) => window.fastslow.node(v)));
+  let above = 0, below = 0;
+  places.forEach((p, v) => {
+    if (p.display === places[inside].display) return;
+    if (p.layer < L) {
+      above++;
+      assert.deepEqual([moved[v].x, moved[v].y], [p.x, p.y], `node ${v} above the box moved`);
+    } else if (p.layer > L) {
+      below++;
+      assert.equal(moved[v].x, p.x, `node ${v} below the box moved sideways`);
+    }
+  });
+  assert.ok(above > 0 && below > 0, `${above} above, ${below} below`);
+  await page.evaluate(() => window.fastslow.foldBlocks(false));
+
+  // Compared with another graph's file: the nodes without a partner light up.
+  const other = path.join(sampleData, 'real', 'layout_nlp_random_test_23559853d9702baaaacbb0c83fd32266.npz');
+  const cmp = await page.evaluate(([bytes, name]) => window.fastslow.compareFile(new Uint8Array(bytes), name),
+    [Array.from(readFileSync(other)), path.basename(other)]);
+  assert.equal(cmp.error, undefined);
+  assert.equal(cmp.same_graph, false);
+  assert.equal(cmp.nodes[0], 21918);
+  assert.equal(cmp.matched + cmp.unmatched, 21918);
+  await page.evaluate(() => window.fastslow.showUnmatched());
+  assert.equal((await state()).highlighted, cmp.unmatched);
   assert.deepEqual(pageErrors, []);
 });
+
+// window.fastslow[fn](scale) (a PNG) brought out of the page: {name, bytes (a Buffer), width, height} or {error}.
+async function pngFromPage(fn, scale) {
+  const r = await page.evaluate(async ([f, k]) => {
+    const x = await window.fastslow[f](k);
+    if (x.error) return x;
+    let bin = '';
+    for (let i = 0; i < x.bytes.length; i += 32768) bin += String.fromCharCode(...x.bytes.subarray(i, i + 32768));
+    return { name: x.name, width: x.width, height: x.height, b64: btoa(bin) };
+  }, [fn, scale]);
+  return r.error ? r : { ...r, bytes: Buffer.from(r.b64, 'base64') };
+}
