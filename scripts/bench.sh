@@ -35,6 +35,8 @@
 #               extra args: --parts 1,2, --models, --segment, --epochs, --steps, --seeds)
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
 #   ensemble-page  exported 5-member ensemble vs one member, ONNX Runtime Web (bench/ensemble_bench.mjs)
+#   precision   one per-program run on the real AlexNet exported with fp32, fp16 and int8 weights:
+#               bytes, ONNX Runtime Web ms per 1,000 configs against fp32, Kendall (bench/precision_bench.mjs)
 #   explorer    the page in headless Chromium: open, frame, rank, the real nlp graph at fit, search, SVG   (bench/explorer_bench.mjs)
 #   gpu         on a machine with a GPU and PyTorch: default layout training on the GPU (CUDA graphs and
 #               op by op) against the machine's CPU cores, the training step against PyTorch eager on
@@ -208,6 +210,18 @@ case $what in
       $f export --run $e/runs/seed-0 -o $e/member
     fi
     node bench/ensemble_bench.mjs $e/model $e/member $work/rank/graph/resnet_5000.npz "$@" ;;
+  precision)
+    cmake --build --preset native --target fastslow
+    export NODE_PATH=/usr/share/nodejs
+    cmake --preset wasm >/dev/null && cmake --build --preset wasm --target fastslow_core_js
+    f=build/native/bin/fastslow
+    p=$work/precision
+    if [ ! -f $p/run/metrics.json ] || [ $f -nt $p/run/metrics.json ]; then
+      rm -rf $p && mkdir -p $p
+      $f train --graph data/cleaned_alexnet.npz --out $p/run >$p/train.log 2>&1 || { cat $p/train.log >&2; exit 1; }
+    fi
+    for k in fp32 fp16 int8; do $f export --run $p/run -o $p/models/$k --precision $k >/dev/null; done
+    node bench/precision_bench.mjs $p/models data/cleaned_alexnet.npz "$@" ;;
   explorer)
     bash scripts/bench.sh rank --repeats 1 >/dev/null  # the 5,000-node graph and its model
     export NODE_PATH=/usr/share/nodejs
@@ -223,5 +237,5 @@ case $what in
     bash scripts/stage_site.sh $work/explorer/site $work/rank/model >/dev/null
     node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
       $work/rank/graph/resnet_5000.npz $work/rank/model $f $work/explorer/layout_50000.npz "$@" ;;
-  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, ensemble-page, search, real, fewshot, tune, realism, rank, explorer)" >&2; exit 1 ;;
+  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, ensemble-page, precision, search, real, fewshot, tune, realism, rank, explorer)" >&2; exit 1 ;;
 esac

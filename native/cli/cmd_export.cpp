@@ -34,34 +34,39 @@ void write_card(const nlohmann::json& card, const train::RunDir& dir) {
   dir.write_json("model.json", card);
 }
 
-void export_run(const std::string& run_dir, const train::RunDir& dir) {
+void export_run(const std::string& run_dir, const train::RunDir& dir, exporter::WeightPrecision precision) {
   const train::LoadedRun run = train::load_run(run_dir, "cpu");
-  const int64_t bytes = write_onnx(exporter::export_onnx(*run.model, run.model_options), dir);
+  exporter::PrecisionReport report;
+  const int64_t bytes = write_onnx(exporter::export_onnx(*run.model, run.model_options, precision, &report), dir);
   dir.save_model(*run.model, "model.pt");
-  const nlohmann::json card = exporter::model_card_json(run, run_dir, bytes);
+  nlohmann::json card = exporter::model_card_json(run, run_dir, bytes);
+  card["precision"] = report.to_json();
   write_card(card, dir);
-  std::printf("%s (%.1f KiB, %lld parameters, %s %s)\n%s\n", dir.file("model.onnx").c_str(),
+  std::printf("%s (%.1f KiB, %lld parameters, %s %s, weights %s)\n%s\n", dir.file("model.onnx").c_str(),
               static_cast<double>(bytes) / 1024.0, static_cast<long long>(card["model"]["parameters"].get<int64_t>()),
               run.options.kind.c_str(), (run.options.model + (run.model_options.wide_nodes > 0 ? "+wide" : "")).c_str(),
-              dir.file("model.json").c_str());
+              exporter::precision_name(precision), dir.file("model.json").c_str());
 }
 
-void export_ensemble(const std::string& ensemble_dir, const train::RunDir& dir) {
+void export_ensemble(const std::string& ensemble_dir, const train::RunDir& dir, exporter::WeightPrecision precision) {
   const exporter::LoadedEnsemble e = exporter::load_ensemble(ensemble_dir);
-  const int64_t bytes = write_onnx(exporter::export_onnx(*e.model, e.options), dir);
+  exporter::PrecisionReport report;
+  const int64_t bytes = write_onnx(exporter::export_onnx(*e.model, e.options, precision, &report), dir);
   for (size_t i = 0; i < e.runs.size(); ++i) dir.save_model(*e.runs[i].model, exporter::member_weights_file(i));
-  const nlohmann::json card = exporter::ensemble_card_json(e, bytes);
+  nlohmann::json card = exporter::ensemble_card_json(e, bytes);
+  card["precision"] = report.to_json();
   write_card(card, dir);
-  std::printf("%s (%.1f KiB, %lld parameters, %s ensemble of %zu, %s)\n%s\n", dir.file("model.onnx").c_str(),
+  std::printf("%s (%.1f KiB, %lld parameters, %s ensemble of %zu, %s, weights %s)\n%s\n", dir.file("model.onnx").c_str(),
               static_cast<double>(bytes) / 1024.0, static_cast<long long>(card["model"]["parameters"].get<int64_t>()),
-              e.spec.kind.c_str(), e.runs.size(), train::combine_name(e.spec.combine), dir.file("model.json").c_str());
+              e.spec.kind.c_str(), e.runs.size(), train::combine_name(e.spec.combine), exporter::precision_name(precision),
+              dir.file("model.json").c_str());
 }
 
 }  // namespace
 
 Command add_export_command(CLI::App& app) {
   struct Opts {
-    std::string run, out;
+    std::string run, out, precision = "fp32";
   };
   auto o = std::make_shared<Opts>();
   CLI::App* sub = app.add_subcommand(
@@ -72,12 +77,18 @@ Command add_export_command(CLI::App& app) {
       "(each member's scores divided by its scale), and the members' weights as DIR/member-I.pt.");
   sub->add_option("--run", o->run, "run folder from `fastslow train`, or an ensemble folder")->required();
   sub->add_option("-o,--out", o->out, "output folder (created)")->required();
+  sub->add_option("--precision", o->precision,
+                  "weights in the ONNX model: fp32, fp16 (half the bytes) or int8 (one scale per row, a quarter);\n"
+                  "matrices only, computed in float32 (the card lists each tensor's precision)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fp32", "fp16", "int8"}));
   return {sub, [o] {
             const train::RunDir dir(o->out);
+            const exporter::WeightPrecision precision = exporter::parse_precision(o->precision);
             if (train::EnsembleSpec::is_ensemble(o->run))
-              export_ensemble(o->run, dir);
+              export_ensemble(o->run, dir, precision);
             else
-              export_run(o->run, dir);
+              export_run(o->run, dir, precision);
             return 0;
           }};
 }

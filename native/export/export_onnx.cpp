@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "export/onnx_builder.h"
+#include "export/weight_precision.h"
 #include "fastslow/error.h"
 #include "export/tiling_onnx.h"
 #include "fastslow/features/layout_context.h"
@@ -38,9 +39,12 @@ std::vector<int64_t> dims_of(const torch::Tensor& t) { return t.sizes().vec(); }
 // model files. Node values are node-major [n, B or 1, H] as in LibTorch.
 class Emitter {
  public:
-  explicit Emitter(OnnxBuilder& b) : b_(b) {}
+  Emitter(OnnxBuilder& b, WeightPrecision precision, PrecisionReport* report) : b_(b), precision_(precision), report_(report) {}
 
-  std::string param(const torch::Tensor& t, const std::string& hint) { return b_.floats(values_of(t), dims_of(t), hint); }
+  // A trained tensor: matrices lowered to the export's precision (weight_precision.h).
+  std::string param(const torch::Tensor& t, const std::string& hint) {
+    return weight_value(b_, values_of(t), dims_of(t), precision_, hint, report_);
+  }
 
   // x [..., in] -> [..., out]; weights stored transposed so it is one MatMul.
   std::string linear(const torch::nn::Linear& l, const std::string& x) {
@@ -186,6 +190,8 @@ class Emitter {
 
  private:
   OnnxBuilder& b_;
+  WeightPrecision precision_;
+  PrecisionReport* report_;
   int64_t vocab_ = 1;
   std::string src_, dst_, src_idx_, dst_idx_, deg_in_, deg_out_;
 };
@@ -386,7 +392,8 @@ std::vector<TensorSpec> model_inputs(const models::RankModelImpl& model, const m
 
 std::vector<TensorSpec> model_outputs() { return {{"scores", "float32", {Dim{std::string("batch")}}}}; }
 
-onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& o) {
+onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& o, WeightPrecision precision,
+                             PrecisionReport* report) {
   torch::NoGradGuard no_grad;
   onnx::ModelProto proto;
   proto.set_ir_version(8);  // onnx 1.12 / opset 17
@@ -399,7 +406,8 @@ onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOp
   graph->set_name("fastslow_" + o.kind + "_" + o.name);
   OnnxBuilder b(graph);
   for (const TensorSpec& s : model_inputs(model, o)) b.input(s.name, s.dtype == "int64" ? kInt64 : kFloat, s.shape);
-  Emitter e(b);
+  if (report) *report = PrecisionReport{precision, {}};
+  Emitter e(b, precision, report);
   e.graph_inputs(o.opcode_vocab);
 
   const std::string scores = emit_model(e, model, o);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "export/onnx_builder.h"
+#include "export/weight_precision.h"
 
 namespace fastslow::models {
 class RankModelImpl;
@@ -36,8 +37,11 @@ std::vector<TensorSpec> model_outputs();
 
 // An ensemble is one graph: every member over the shared inputs (their
 // values named "m<i>/..."), then scores = sum_i weight_i / scale_i * member_i.
-// Throws fastslow::Error on a model type it does not know.
-onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& options);
+// Weights in `precision` (weight_precision.h); `report`, if given, gets
+// every weight tensor's precision. Throws fastslow::Error on a model type
+// it does not know.
+onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& options,
+                             WeightPrecision precision = WeightPrecision::Fp32, PrecisionReport* report = nullptr);
 
 // onnx::checker::check_model plus strict shape inference (all types checked,
 // node errors thrown); throws fastslow::Error with the checker's message.

@@ -33,6 +33,9 @@ class OnnxBuilder {
   std::string floats(const std::vector<float>& data, const std::vector<int64_t>& dims, const std::string& hint = "c");
   std::string ints(const std::vector<int64_t>& data, const std::vector<int64_t>& dims, const std::string& hint = "c");
   std::string scalar(float v) { return floats({v}, {}, "s"); }
+  // Any element type, as little-endian bytes (float16 and int8 weights).
+  std::string initializer(int32_t data_type, const void* data, size_t bytes, const std::vector<int64_t>& dims,
+                          const std::string& hint);
 
   // A float tensor of the given shape (an int64 1-D value) filled with `value`.
   std::string filled(const std::string& shape, float value, const std::string& hint = "fill");
@@ -48,8 +51,6 @@ class OnnxBuilder {
 
  private:
   std::string fresh(const std::string& hint);
-  std::string initializer(int32_t data_type, const void* data, size_t bytes, const std::vector<int64_t>& dims,
-                          const std::string& hint);
   onnx::GraphProto* graph_;
   int64_t counter_ = 0;
   std::string prefix_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <string>
@@ -122,6 +123,75 @@ TEST(Export, TheWeightsWrittenAreTheModelsOwn) {
     EXPECT_EQ(std::memcmp(t.raw_data().data(), table.data_ptr<float>(), t.raw_data().size()), 0);
   }
   EXPECT_TRUE(found);
+}
+
+// Lower-precision weights: every model type still passes the checker; the
+// parameters are stored once, lowered where they are a matrix of at least 64
+// values (float16, or int8 with a float32 scale per row), as the report
+// says; the opcode table read back from its int8 rows and scales is within
+// half a step of the model's own.
+TEST(Export, LowerPrecisionWeightsPassTheCheckerAndReadBackWithinHalfAStep) {
+  for (WeightPrecision p : {WeightPrecision::Fp16, WeightPrecision::Int8}) {
+    for (const Spec& s : all_specs()) {
+      SCOPED_TRACE(std::string(precision_name(p)) + " " + s.kind + " " + s.name + " " + s.join);
+      torch::manual_seed(1);
+      const models::ModelOptions o = options_of(s);
+      models::RankModel model = models::make_model(o);
+      PrecisionReport report;
+      const onnx::ModelProto proto = export_onnx(*model, o, p, &report);
+      EXPECT_NO_THROW(check_onnx(proto));
+      int64_t params = 0, lowered_values = 0, stored_values = 0;
+      for (const auto& q : model->parameters()) params += q.numel();
+      for (const auto& t : report.tensors) {
+        int64_t n = 1;
+        for (int64_t d : t.dims) n *= d;
+        stored_values += n;
+        const bool lower = t.dims.size() == 2 && n >= kMinLowered;
+        EXPECT_EQ(t.precision, lower ? p : WeightPrecision::Fp32) << t.name;
+        if (lower) lowered_values += n;
+      }
+      // Every parameter once, but a few scalars and a folded bias written as constants.
+      EXPECT_LE(stored_values, params);
+      EXPECT_GE(stored_values, params - 128);
+      EXPECT_GT(lowered_values, params / 2);
+      const int32_t type = p == WeightPrecision::Fp16 ? onnx::TensorProto::FLOAT16 : onnx::TensorProto::INT8;
+      int64_t typed = 0;
+      for (const auto& t : proto.graph().initializer())
+        if (t.data_type() == type && t.dims_size() == 2) typed += static_cast<int64_t>(t.dims(0) * t.dims(1));
+      EXPECT_EQ(typed, lowered_values);
+      EXPECT_EQ(report.to_json()["weights"], precision_name(p));
+    }
+  }
+  // int8 by hand: a row's scale is its largest |value| / 127.
+  std::vector<int8_t> q;
+  std::vector<float> scale;
+  quantize_rows({0.5f, -1.0f, 0.25f, 0.0f, 0.0f, 0.0f}, 2, q, scale);
+  EXPECT_EQ(q, (std::vector<int8_t>{64, -127, 32, 0, 0, 0}));
+  EXPECT_FLOAT_EQ(scale[0], 1.0f / 127.0f);
+  EXPECT_FLOAT_EQ(scale[1], 1.0f);
+  // The opcode table back from int8: within half a step of each row's scale.
+  torch::manual_seed(3);
+  const models::ModelOptions o = options_of({"tile", "mlp", "early"});
+  models::RankModel model = models::make_model(o);
+  const onnx::ModelProto proto = export_onnx(*model, o, WeightPrecision::Int8);
+  const torch::Tensor table = model->named_parameters()["encoder.opcode.weight"].contiguous();
+  const float* w = table.data_ptr<float>();
+  const int64_t rows = table.size(0), cols = table.size(1);
+  std::vector<float> want(w, w + table.numel());
+  quantize_rows(want, rows, q, scale);
+  bool found = false;
+  for (const auto& t : proto.graph().initializer()) {
+    if (t.name().rfind("opcode_table", 0) != 0 || t.data_type() != onnx::TensorProto::INT8 || t.dims_size() != 2) continue;
+    found = true;
+    ASSERT_EQ(t.raw_data().size(), static_cast<size_t>(rows * cols));
+    for (int64_t i = 0; i < rows * cols; ++i) {
+      const auto stored = static_cast<int8_t>(t.raw_data()[i]);
+      EXPECT_EQ(stored, q[i]);
+      EXPECT_LE(std::abs(stored * scale[i / cols] - w[i]), 0.5f * scale[i / cols] + 1e-7f);
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_NE(test::error_of([] { parse_precision("int4"); }).find("int4"), std::string::npos);
 }
 
 TEST(Export, APerProgramModelsDeepPartIsScaledAsInLibTorch) {

@@ -156,6 +156,11 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
       throw Error(what, "", "model card: data.collection '" + id + "' is not a " + kind + " collection");
     c.collection = id;
   }
+  if (j.contains("precision") && j["precision"].is_object()) {
+    c.weight_precision = string_field_or(j["precision"], "weights", "fp32", what);
+    if (c.weight_precision != "fp32" && c.weight_precision != "fp16" && c.weight_precision != "int8")
+      throw Error(what, "", "model card: precision.weights '" + c.weight_precision + "' is not fp32, fp16 or int8");
+  }
   if (j.contains("training_data") && !j["training_data"].is_null()) {
     c.training_data = DataProfile::from_json(j["training_data"], what);
     if (c.training_data->kind != c.kind) throw Error(what, "", "model card: the training-data profile is of the other graph kind");

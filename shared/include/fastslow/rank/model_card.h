@@ -65,6 +65,9 @@ struct ModelCard {
     std::vector<EnsembleMember> members;
   };
   std::optional<Ensemble> ensemble;  // none for a single model (and cards written before ensembles)
+  // How the ONNX model stores its weights (export --precision): "fp32",
+  // "fp16" or "int8"; it computes in float32 either way.
+  std::string weight_precision = "fp32";
   int khop = 1;               // pruning the model was trained with
   int64_t chunk = 0;          // configs per model call; scores depend on it for models attending across a batch
 

@@ -1,0 +1,77 @@
+#include "export/weight_precision.h"
+
+#include <c10/util/Half.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "fastslow/error.h"
+
+namespace fastslow::exporter {
+
+const char* precision_name(WeightPrecision p) {
+  switch (p) {
+    case WeightPrecision::Fp16:
+      return "fp16";
+    case WeightPrecision::Int8:
+      return "int8";
+    case WeightPrecision::Fp32:
+      break;
+  }
+  return "fp32";
+}
+
+WeightPrecision parse_precision(const std::string& word) {
+  for (WeightPrecision p : {WeightPrecision::Fp32, WeightPrecision::Fp16, WeightPrecision::Int8})
+    if (word == precision_name(p)) return p;
+  throw Error("unknown precision '" + word + "' (choose fp32, fp16 or int8)");
+}
+
+void quantize_rows(const std::vector<float>& data, int64_t rows, std::vector<int8_t>& q, std::vector<float>& scale) {
+  const int64_t cols = rows > 0 ? static_cast<int64_t>(data.size()) / rows : 0;
+  q.resize(data.size());
+  scale.assign(static_cast<size_t>(rows), 1.0f);
+  for (int64_t r = 0; r < rows; ++r) {
+    float most = 0;
+    for (int64_t c = 0; c < cols; ++c) most = std::max(most, std::abs(data[r * cols + c]));
+    if (most > 0) scale[r] = most / 127.0f;
+    for (int64_t c = 0; c < cols; ++c)
+      q[r * cols + c] = static_cast<int8_t>(std::clamp(std::nearbyint(data[r * cols + c] / scale[r]), -127.0f, 127.0f));
+  }
+}
+
+std::string weight_value(OnnxBuilder& b, const std::vector<float>& data, const std::vector<int64_t>& dims,
+                         WeightPrecision p, const std::string& hint, PrecisionReport* report) {
+  const bool lower = p != WeightPrecision::Fp32 && dims.size() == 2 && static_cast<int64_t>(data.size()) >= kMinLowered;
+  std::string value;
+  if (!lower) {
+    value = b.floats(data, dims, hint);
+  } else if (p == WeightPrecision::Fp16) {
+    std::vector<uint16_t> half(data.size());
+    for (size_t i = 0; i < data.size(); ++i) half[i] = c10::Half(data[i]).x;
+    const std::string h = b.initializer(onnx::TensorProto::FLOAT16, half.data(), half.size() * 2, dims, hint + "16");
+    value = b.op("Cast", {h}, {{"to", int64_t{onnx::TensorProto::FLOAT}}}, hint);
+  } else {
+    std::vector<int8_t> q;
+    std::vector<float> scale;
+    quantize_rows(data, dims[0], q, scale);
+    const std::vector<int8_t> zero(scale.size(), 0);
+    const std::string qv = b.initializer(onnx::TensorProto::INT8, q.data(), q.size(), dims, hint + "8");
+    const std::string zv = b.initializer(onnx::TensorProto::INT8, zero.data(), zero.size(), {dims[0]}, hint + "_zp");
+    value = b.op("DequantizeLinear", {qv, b.floats(scale, {dims[0]}, hint + "_scale"), zv}, {{"axis", int64_t{0}}}, hint);
+  }
+  if (report) report->tensors.push_back({value, dims, lower ? p : WeightPrecision::Fp32});
+  return value;
+}
+
+nlohmann::json PrecisionReport::to_json() const {
+  nlohmann::json list = nlohmann::json::array();
+  int64_t lowered = 0, kept = 0;
+  for (const Tensor& t : tensors) {
+    list.push_back({{"name", t.name}, {"dims", t.dims}, {"precision", precision_name(t.precision)}});
+    (t.precision == WeightPrecision::Fp32 ? kept : lowered) += 1;
+  }
+  return {{"weights", precision_name(weights)}, {"lowered", lowered}, {"kept_fp32", kept}, {"tensors", std::move(list)}};
+}
+
+}  // namespace fastslow::exporter

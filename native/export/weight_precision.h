@@ -1,0 +1,50 @@
+// Weights stored in lower precision in the exported ONNX model: float16, or
+// int8 with one scale per row (symmetric, per output channel of a MatMul's
+// weight), turned back into float32 inside the graph (Cast,
+// DequantizeLinear), so every op still computes in float32 and the model
+// file shrinks about 2x or 4x. Only matrices of at least kMinLowered values
+// are lowered: biases, norms and small tables stay float32, where they
+// cost little and matter most. The model card records what was lowered.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "export/onnx_builder.h"
+
+namespace fastslow::exporter {
+
+enum class WeightPrecision { Fp32, Fp16, Int8 };
+const char* precision_name(WeightPrecision p);  // "fp32" | "fp16" | "int8"
+// Error naming the word and the choices for anything else.
+WeightPrecision parse_precision(const std::string& word);
+
+inline constexpr int64_t kMinLowered = 64;
+
+// What an export lowered: per weight tensor, its name, shape and precision.
+struct PrecisionReport {
+  WeightPrecision weights = WeightPrecision::Fp32;
+  struct Tensor {
+    std::string name;
+    std::vector<int64_t> dims;
+    WeightPrecision precision = WeightPrecision::Fp32;
+  };
+  std::vector<Tensor> tensors;
+  // The card's "precision": {"weights", "lowered", "kept_fp32", "tensors":
+  // [{"name", "dims", "precision"}]}.
+  nlohmann::json to_json() const;
+};
+
+// The value (float32) of a weight `data` of shape `dims`: one initializer
+// in float32, or a lowered one and the op turning it back. Records it in
+// `report` when given.
+std::string weight_value(OnnxBuilder& b, const std::vector<float>& data, const std::vector<int64_t>& dims,
+                         WeightPrecision p, const std::string& hint, PrecisionReport* report);
+
+// The int8 rows and per-row scales weight_value stores, for tests:
+// scale = max |row| / 127 (1 for a row of zeros), q = round(x / scale).
+void quantize_rows(const std::vector<float>& data, int64_t rows, std::vector<int8_t>& q, std::vector<float>& scale);
+
+}  // namespace fastslow::exporter
