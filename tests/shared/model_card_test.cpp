@@ -166,6 +166,21 @@ TEST(ModelCard, CarriesTheCollectionOfACollectionModeModel) {
             std::string::npos);
 }
 
+// The weights' precision (export --precision): fp32 where the card says
+// none; an unknown one is a malformed card naming the file.
+TEST(ModelCard, CarriesTheWeightsPrecision) {
+  EXPECT_EQ(ModelCard::from_json(card("layout").dump(), "m/model.json").weight_precision, "fp32");
+  nlohmann::json j = card("layout");
+  for (const char* p : {"fp32", "fp16", "int8"}) {
+    j["precision"] = {{"weights", p}, {"lowered", 3}, {"kept_fp32", 2}, {"tensors", nlohmann::json::array()}};
+    EXPECT_EQ(ModelCard::from_json(j.dump(), "m/model.json").weight_precision, p);
+  }
+  j["precision"]["weights"] = "int4";
+  const std::string e = test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); });
+  EXPECT_NE(e.find("m/model.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("precision.weights 'int4'"), std::string::npos) << e;
+}
+
 TEST(ModelCard, CarriesTheTrainingDataProfileWhenThereIsOne) {
   EXPECT_FALSE(ModelCard::from_json(card("layout").dump(), "m/model.json").training_data.has_value());
   nlohmann::json j = card("layout");
