@@ -522,6 +522,14 @@ TEST_F(ExplorerUi, RanksThroughTheSessionCallsTheAppWatches) {
   open_file(app, test::data_file("cleaned_alexnet.npz"), "cleaned_alexnet.npz");
   const std::string card = card_for(*app.doc);
   app.ranking.add_model("made-up", card);
+  EXPECT_EQ(app.ranking.models[0].precision, "fp32");  // a card without precision
+  // The model picker's line: the weights' precision and the file's size, from the card.
+  nlohmann::json small = nlohmann::json::parse(card);
+  small["precision"] = {{"weights", "int8"}};
+  small["onnx"] = {{"bytes", 97707}};
+  app.ranking.add_model("made-up-int8", small.dump());
+  EXPECT_EQ(app.ranking.models[1].precision, "int8");
+  EXPECT_EQ(app.ranking.models[1].onnx_bytes, 97707);
   ASSERT_TRUE(app.start_rank(0));
   EXPECT_FALSE(app.start_rank(0));  // one at a time
   ASSERT_EQ(host.requests.size(), 1u);

@@ -167,14 +167,18 @@ TEST(ModelCard, CarriesTheCollectionOfACollectionModeModel) {
 }
 
 // The weights' precision (export --precision): fp32 where the card says
-// none; an unknown one is a malformed card naming the file.
-TEST(ModelCard, CarriesTheWeightsPrecision) {
+// none; an unknown one is a malformed card naming the file. And the ONNX
+// file's size, where the card records it.
+TEST(ModelCard, CarriesTheWeightsPrecisionAndTheFilesSize) {
   EXPECT_EQ(ModelCard::from_json(card("layout").dump(), "m/model.json").weight_precision, "fp32");
   nlohmann::json j = card("layout");
   for (const char* p : {"fp32", "fp16", "int8"}) {
     j["precision"] = {{"weights", p}, {"lowered", 3}, {"kept_fp32", 2}, {"tensors", nlohmann::json::array()}};
     EXPECT_EQ(ModelCard::from_json(j.dump(), "m/model.json").weight_precision, p);
   }
+  EXPECT_EQ(ModelCard::from_json(j.dump(), "m/model.json").onnx_bytes, 0);
+  j["onnx"] = {{"file", "model.onnx"}, {"opset", 17}, {"bytes", 97707}};
+  EXPECT_EQ(ModelCard::from_json(j.dump(), "m/model.json").onnx_bytes, 97707);
   j["precision"]["weights"] = "int4";
   const std::string e = test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); });
   EXPECT_NE(e.find("m/model.json"), std::string::npos) << e;

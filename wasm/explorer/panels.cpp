@@ -471,9 +471,9 @@ void App::rank_tab() {
   const bool can = doc && !models.empty() && !ranking.running();
   if (!models.empty()) {
     const ModelSlot& m = models[std::clamp<int>(model_index, 0, static_cast<int>(models.size()) - 1)];
-    ImGui::TextDisabled("%s model, %lld node / %lld config features, weights %s", m.kind.c_str(),
+    ImGui::TextDisabled("%s model, %lld node / %lld config features, weights %s%s", m.kind.c_str(),
                         static_cast<long long>(m.node_feat_width), static_cast<long long>(m.config_feat_width),
-                        m.precision.c_str());
+                        m.precision.c_str(), m.onnx_bytes > 0 ? (", " + fmt(m.onnx_bytes / 1024.0, "%.0f") + " KiB").c_str() : "");
     if (m.members > 0)
       ImGui::TextDisabled("ensemble of %lld models (%s), scored as one", static_cast<long long>(m.members),
                           m.combine.c_str());

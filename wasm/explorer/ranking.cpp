@@ -96,6 +96,7 @@ int Ranking::add_model(const std::string& name, const std::string& card_json) {
   m.node_feat_width = card.node_feat_width;
   m.config_feat_width = card.config_feat_width;
   m.precision = card.weight_precision;
+  m.onnx_bytes = card.onnx_bytes;
   if (card.ensemble) {
     m.members = static_cast<int64_t>(card.ensemble->members.size());
     m.combine = card.ensemble->combine;

@@ -26,6 +26,7 @@ struct ModelSlot {
   std::string name;  // "demo" or the uploaded file's name
   std::string kind;  // tile | layout
   std::string precision = "fp32";  // how the ONNX file stores its weights (the card's precision.weights)
+  int64_t onnx_bytes = 0;          // model.onnx's size (the card's onnx.bytes; 0: not recorded)
   int64_t node_feat_width = 0, config_feat_width = 0;
   // What it was trained on (DataProfile::summary), or why that is unknown.
   std::string trained_on;

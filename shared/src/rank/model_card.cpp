@@ -156,6 +156,8 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
       throw Error(what, "", "model card: data.collection '" + id + "' is not a " + kind + " collection");
     c.collection = id;
   }
+  if (j.contains("onnx") && j["onnx"].is_object() && j["onnx"].contains("bytes"))
+    c.onnx_bytes = int_field(j["onnx"], "bytes", what, 0);
   if (j.contains("precision") && j["precision"].is_object()) {
     c.weight_precision = string_field_or(j["precision"], "weights", "fp32", what);
     if (c.weight_precision != "fp32" && c.weight_precision != "fp16" && c.weight_precision != "int8")

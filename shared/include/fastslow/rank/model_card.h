@@ -68,6 +68,7 @@ struct ModelCard {
   // How the ONNX model stores its weights (export --precision): "fp32",
   // "fp16" or "int8"; it computes in float32 either way.
   std::string weight_precision = "fp32";
+  int64_t onnx_bytes = 0;  // model.onnx's size as exported (0: not recorded)
   int khop = 1;               // pruning the model was trained with
   int64_t chunk = 0;          // configs per model call; scores depend on it for models attending across a batch
 
