@@ -767,6 +767,10 @@ print(json.dumps({'starts': starts, 'operands': sorted({int(v) for u, v in e if 
   assert.equal(cmp.matched + cmp.unmatched, 21918);
   await page.evaluate(() => window.fastslow.showUnmatched());
   assert.equal((await state()).highlighted, cmp.unmatched);
+  // ... and through the file chooser File > Compare opens.
+  await page.setInputFiles('#compare-input', alexnet);
+  s = await waitState((x) => x.file_compare && x.file_compare.other === 'cleaned_alexnet.npz', 'the chosen file compared');
+  assert.equal(s.file_compare.nodes[1], 372);
   assert.deepEqual(pageErrors, []);
 });
 
