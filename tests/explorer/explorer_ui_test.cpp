@@ -266,8 +266,7 @@ TEST_F(ExplorerUi, TheRealNlpGraphStaysReadableAtFitAndSearchableByPattern) {
   // clicking (opening) one box brings its nodes back.
   app.graph.set_node_set(NodeSet::All);
   const NodeGroups chains = elementwise_chains(doc.graph);
-  int64_t in_chains = 0;
-  for (int64_t k = 0; k < chains.groups(); ++k) in_chains += chains.size[k];
+  const int64_t in_chains = std::accumulate(chains.size.begin(), chains.size.end(), int64_t{0});
   app.graph.set_chains_folded(true);
   frames(app, 2);
   g = graph_state();
@@ -284,8 +283,7 @@ TEST_F(ExplorerUi, TheRealNlpGraphStaysReadableAtFitAndSearchableByPattern) {
   // the same order in its layer.
   const NodeGroups blocks = repeated_blocks(doc.graph, doc.drawing.layer);
   ASSERT_GT(blocks.groups(), 2);
-  int64_t in_blocks = 0;
-  for (int64_t k = 0; k < blocks.groups(); ++k) in_blocks += blocks.size[k];
+  const int64_t in_blocks = std::accumulate(blocks.size.begin(), blocks.size.end(), int64_t{0});
   app.graph.set_blocks_folded(true);
   frames(app, 2);
   g = graph_state();

@@ -98,7 +98,7 @@ void App::compare_file(std::string name, MallocBytes bytes, size_t size) {
   changed();
   if (!doc) throw Error("open a graph before comparing " + name + " with it");
   try {
-    const std::unique_ptr<Document> other = open_document(std::move(name), std::move(bytes), size);
+    const std::unique_ptr<Document> other = open_document(std::move(name), std::move(bytes), size, false);
     file_compare = compare_files(*doc, *other);
   } catch (const std::exception& e) {
     error_ = e.what();
@@ -133,7 +133,7 @@ void App::frame(float width, float height) {
         status_ = "no file chooser here: give --compare-file on the command line";
       if (doc && ImGui::MenuItem("Save the graph view as SVG")) {
         try {
-          status_ = "saved " + host_.save(svg_name(), graph.svg(1));
+          status_ = "saved " + host_.save(export_name("_view.svg"), graph.svg(1));
         } catch (const std::exception& e) {
           error_ = e.what();
         }
@@ -145,7 +145,7 @@ void App::frame(float width, float height) {
         ImGui::SameLine();
         if (ImGui::MenuItem("Save the graph view as PNG")) {
           try {
-            status_ = "saved " + host_.save_png(png_name(), graph.svg(1), png_scale);
+            status_ = "saved " + host_.save_png(export_name("_view.png"), graph.svg(1), png_scale);
           } catch (const std::exception& e) {
             error_ = e.what();
           }
@@ -171,9 +171,8 @@ void App::frame(float width, float height) {
   error_box(width, height);
 }
 
-std::string App::svg_name() const { return (doc ? file_stem(doc->name) : std::string("graph")) + "_view.svg"; }
-std::string App::scatter_name(const char* ext) const {
-  return (doc ? file_stem(doc->name) : std::string("graph")) + "_scatter" + ext;
+std::string App::export_name(const std::string& suffix) const {
+  return (doc ? file_stem(doc->name) : std::string("graph")) + suffix;
 }
 
 std::string App::rank_scatter(int64_t* points) const {
@@ -181,13 +180,9 @@ std::string App::rank_scatter(int64_t* points) const {
   if (!doc || r.status != RankStatus::Done || r.group_scores.empty())
     throw Error("no ranking to plot: rank the open file with a model first");
   if (doc->runtime.empty()) throw Error(doc->name + " has no measured runtimes to plot the scores against");
-  std::vector<double> score;
-  score.reserve(doc->groups.group_of.size());
-  for (int64_t g : doc->groups.group_of) score.push_back(r.group_scores[g]);
-  return rank_scatter_svg(doc->name + ": " + r.model + "'s scores", score, doc->runtime, points);
+  return rank_scatter_svg(doc->name + ": " + r.model + "'s scores", config_scores(), doc->runtime, points);
 }
 
-std::string App::png_name() const { return (doc ? file_stem(doc->name) : std::string("graph")) + "_view.png"; }
 
 void App::error_box(float width, float height) {
   if (error_.empty()) return;
@@ -297,7 +292,7 @@ std::string App::state_json() const {
                {"to_target_model", finite(t.to_target_model)}, {"to_target_random", finite(t.to_target_random)},
                {"seconds", t.seconds}};
   j["compare"] = {{"a", compare.a}, {"b", compare.b}, {"nodes", compare.nodes}};
-  j["file_compare"] = file_compare.active() ? nlohmann::json::parse(file_comparison_json(file_compare)) : nlohmann::json(nullptr);
+  j["file_compare"] = file_compare.active() ? file_comparison_json(file_compare) : nlohmann::json(nullptr);
   j["highlighted"] = graph.highlight().size();
   j["study"] = studies.study ? studies.study->state_json() : nlohmann::json(nullptr);
   return wasm::json_text(j);

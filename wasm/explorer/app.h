@@ -74,13 +74,12 @@ class App {
   // command from JS, the ranking's progress).
   void changed() { ++changes_; }
 
-  // The name a saved view takes: "<file stem>_view.svg".
-  std::string svg_name() const;
-  std::string png_name() const;  // "<file stem>_view.png"
+  // The name a saved file takes: the open file's stem (or "graph") and
+  // `suffix` ("_view.svg", "_view.png", "_scatter.svg", ...).
+  std::string export_name(const std::string& suffix) const;
   // The last ranking's scatter against measured runtimes (rank_figure.h);
   // throws Error without one.
   std::string rank_scatter(int64_t* points = nullptr) const;
-  std::string scatter_name(const char* ext) const;  // "<file stem>_scatter" + ext
   float png_scale = 2;           // PNG pixels per screen pixel
   // The state for tests and scripts: explorer_state's JSON (js_api.h).
   std::string state_json() const;

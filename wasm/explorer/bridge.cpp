@@ -223,7 +223,7 @@ EMSCRIPTEN_KEEPALIVE char* explorer_view_svg(double scale) {
     const App& a = app();
     int64_t nodes = 0;
     std::string svg = a.graph.svg(static_cast<float>(scale), &nodes);
-    return nlohmann::json{{"svg", std::move(svg)}, {"name", a.svg_name()}, {"nodes", nodes}}.dump();
+    return nlohmann::json{{"svg", std::move(svg)}, {"name", a.export_name("_view.svg")}, {"nodes", nodes}}.dump();
   });
 }
 EMSCRIPTEN_KEEPALIVE void explorer_fold_chains(int folded) {
@@ -262,14 +262,14 @@ EMSCRIPTEN_KEEPALIVE char* explorer_scatter_svg() {
     const App& a = app();
     int64_t points = 0;
     std::string svg = a.rank_scatter(&points);
-    return nlohmann::json{{"svg", std::move(svg)}, {"name", a.scatter_name(".svg")}, {"points", points}}.dump();
+    return nlohmann::json{{"svg", std::move(svg)}, {"name", a.export_name("_scatter.svg")}, {"points", points}}.dump();
   });
 }
 EMSCRIPTEN_KEEPALIVE char* explorer_compare_file(uint8_t* bytes, size_t size, const char* name) {
   fastslow::explorer::MallocBytes owned(bytes);
   return changing([&](App& a) {
     a.compare_file(name, std::move(owned), size);
-    return file_comparison_json(a.file_compare);
+    return file_comparison_json(a.file_compare).dump();
   });
 }
 EMSCRIPTEN_KEEPALIVE void explorer_show_unmatched() {

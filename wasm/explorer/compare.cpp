@@ -6,8 +6,6 @@
 #include <numeric>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "fastslow/error.h"
 #include "fastslow/graph/hlo_tables.h"
 
@@ -59,7 +57,7 @@ FileComparison compare_files(const Document& a, const Document& b) {
   return c;
 }
 
-std::string file_comparison_json(const FileComparison& c) {
+nlohmann::json file_comparison_json(const FileComparison& c) {
   const GraphComparison& g = c.graph;
   nlohmann::json diffs = nlohmann::json::array();
   for (const auto& d : g.opcode_diffs) diffs.push_back({{"opcode", opcode_name(d.opcode)}, {"a", d.a}, {"b", d.b}});
@@ -79,8 +77,7 @@ std::string file_comparison_json(const FileComparison& c) {
                         {"matched", g.matched},
                         {"unmatched", g.unmatched_a.size()},
                         {"opcode_diffs", std::move(diffs)},
-                        {"configs", std::move(configs)}}
-      .dump();
+                        {"configs", std::move(configs)}};
 }
 
 }  // namespace fastslow::explorer

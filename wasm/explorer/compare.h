@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,6 @@ FileComparison compare_files(const Document& a, const Document& b);
 // "matched", "unmatched" (a's nodes without a partner), "opcode_diffs":
 // [{"opcode", "a", "b"}], "configs": {"distinct": [a, b], "both",
 // "median_runtime_ratio" (null without runtimes)} or null}.
-std::string file_comparison_json(const FileComparison& c);
+nlohmann::json file_comparison_json(const FileComparison& c);
 
 }  // namespace fastslow::explorer

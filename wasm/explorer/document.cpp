@@ -17,23 +17,6 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-void build_csr(int64_t n, const std::vector<int64_t>& edges, bool producers, std::vector<int64_t>& ptr,
-               std::vector<int32_t>& idx) {
-  const size_t m = edges.size() / 2;
-  ptr.assign(static_cast<size_t>(n + 1), 0);
-  for (size_t e = 0; e < m; ++e) ++ptr[edges[2 * e + (producers ? 0 : 1)] + 1];
-  for (int64_t i = 0; i < n; ++i) ptr[i + 1] += ptr[i];
-  idx.resize(m);
-  std::vector<int64_t> next(ptr.begin(), ptr.end() - 1);
-  for (size_t e = 0; e < m; ++e) {
-    const int64_t u = edges[2 * e], v = edges[2 * e + 1];
-    if (producers)
-      idx[next[u]++] = static_cast<int32_t>(v);
-    else
-      idx[next[v]++] = static_cast<int32_t>(u);
-  }
-}
-
 const std::vector<float>& Document::config_row(int64_t c) const {
   constexpr int64_t kBlock = 128;
   const char* array = kind == GraphKind::Tile ? "config_feat" : "node_config_feat";
@@ -50,7 +33,7 @@ const std::vector<float>& Document::config_row(int64_t c) const {
   return row_cache_[c];
 }
 
-std::unique_ptr<Document> open_document(std::string name, MallocBytes bytes, size_t size) {
+std::unique_ptr<Document> open_document(std::string name, MallocBytes bytes, size_t size, bool for_view) {
   const auto t0 = std::chrono::steady_clock::now();
   auto d = std::make_unique<Document>();
   d->name = name;
@@ -83,9 +66,12 @@ std::unique_ptr<Document> open_document(std::string name, MallocBytes bytes, siz
     const int64_t from = std::clamp<int64_t>(d->node_splits[s], 0, n);
     for (int64_t v = from; v < n; ++v) d->computation[v] = static_cast<int32_t>(s);
   }
-  build_csr(n, d->graph.edge_index, true, d->in_ptr, d->in_idx);
-  build_csr(n, d->graph.edge_index, false, d->out_ptr, d->out_idx);
+  if (for_view) {
+    build_csr(n, d->graph.edge_index, true, d->in_ptr, d->in_idx);
+    build_csr(n, d->graph.edge_index, false, d->out_ptr, d->out_idx);
+  }
   d->load_ms = ms_since(t0);
+  if (!for_view) return d;
   const auto t1 = std::chrono::steady_clock::now();
   DrawingOptions o;
   o.layer_gap = 1.6f;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fastslow/graph/adjacency.h"
 #include "fastslow/graph/dedup.h"
 #include "fastslow/graph/graph.h"
 #include "fastslow/graph/graph_info.h"
@@ -57,14 +58,11 @@ struct Document {
   mutable std::map<int64_t, std::vector<float>> row_cache_;  // this document's rows only
 };
 
-// Neighbours per node of `edges` ([u, v] rows, u consumes v) as CSR:
-// producers (operands) when `producers`, else users.
-void build_csr(int64_t n, const std::vector<int64_t>& edges, bool producers, std::vector<int64_t>& ptr,
-               std::vector<int32_t>& idx);
-
 // Opens the `size` bytes at `bytes` (taken over: freed with the document, or
 // here when the file fails). Throws fastslow::Error naming the file on
-// anything wrong with it.
-std::unique_ptr<Document> open_document(std::string name, MallocBytes bytes, size_t size);
+// anything wrong with it. Without `for_view` the neighbour lists and the
+// drawing are left empty: a file only compared with the open one needs
+// neither.
+std::unique_ptr<Document> open_document(std::string name, MallocBytes bytes, size_t size, bool for_view = true);
 
 }  // namespace fastslow::explorer

@@ -225,9 +225,9 @@ void GraphPanel::set_chains_folded(bool folded) {
 
 void GraphPanel::set_chain_folded(int64_t chain, bool folded) {
   if (!doc_ || chain < 0 || chain >= chains()) return;
-  const bool opening = chain_folded_[chain] && !folded;
-  chain_folded_[chain] = folded ? 1 : 0;
-  rebuild(opening ? computations() + chain : -1);
+  if (!folded) return open_box(computations() + chain);
+  chain_folded_[chain] = 1;
+  rebuild();
 }
 
 void GraphPanel::set_blocks_folded(bool folded) {
@@ -267,7 +267,7 @@ void GraphPanel::open_box(int64_t box) {
   char* flag = nullptr;
   switch (box_kind(box)) {
     case BoxKind::Computation:
-      if (box < computations()) flag = &collapsed_[box];
+      flag = &collapsed_[box];
       break;
     case BoxKind::Chain:
       flag = &chain_folded_[box - computations()];
@@ -276,16 +276,16 @@ void GraphPanel::open_box(int64_t box) {
       if (box - computations() - chains() < blocks()) flag = &block_folded_[box - computations() - chains()];
       break;
   }
-  if (!flag || !*flag) return;
+  if (!flag || !*flag) return;  // out of range, or open already
   *flag = 0;
   rebuild(box);
 }
 
 void GraphPanel::set_collapsed(int64_t computation, bool c) {
   if (!doc_ || computation < 0 || computation >= computations()) return;
-  const bool opening = collapsed_[computation] && !c;
-  collapsed_[computation] = c ? 1 : 0;
-  rebuild(opening ? computation : -1);
+  if (!c) return open_box(computation);
+  collapsed_[computation] = 1;
+  rebuild();
 }
 
 void GraphPanel::set_all_collapsed(bool c) {
@@ -555,25 +555,22 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     ImGui::Checkbox("computations", &outline_computations);
     ImGui::SameLine();
   }
-  if (blocks() > 0) {
-    bool folded = folded_blocks() == blocks();
+  // "fold N blocks", "fold N chains": all folded, or all open.
+  auto fold_box = [&](int64_t count, int64_t folded_now, const char* what, const char* tip, auto set) {
+    if (count == 0) return;
+    bool folded = folded_now == count;
     char label[48];
-    std::snprintf(label, sizeof label, "fold %lld blocks", static_cast<long long>(blocks()));
-    if (ImGui::Checkbox(label, &folded)) set_blocks_folded(folded);
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("The graph repeats a block %lld times (a transformer's layers): one box per copy; click a box to open it in place",
-                        static_cast<long long>(blocks()));
+    std::snprintf(label, sizeof label, "fold %lld %s", static_cast<long long>(count), what);
+    if (ImGui::Checkbox(label, &folded)) set(folded);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
     ImGui::SameLine();
-  }
-  if (chains() > 0) {
-    bool folded = folded_chains() == chains();
-    char label[48];
-    std::snprintf(label, sizeof label, "fold %lld chains", static_cast<long long>(chains()));
-    if (ImGui::Checkbox(label, &folded)) set_chains_folded(folded);
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("Chains of elementwise ops between heavier ones as one box each; click a box to open it");
-    ImGui::SameLine();
-  }
+  };
+  fold_box(blocks(), folded_blocks(), "blocks",
+           "The graph repeats a block (a transformer's layers): one box per copy; click a box to open it in place",
+           [&](bool f) { set_blocks_folded(f); });
+  fold_box(chains(), folded_chains(), "chains",
+           "Chains of elementwise ops between heavier ones as one box each; click a box to open it",
+           [&](bool f) { set_chains_folded(f); });
   ImGui::TextDisabled("%s: %lld nodes%s, %d layers", doc->name.c_str(),
                       static_cast<long long>(doc->graph.num_nodes - disp_.hidden),
                       disp_.hidden ? " shown" : "", disp_.drawing.num_layers());

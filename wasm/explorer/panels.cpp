@@ -534,10 +534,10 @@ void App::rank_tab() {
       if (!std::isnan(q.x) && !std::isnan(q.y)) dl->AddRectFilled({q.x - 1, q.y - 1}, {q.x + 1, q.y + 1}, kPlotPoint);
     }
     try {
-      if (ImGui::SmallButton("Save scatter as SVG")) set_status("saved " + host_.save(scatter_name(".svg"), rank_scatter()));
+      if (ImGui::SmallButton("Save scatter as SVG")) set_status("saved " + host_.save(export_name("_scatter.svg"), rank_scatter()));
       if (host_.can_save_png()) {
         ImGui::SameLine();
-        if (ImGui::SmallButton("as PNG")) set_status("saved " + host_.save_png(scatter_name(".png"), rank_scatter(), png_scale));
+        if (ImGui::SmallButton("as PNG")) set_status("saved " + host_.save_png(export_name("_scatter.png"), rank_scatter(), png_scale));
       }
     } catch (const std::exception& e) {
       set_error(e.what());

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "fastslow/error.h"
+#include "fastslow/graph/adjacency.h"
 
 namespace fastslow {
 
@@ -25,22 +26,13 @@ uint64_t combine(uint64_t seed, uint64_t v) { return mix(seed ^ (v + 0x632be59bd
 std::vector<uint64_t> structure_hashes(const GraphNodes& g, int rounds) {
   const int64_t n = g.num_nodes;
   const auto& e = g.edge_index;
-  std::vector<int64_t> in_ptr(static_cast<size_t>(n + 1), 0), out_ptr(static_cast<size_t>(n + 1), 0);
-  for (size_t k = 0; k + 1 < e.size(); k += 2) {
+  for (size_t k = 0; k + 1 < e.size(); k += 2)
     if (e[k] < 0 || e[k] >= n || e[k + 1] < 0 || e[k + 1] >= n)
       throw Error(g.file + ": edge_index row " + std::to_string(k / 2) + " refers to a node outside 0.." + std::to_string(n - 1));
-    ++in_ptr[e[k] + 1];       // u reads v: one of u's producers
-    ++out_ptr[e[k + 1] + 1];  // one of v's users
-  }
-  for (int64_t i = 0; i < n; ++i) in_ptr[i + 1] += in_ptr[i], out_ptr[i + 1] += out_ptr[i];
-  std::vector<int64_t> in_idx(e.size() / 2), out_idx(e.size() / 2);
-  {
-    std::vector<int64_t> in_next(in_ptr.begin(), in_ptr.end() - 1), out_next(out_ptr.begin(), out_ptr.end() - 1);
-    for (size_t k = 0; k + 1 < e.size(); k += 2) {
-      in_idx[in_next[e[k]]++] = e[k + 1];
-      out_idx[out_next[e[k + 1]]++] = e[k];
-    }
-  }
+  std::vector<int64_t> in_ptr, out_ptr;
+  std::vector<int32_t> in_idx, out_idx;
+  build_csr(n, e, true, in_ptr, in_idx);
+  build_csr(n, e, false, out_ptr, out_idx);
   std::vector<uint64_t> h(static_cast<size_t>(n)), next(static_cast<size_t>(n)), scratch;
   for (int64_t v = 0; v < n; ++v) h[v] = mix(static_cast<uint64_t>(g.node_opcode[v]) + 1);
   for (int r = 0; r < rounds; ++r) {

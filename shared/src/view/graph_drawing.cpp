@@ -76,23 +76,6 @@ std::vector<int32_t> assign_layers(int64_t n, const Adjacency& out, const Adjace
   return layer;
 }
 
-// Fills layer_start and layer_nodes from layer: each layer's nodes in id
-// order (ids follow the program order), or in x order when by_x.
-void group_by_layer(GraphDrawing& d, bool by_x) {
-  const int32_t n = static_cast<int32_t>(d.layer.size());
-  const int32_t layers = n ? *std::max_element(d.layer.begin(), d.layer.end()) + 1 : 0;
-  d.layer_start.assign(static_cast<size_t>(layers) + 1, 0);
-  for (int32_t l : d.layer) ++d.layer_start[l + 1];
-  for (int32_t l = 0; l < layers; ++l) d.layer_start[l + 1] += d.layer_start[l];
-  d.layer_nodes.resize(static_cast<size_t>(n));
-  std::vector<int32_t> fill(d.layer_start.begin(), d.layer_start.end() - 1);
-  for (int32_t v = 0; v < n; ++v) d.layer_nodes[fill[d.layer[v]]++] = v;
-  if (by_x)
-    for (int32_t l = 0; l < layers; ++l)
-      std::sort(d.layer_nodes.begin() + d.layer_start[l], d.layer_nodes.begin() + d.layer_start[l + 1],
-                [&](int32_t a, int32_t b) { return d.x[a] < d.x[b]; });
-}
-
 // Shelf packing of the drawing's weakly connected pieces (DrawingOptions::
 // pack_aspect): each piece moves by whole layers and a constant x, so its
 // own order, gaps and edge directions stay; pieces in one row of shelves
@@ -160,6 +143,32 @@ void pack_pieces(GraphDrawing& d, const std::vector<int32_t>& src, const std::ve
 }
 
 }  // namespace
+
+void group_by_layer(GraphDrawing& d, bool by_x) {
+  const int32_t n = static_cast<int32_t>(d.layer.size());
+  const int32_t layers = n ? *std::max_element(d.layer.begin(), d.layer.end()) + 1 : 0;
+  d.layer_start.assign(static_cast<size_t>(layers) + 1, 0);
+  for (int32_t l : d.layer) ++d.layer_start[l + 1];
+  for (int32_t l = 0; l < layers; ++l) d.layer_start[l + 1] += d.layer_start[l];
+  d.layer_nodes.resize(static_cast<size_t>(n));
+  std::vector<int32_t> fill(d.layer_start.begin(), d.layer_start.end() - 1);
+  for (int32_t v = 0; v < n; ++v) d.layer_nodes[fill[d.layer[v]]++] = v;
+  if (by_x)
+    for (int32_t l = 0; l < layers; ++l)
+      std::stable_sort(d.layer_nodes.begin() + d.layer_start[l], d.layer_nodes.begin() + d.layer_start[l + 1],
+                       [&](int32_t a, int32_t b) { return d.x[a] < d.x[b]; });
+}
+
+void place_layers(GraphDrawing& d, float layer_gap) {
+  d.y.resize(d.layer.size());
+  d.min_x = d.max_x = 0;
+  for (size_t v = 0; v < d.layer.size(); ++v) {
+    d.y[v] = static_cast<float>(d.layer[v]) * layer_gap;
+    d.min_x = std::min(d.min_x, d.x[v]);
+    d.max_x = std::max(d.max_x, d.x[v]);
+  }
+  d.max_y = d.num_layers() > 0 ? static_cast<float>(d.num_layers() - 1) * layer_gap : 0.0f;
+}
 
 GraphDrawing draw_layered(int64_t n, const std::vector<int64_t>& edge_index, const DrawingOptions& o) {
   GraphDrawing d;
@@ -271,13 +280,7 @@ GraphDrawing draw_layered(int64_t n, const std::vector<int64_t>& edge_index, con
     }
   }
   if (o.pack_aspect > 0) pack_pieces(d, src, dst, o);
-  d.min_x = d.max_x = 0;
-  for (int32_t v = 0; v < n; ++v) {
-    d.y[v] = static_cast<float>(d.layer[v]) * o.layer_gap;
-    d.min_x = std::min(d.min_x, d.x[v]);
-    d.max_x = std::max(d.max_x, d.x[v]);
-  }
-  d.max_y = d.num_layers() > 0 ? static_cast<float>(d.num_layers() - 1) * o.layer_gap : 0.0f;  // packing adds layers
+  place_layers(d, o.layer_gap);  // after packing, which adds layers
   return d;
 }
 

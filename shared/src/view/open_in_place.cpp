@@ -35,7 +35,6 @@ GraphDrawing open_in_place(const GraphDrawing& outer, int32_t box, const GraphDr
   GraphDrawing d;
   d.layer.assign(static_cast<size_t>(n), 0);
   d.x.assign(static_cast<size_t>(n), 0);
-  d.y.assign(static_cast<size_t>(n), 0);
   d.back_edges = outer.back_edges + inside.back_edges;
   for (int64_t v = 0; v < on; ++v) {
     if (v == box) continue;
@@ -52,27 +51,8 @@ GraphDrawing open_in_place(const GraphDrawing& outer, int32_t box, const GraphDr
     d.layer[t] = L + inside.layer[i];
     d.x[t] = bx + inside.x[i] - mid;
   }
-  // The layer lists, sorted by x again.
-  int32_t layers = 0;
-  for (int32_t l : d.layer) layers = std::max(layers, l + 1);
-  d.layer_start.assign(static_cast<size_t>(layers + 1), 0);
-  for (int32_t l : d.layer) ++d.layer_start[l + 1];
-  for (int32_t l = 0; l < layers; ++l) d.layer_start[l + 1] += d.layer_start[l];
-  d.layer_nodes.resize(static_cast<size_t>(n));
-  {
-    std::vector<int32_t> fill(d.layer_start.begin(), d.layer_start.end() - 1);
-    for (int32_t v = 0; v < n; ++v) d.layer_nodes[fill[d.layer[v]]++] = v;
-  }
-  for (int32_t l = 0; l < layers; ++l)
-    std::stable_sort(d.layer_nodes.begin() + d.layer_start[l], d.layer_nodes.begin() + d.layer_start[l + 1],
-                     [&](int32_t a, int32_t b) { return d.x[a] < d.x[b]; });
-  d.min_x = d.max_x = 0;
-  for (int64_t v = 0; v < n; ++v) {
-    d.y[v] = static_cast<float>(d.layer[v]) * layer_gap;
-    d.min_x = std::min(d.min_x, d.x[v]);
-    d.max_x = std::max(d.max_x, d.x[v]);
-  }
-  d.max_y = layers > 0 ? static_cast<float>(layers - 1) * layer_gap : 0.0f;
+  group_by_layer(d, true);
+  place_layers(d, layer_gap);
   return d;
 }
 

@@ -27,7 +27,8 @@ struct GraphComparison {
   std::vector<OpcodeCount> opcode_diffs;
   int64_t opcodes_a = 0, opcodes_b = 0;  // distinct opcodes in each
   // Matching by structure (structure_hash.h, 3 rounds): nodes of a and of b
-  // paired by equal hashes (per hash, min of the two counts).
+  // paired by equal hashes (per hash, min of the two counts); one graph:
+  // every node.
   int64_t matched = 0;
   // a's nodes without a partner in b: per hash, the surplus of a's members
   // over b's, the last in program order (a repeated block that b has fewer

@@ -39,6 +39,14 @@ struct GraphDrawing {
 // edges run v -> u, drawn top to bottom. Throws Error on an id out of range.
 GraphDrawing draw_layered(int64_t num_nodes, const std::vector<int64_t>& edge_index, const DrawingOptions& options = {});
 
+// Fills layer_start and layer_nodes from layer: each layer's nodes in id
+// order (ids follow the program order), or in x order (ids on ties) when
+// by_x. For drawings whose nodes moved between layers (open_in_place.h).
+void group_by_layer(GraphDrawing& d, bool by_x);
+// y from each node's layer (layer * layer_gap), and the drawing's extent
+// (min_x and max_x, never past 0 on either side; max_y).
+void place_layers(GraphDrawing& d, float layer_gap);
+
 // Crossings between consecutive layers among edges that span exactly one
 // layer (the measure the sweeps reduce); O(m log m). For tests and benches.
 int64_t count_adjacent_crossings(const GraphDrawing& d, const std::vector<int64_t>& edge_index);
