@@ -3,8 +3,11 @@
 // measures a config within 0.1 % of the file's best, against random order
 // at the same batch size, and how many slow-tail configs (more than 5 %
 // over the best) each round measures. Orders: random, ridge-guided and
-// fastslow-guided (both epsilon-greedy, the default strategy), each from
-// the same random starting batch per start seed.
+// fastslow-guided (both epsilon-greedy, the default strategy). Each order
+// starts from the file's most common config and random ones (the session's
+// default, start_batch.h) or from random ones only, the same draws per
+// start seed; "common+random" (the common config, then random order)
+// separates what the start gives from what the model gives.
 // Usage: fastslow_bench_tune OUT [--starts S] [--fastslow-starts F] [--rounds R] [--batch B] FILE...
 // Sessions go to OUT/<stem>/<order>-s<seed>; finished rounds are reused.
 #include <algorithm>
@@ -31,6 +34,7 @@ struct Order {
   std::string name;
   std::string predictor;
   PickStrategy strategy;
+  StartFrom start_from;
   int starts;
 };
 
@@ -56,6 +60,7 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
       t.rounds = rounds;
       t.batch = batch;
       t.start = batch;
+      t.start_from = o.start_from;
       t.seed = static_cast<uint64_t>(s);
       t.run.cache = out + "/.cache";
       const tune::TuneOutcome r = tune::run_session(t, {}, [] { return g_stop != 0; });
@@ -75,9 +80,9 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
   std::vector<double> random_times;
   for (const TraceSummary& s : results["random"]) random_times.push_back(time_to(s));
   const double random_median = median(random_times);
-  std::printf("\n%s: batch %lld, %lld rounds after a random start of %lld; the file's best %.6g ms\n", stem.c_str(),
+  std::printf("\n%s: batch %lld, %lld rounds after a start of %lld; the file's best %.6g ms\n", stem.c_str(),
               static_cast<long long>(batch), static_cast<long long>(rounds), static_cast<long long>(batch), best_known / 1e6);
-  std::printf("%-10s %6s %8s %16s %12s %14s %14s\n", "order", "starts", "reached", "median time (s)", "vs random",
+  std::printf("%-15s %6s %8s %16s %12s %14s %14s\n", "order", "starts", "reached", "median time (s)", "vs random",
               "median meas.", "tail / round");
   for (const Order& o : orders) {
     const auto& rs = results[o.name];
@@ -91,16 +96,16 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
       reached += s.to_target > 0;
       for (size_t r = 1; r < s.tail_per_round.size(); ++r) tail += static_cast<double>(s.tail_per_round[r]), ++round_count;
     }
-    std::printf("%-10s %6zu %5d/%-2zu %16.4f %11.3fx %14.1f %14.2f\n", o.name.c_str(), rs.size(), reached, rs.size(),
+    std::printf("%-15s %6zu %5d/%-2zu %16.4f %11.3fx %14.1f %14.2f\n", o.name.c_str(), rs.size(), reached, rs.size(),
                 median(times) / 1e9, median(times) / random_median, median(counts),
                 round_count ? tail / static_cast<double>(round_count) : NAN);
   }
   // Per round: the tail configs each order measured (mean over starts).
-  std::printf("tail configs measured per round (mean over starts; round 0 is the shared random start):\n%-10s", "round");
+  std::printf("tail configs measured per round (mean over starts; round 0 is the start):\n%-15s", "round");
   for (int64_t r = 0; r <= rounds; ++r) std::printf(" %5lld", static_cast<long long>(r));
   std::printf("\n");
   for (const Order& o : orders) {
-    std::printf("%-10s", o.name.c_str());
+    std::printf("%-15s", o.name.c_str());
     for (int64_t r = 0; r <= rounds; ++r) {
       double sum = 0;
       int n = 0;
@@ -152,9 +157,13 @@ int main(int argc, char** argv) {
     else if (a == "--batch" && i + 1 < argc) batch = std::stoll(argv[++i]);
     else files.push_back(a);
   }
-  const std::vector<Order> orders = {{"random", "ridge", PickStrategy::Random, starts},
-                                     {"ridge", "ridge", PickStrategy::Epsilon, starts},
-                                     {"fastslow", "fastslow", PickStrategy::Epsilon, fastslow_starts}};
+  const std::vector<Order> orders = {
+      {"random", "ridge", PickStrategy::Random, StartFrom::Random, starts},
+      {"common+random", "ridge", PickStrategy::Random, StartFrom::Common, starts},
+      {"ridge", "ridge", PickStrategy::Epsilon, StartFrom::Common, starts},
+      {"fastslow", "fastslow", PickStrategy::Epsilon, StartFrom::Common, fastslow_starts},
+      {"ridge-rstart", "ridge", PickStrategy::Epsilon, StartFrom::Random, starts},
+      {"fastslow-rstart", "fastslow", PickStrategy::Epsilon, StartFrom::Random, fastslow_starts}};
   try {
     for (const std::string& f : files)
       if (!bench_file(argv[1], f, orders, rounds, batch)) {

@@ -17,7 +17,8 @@ Command add_tune_command(CLI::App& app) {
   auto strategy = std::make_shared<std::string>("epsilon");
   CLI::App* sub = app.add_subcommand(
       "tune",
-      "Autotune one layout or tile graph from few measurements: measure --start random configs, then each round\n"
+      "Autotune one layout or tile graph from few measurements: measure --start configs (the file's most common\n"
+      "config first, then random ones), then each round\n"
       "fit a model on everything measured, pick the next --batch (--strategy) and measure them. OUT gets\n"
       "tune.json (settings, every measurement, the best), measured.csv and a folder per round (its\n"
       "measured.npz and, with --predictor fastslow, the run trained on it). Ctrl-C stops after the round;\n"
@@ -28,8 +29,14 @@ Command add_tune_command(CLI::App& app) {
       ->check(CLI::Range(int64_t{0}, int64_t{100000}))->capture_default_str();
   sub->add_option("--batch", s->batch, "configs measured per round")->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
       ->capture_default_str();
-  sub->add_option("--start", s->start, "configs measured first, at random")
+  sub->add_option("--start", s->start, "configs measured first (--start-from)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))->capture_default_str();
+  auto start_from = std::make_shared<std::string>("common");
+  sub->add_option("--start-from", *start_from,
+                  "common: the config nearest each node's most common setting in the file (the compiler's own "
+                  "choice in a default collection, which an engineer measures first) then random ones; random: "
+                  "all at random (the reference order)")
+      ->check(CLI::IsMember({"common", "random"}))->capture_default_str();
   sub->add_option("--predictor", s->predictor,
                   "fastslow: a per-program run trained on the measured configs each round (the training options "
                   "below apply, --init RUN for a pre-trained prior); ridge: one-hot ridge, penalty by 4-fold "
@@ -83,8 +90,9 @@ Command add_tune_command(CLI::App& app) {
     if (key == "seed" || key == "out" || key == "cache") return false;
     return spec.group != G::Data || key == "valid_share" || key == "khop";
   });
-  return {sub, [s, run, strategy, space] {
+  return {sub, [s, run, strategy, space, start_from] {
             s->pick.strategy = parse_pick_strategy(*strategy);
+            s->start_from = parse_start_from(*start_from);
             s->space = parse_space_kind(*space);
             s->run = *run;
             install_interrupt_handler();

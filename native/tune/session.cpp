@@ -29,6 +29,7 @@ nlohmann::json identity(const TuneSettings& s) {
           {"measure", s.measure},
           {"batch", s.batch},
           {"start", s.start},
+          {"start_from", start_from_name(s.start_from)},
           {"strategy", pick_strategy_name(s.pick.strategy)},
           {"epsilon", s.pick.epsilon},
           {"kappa", s.pick.kappa},
@@ -177,6 +178,7 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
 
   TuneTrace& t = outcome.trace;
   t = read_state(s);
+  const int64_t common = s.start_from == StartFrom::Common && t.steps.empty() ? most_common_config(g) : -1;
   for (const TuneStep& st : t.steps)
     if (st.candidate >= outcome.candidates)
       throw Error((fs::path(s.out) / "tune.json").string(), "", "measured: names a config the graph does not have");
@@ -196,7 +198,7 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
     std::vector<int64_t> picks;
     const std::string dir = round_dir(s, r);
     if (r == 0) {
-      picks = pick_batch({}, {}, measured, s.start, {PickStrategy::Random}, rng);
+      picks = start_batch(measured, s.start, s.start_from, common, rng);
     } else if (s.pick.strategy == PickStrategy::Random) {  // the reference order needs no model
       picks = pick_batch({}, {}, measured, s.batch, s.pick, rng);
     } else {

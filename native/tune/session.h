@@ -1,4 +1,5 @@
-// An autotuning session on one layout graph: measure a starting batch,
+// An autotuning session on one layout or tile graph: measure a starting batch
+// (the file's most common config first, start_batch.h),
 // then each round fit a model on everything measured so far, pick the next
 // batch (pick.h), measure it, and write down where things stand. OUT holds
 // tune.json (the settings and every measurement, rewritten atomically after
@@ -14,6 +15,7 @@
 
 #include "fastslow/tune/pick.h"
 #include "fastslow/tune/propose_search.h"
+#include "fastslow/tune/start_batch.h"
 #include "fastslow/tune/trace.h"
 #include "train/options.h"
 
@@ -30,7 +32,8 @@ struct TuneSettings {
   double measure_timeout = 0;      // seconds per command call, 0 = none
   int64_t rounds = 8;       // rounds after the starting batch
   int64_t batch = 16;       // configs measured per round
-  int64_t start = 16;       // configs measured first, drawn at random
+  int64_t start = 16;       // configs measured first
+  StartFrom start_from = StartFrom::Common;  // the first of them the file's most common config (start_batch.h)
   PickSettings pick;
   uint64_t seed = 0;        // the starting batch's, the picks' and the round runs'
   train::TrainOptions run;  // the fastslow model's options per round (--init, --model, --epochs, ...; seed: `seed`)

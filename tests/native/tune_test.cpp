@@ -68,10 +68,20 @@ TEST(TuneSession, ReplaysTheFileNeverMeasuresTwiceAndIsReproducible) {
   // The model-guided rounds find a better config than the random start.
   const TraceSummary sum = summarize_trace(a.trace, a.best_known);
   EXPECT_LT(sum.best_after_round.back(), sum.best_after_round.front());
-  // Another seed, another session.
+  // The start: the file's most common config, then the seed's random draws.
+  EXPECT_EQ(a.trace.steps.front().candidate, most_common_config(g));
   TuneSettings other = ridge_session(dir.file("c"), 0);
   other.seed = 6;
-  EXPECT_NE(run_session(other).trace.steps.front().candidate, a.trace.steps.front().candidate);
+  const TuneOutcome c = run_session(other);
+  EXPECT_EQ(c.trace.steps.front().candidate, a.trace.steps.front().candidate);
+  EXPECT_NE(c.trace.steps[1].candidate, a.trace.steps[1].candidate);
+  // A random start leaves the common config to chance.
+  TuneSettings random = ridge_session(dir.file("d"), 0);
+  random.start_from = StartFrom::Random;
+  const TuneOutcome d = run_session(random);
+  EXPECT_EQ(std::count_if(d.trace.steps.begin(), d.trace.steps.end(),
+                          [&](const TuneStep& t) { return t.candidate == most_common_config(g); }),
+            0);
 }
 
 TEST(TuneSession, ACutSessionGoesOnAsTheUncutOneAndRefusesOtherSettings) {
@@ -97,6 +107,9 @@ TEST(TuneSession, ACutSessionGoesOnAsTheUncutOneAndRefusesOtherSettings) {
   const std::string e = test::error_of([&] { run_session(changed); });
   EXPECT_NE(e.find("tune.json"), std::string::npos) << e;
   EXPECT_NE(e.find("batch"), std::string::npos) << e;
+  changed = ridge_session(dir.file("whole"), 3);
+  changed.start_from = StartFrom::Random;
+  EXPECT_NE(test::error_of([&] { run_session(changed); }).find("start_from"), std::string::npos);
 }
 
 // A measuring script: runtime = 1000 + 7 x config (fake, exact), as the

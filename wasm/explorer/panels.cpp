@@ -441,7 +441,7 @@ void App::tune_section() {
   auto count = [](double v) { return std::isfinite(v) ? fmt(v, "%.0f") : std::string("over 520"); };
   if (t.to_target_model >= 0)
     ImGui::TextWrapped("what to measure next, replayed on the file: within 0.1 %% of its best after %s measurements "
-                       "in the model's order, %s in random order (medians of 20 starts)",
+                       "in the model's order from the file's most common config, %s in random order (medians of 20 starts)",
                        count(t.to_target_model).c_str(), count(t.to_target_random).c_str());
   if (ImGui::Button("Download proposals (CSV)")) {
     try {

@@ -13,6 +13,7 @@
 #include "fastslow/graph/hlo_tables.h"
 #include "fastslow/tune/graph_space.h"
 #include "fastslow/tune/pick.h"
+#include "fastslow/tune/start_batch.h"
 #include "rank_session.h"
 
 namespace fastslow::explorer {
@@ -209,9 +210,11 @@ void Ranking::tune_finish(const Document& doc) {
                                             groups.best_runtime.begin());
     best_measured_score = file_scores[best];
     // Pool mode: measurements until one within 0.1 % of the file's best, in
-    // the model's order (epsilon-greedy) and in random order, 20 starts each.
+    // the model's order (epsilon-greedy, after a start from the file's most
+    // common config, as `fastslow tune` starts) and in random order, 20
+    // starts each.
     const double best_runtime = groups.best_runtime[best];
-    const auto median_to_target = [&](PickStrategy strategy) {
+    const auto median_to_target = [&](PickStrategy strategy, StartFrom from) {
       std::vector<double> counts;
       for (uint64_t start = 0; start < 20; ++start) {
         std::vector<char> mask(file_scores.size(), 0);
@@ -222,8 +225,8 @@ void Ranking::tune_finish(const Document& doc) {
         // At most 64 rounds (520 measurements): a pool with a narrow plateau
         // is not searched to the end in the page.
         for (int64_t round = 0; round < 64 && !std::isfinite(to_target); ++round) {
-          const std::vector<int64_t> picks =
-              pick_batch(file_scores, {}, mask, 8, round == 0 ? PickSettings{PickStrategy::Random} : pick, rng);
+          const std::vector<int64_t> picks = round == 0 ? start_batch(mask, 8, from, tune_common_, rng)
+                                                        : pick_batch(file_scores, {}, mask, 8, pick, rng);
           if (picks.empty()) break;
           for (int64_t p : picks) {
             mask[static_cast<size_t>(p)] = 1;
@@ -239,8 +242,8 @@ void Ranking::tune_finish(const Document& doc) {
       std::sort(counts.begin(), counts.end());
       return (counts[9] + counts[10]) / 2;
     };
-    tune.to_target_model = median_to_target(PickStrategy::Epsilon);
-    tune.to_target_random = median_to_target(PickStrategy::Random);
+    tune.to_target_model = median_to_target(PickStrategy::Epsilon, StartFrom::Common);
+    tune.to_target_random = median_to_target(PickStrategy::Random, StartFrom::Random);
   }
   for (ScoredConfig& c : search_->best_new(tune.count))
     tune.proposals.push_back({std::move(c.config), c.score, measured ? cal.speedup(best_measured_score, c.score) : 0.0});
@@ -303,6 +306,7 @@ std::unique_ptr<wasm::RankSession> Ranking::open_session(int ticket, const Docum
         for (size_t k = 0; k < all.size(); ++k) all[k] = static_cast<int64_t>(k);
         std::vector<float> known = g.config_rows(all);
         space_ = config_space(g, known, SpaceKind::Menu);
+        tune_common_ = most_common_config(g, known);
         // Anchors: the configs measured fastest (propose_search.h).
         std::vector<int64_t> anchors;
         if (g.has_runtime()) {
