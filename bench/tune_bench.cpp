@@ -8,7 +8,8 @@
 // default, start_batch.h) or from random ones only, the same draws per
 // start seed; "common+random" (the common config, then random order)
 // separates what the start gives from what the model gives.
-// Usage: fastslow_bench_tune OUT [--starts S] [--fastslow-starts F] [--rounds R] [--batch B] FILE...
+// Usage: fastslow_bench_tune OUT [--starts S] [--fastslow-starts F] [--rounds R] [--batch B]
+//                            [--orders A,B,...] FILE...
 // Sessions go to OUT/<stem>/<order>-s<seed>; finished rounds are reused.
 #include <algorithm>
 #include <cmath>
@@ -142,12 +143,16 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s OUT [--starts S] [--fastslow-starts F] [--rounds R] [--batch B] FILE...\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s OUT [--starts S] [--fastslow-starts F] [--rounds R] [--batch B] [--orders A,B] "
+                 "FILE...\n",
+                 argv[0]);
     return 1;
   }
   std::signal(SIGINT, [](int) { g_stop = 1; });
-  int starts = 20, fastslow_starts = 5;
+  int starts = 20, fastslow_starts = 10;
   int64_t rounds = 10, batch = 8;
+  std::string only;
   std::vector<std::string> files;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -155,15 +160,22 @@ int main(int argc, char** argv) {
     else if (a == "--fastslow-starts" && i + 1 < argc) fastslow_starts = std::stoi(argv[++i]);
     else if (a == "--rounds" && i + 1 < argc) rounds = std::stoll(argv[++i]);
     else if (a == "--batch" && i + 1 < argc) batch = std::stoll(argv[++i]);
+    else if (a == "--orders" && i + 1 < argc) only = "," + std::string(argv[++i]) + ",";
     else files.push_back(a);
   }
-  const std::vector<Order> orders = {
+  std::vector<Order> orders = {
       {"random", "ridge", PickStrategy::Random, StartFrom::Random, starts},
       {"common+random", "ridge", PickStrategy::Random, StartFrom::Common, starts},
       {"ridge", "ridge", PickStrategy::Epsilon, StartFrom::Common, starts},
       {"fastslow", "fastslow", PickStrategy::Epsilon, StartFrom::Common, fastslow_starts},
       {"ridge-rstart", "ridge", PickStrategy::Epsilon, StartFrom::Random, starts},
       {"fastslow-rstart", "fastslow", PickStrategy::Epsilon, StartFrom::Random, fastslow_starts}};
+  if (!only.empty()) {
+    std::vector<Order> kept;
+    for (const Order& o : orders)
+      if (o.name == "random" || only.find("," + o.name + ",") != std::string::npos) kept.push_back(o);
+    orders = kept;
+  }
   try {
     for (const std::string& f : files)
       if (!bench_file(argv[1], f, orders, rounds, batch)) {

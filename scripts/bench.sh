@@ -12,9 +12,10 @@
 #               trained on generated small layout:xla:random (bench/fewshot_bench.cpp; extra args: --ns
 #               16,32, --draws D); SVG curves in build/bench/fewshot
 #   tune        [--parts replay,propose] autotuning sessions replayed on the real files (fastslow tune --measure file): measuring
-#               time until a config within 0.1 % of the best, random vs ridge- vs fastslow-guided order,
-#               tail configs per round (bench/tune_bench.cpp; extra args: --starts 20, --fastslow-starts 5,
-#               --rounds 10, --batch 8); SVG curves in build/bench/tune. propose: configs proposed from
+#               time until a config within 0.1 % of the best, random vs ridge- vs fastslow-guided order
+#               (from the file's most common config or a random start), tail configs per round
+#               (bench/tune_bench.cpp; extra args: --starts 20, --fastslow-starts 10, --rounds 10, --batch 8,
+#               --orders A,B); SVG curves in build/bench/tune. propose: configs proposed from
 #               each validation graph of generated small layout and tile collections, priced by the
 #               generator's cost (bench/propose_bench.cpp): against the file's best and a true-oracle search
 #   realism     generated layout collections beside the real files: runtime and graph statistics
