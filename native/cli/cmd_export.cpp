@@ -34,7 +34,11 @@ void write_card(const nlohmann::json& card, const train::RunDir& dir) {
   dir.write_json("model.json", card);
 }
 
-void export_run(const std::string& run_dir, const train::RunDir& dir, exporter::WeightPrecision precision) {
+const char* weights_word(const exporter::PrecisionPlan& p) {
+  return p.per_layer() ? "per layer" : exporter::precision_name(p.weights);
+}
+
+void export_run(const std::string& run_dir, const train::RunDir& dir, const exporter::PrecisionPlan& precision) {
   const train::LoadedRun run = train::load_run(run_dir, "cpu");
   exporter::PrecisionReport report;
   const int64_t bytes = write_onnx(exporter::export_onnx(*run.model, run.model_options, precision, &report), dir);
@@ -45,10 +49,10 @@ void export_run(const std::string& run_dir, const train::RunDir& dir, exporter::
   std::printf("%s (%.1f KiB, %lld parameters, %s %s, weights %s)\n%s\n", dir.file("model.onnx").c_str(),
               static_cast<double>(bytes) / 1024.0, static_cast<long long>(card["model"]["parameters"].get<int64_t>()),
               run.options.kind.c_str(), (run.options.model + (run.model_options.wide_nodes > 0 ? "+wide" : "")).c_str(),
-              exporter::precision_name(precision), dir.file("model.json").c_str());
+              weights_word(precision), dir.file("model.json").c_str());
 }
 
-void export_ensemble(const std::string& ensemble_dir, const train::RunDir& dir, exporter::WeightPrecision precision) {
+void export_ensemble(const std::string& ensemble_dir, const train::RunDir& dir, const exporter::PrecisionPlan& precision) {
   const exporter::LoadedEnsemble e = exporter::load_ensemble(ensemble_dir);
   exporter::PrecisionReport report;
   const int64_t bytes = write_onnx(exporter::export_onnx(*e.model, e.options, precision, &report), dir);
@@ -58,7 +62,7 @@ void export_ensemble(const std::string& ensemble_dir, const train::RunDir& dir, 
   write_card(card, dir);
   std::printf("%s (%.1f KiB, %lld parameters, %s ensemble of %zu, %s, weights %s)\n%s\n", dir.file("model.onnx").c_str(),
               static_cast<double>(bytes) / 1024.0, static_cast<long long>(card["model"]["parameters"].get<int64_t>()),
-              e.spec.kind.c_str(), e.runs.size(), train::combine_name(e.spec.combine), exporter::precision_name(precision),
+              e.spec.kind.c_str(), e.runs.size(), train::combine_name(e.spec.combine), weights_word(precision),
               dir.file("model.json").c_str());
 }
 
@@ -66,7 +70,7 @@ void export_ensemble(const std::string& ensemble_dir, const train::RunDir& dir, 
 
 Command add_export_command(CLI::App& app) {
   struct Opts {
-    std::string run, out, precision = "fp32";
+    std::string run, out, precision = "fp32", per_layer;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* sub = app.add_subcommand(
@@ -82,9 +86,16 @@ Command add_export_command(CLI::App& app) {
                   "matrices only, computed in float32 (the card lists each tensor's precision)")
       ->capture_default_str()
       ->check(CLI::IsMember({"fp32", "fp16", "int8"}));
+  sub->add_option("--per-layer", o->per_layer,
+                  "a JSON file {\"tensors\": [\"fp32\", \"int8\", ...]}: each weight tensor's precision, in the\n"
+                  "order of the card's precision.tensors (export once in fp32 to see them); instead of --precision")
+      ->check(CLI::ExistingFile)
+      ->excludes(sub->get_option("--precision"));
   return {sub, [o] {
             const train::RunDir dir(o->out);
-            const exporter::WeightPrecision precision = exporter::parse_precision(o->precision);
+            const exporter::PrecisionPlan precision = o->per_layer.empty()
+                                                          ? exporter::PrecisionPlan(exporter::parse_precision(o->precision))
+                                                          : exporter::PrecisionPlan::read(o->per_layer);
             if (train::EnsembleSpec::is_ensemble(o->run))
               export_ensemble(o->run, dir, precision);
             else

@@ -39,11 +39,12 @@ std::vector<int64_t> dims_of(const torch::Tensor& t) { return t.sizes().vec(); }
 // model files. Node values are node-major [n, B or 1, H] as in LibTorch.
 class Emitter {
  public:
-  Emitter(OnnxBuilder& b, WeightPrecision precision, PrecisionReport* report) : b_(b), precision_(precision), report_(report) {}
+  Emitter(OnnxBuilder& b, const PrecisionPlan& plan, PrecisionReport* report) : b_(b), plan_(plan), report_(report) {}
 
   // A trained tensor: matrices lowered to the export's precision (weight_precision.h).
   std::string param(const torch::Tensor& t, const std::string& hint) {
-    return weight_value(b_, values_of(t), dims_of(t), precision_, hint, report_);
+    const std::vector<int64_t> dims = dims_of(t);
+    return weight_value(b_, values_of(t), dims, plan_.at(weights_++, dims), hint, report_);
   }
 
   // x [..., in] -> [..., out]; weights stored transposed so it is one MatMul.
@@ -187,10 +188,12 @@ class Emitter {
   std::string deg_in() const { return deg_in_; }
   std::string deg_out() const { return deg_out_; }
   OnnxBuilder& b() { return b_; }
+  size_t weights_written() const { return weights_; }
 
  private:
   OnnxBuilder& b_;
-  WeightPrecision precision_;
+  const PrecisionPlan& plan_;
+  size_t weights_ = 0;  // weight tensors written so far: the plan's index
   PrecisionReport* report_;
   int64_t vocab_ = 1;
   std::string src_, dst_, src_idx_, dst_idx_, deg_in_, deg_out_;
@@ -392,7 +395,7 @@ std::vector<TensorSpec> model_inputs(const models::RankModelImpl& model, const m
 
 std::vector<TensorSpec> model_outputs() { return {{"scores", "float32", {Dim{std::string("batch")}}}}; }
 
-onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& o, WeightPrecision precision,
+onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& o, const PrecisionPlan& plan,
                              PrecisionReport* report) {
   torch::NoGradGuard no_grad;
   onnx::ModelProto proto;
@@ -406,12 +409,13 @@ onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOp
   graph->set_name("fastslow_" + o.kind + "_" + o.name);
   OnnxBuilder b(graph);
   for (const TensorSpec& s : model_inputs(model, o)) b.input(s.name, s.dtype == "int64" ? kInt64 : kFloat, s.shape);
-  if (report) *report = PrecisionReport{precision, {}};
-  Emitter e(b, precision, report);
+  if (report) *report = PrecisionReport{plan.weights, plan.per_layer(), {}};
+  Emitter e(b, plan, report);
   e.graph_inputs(o.opcode_vocab);
 
   const std::string scores = emit_model(e, model, o);
   b.output(scores, "scores", kFloat, model_outputs().front().shape);
+  plan.check_count(e.weights_written());
   return proto;
 }
 

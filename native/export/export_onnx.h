@@ -37,11 +37,12 @@ std::vector<TensorSpec> model_outputs();
 
 // An ensemble is one graph: every member over the shared inputs (their
 // values named "m<i>/..."), then scores = sum_i weight_i / scale_i * member_i.
-// Weights in `precision` (weight_precision.h); `report`, if given, gets
-// every weight tensor's precision. Throws fastslow::Error on a model type
-// it does not know.
+// Weights as `plan` says (weight_precision.h: one precision, or one per
+// weight tensor); `report`, if given, gets every weight tensor's precision.
+// Throws fastslow::Error on a model type it does not know and on a plan
+// that does not fit the model.
 onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& options,
-                             WeightPrecision precision = WeightPrecision::Fp32, PrecisionReport* report = nullptr);
+                             const PrecisionPlan& plan = {}, PrecisionReport* report = nullptr);
 
 // onnx::checker::check_model plus strict shape inference (all types checked,
 // node errors thrown); throws fastslow::Error with the checker's message.

@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "fastslow/error.h"
+#include "fastslow/io/json_text.h"
+#include "fastslow/io/read_file.h"
 
 namespace fastslow::exporter {
 
@@ -27,6 +29,52 @@ WeightPrecision parse_precision(const std::string& word) {
   throw Error("unknown precision '" + word + "' (choose fp32, fp16 or int8)");
 }
 
+bool lowerable(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return dims.size() == 2 && n >= kMinLowered;
+}
+
+WeightPrecision PrecisionPlan::at(size_t index, const std::vector<int64_t>& dims) const {
+  if (!per_layer()) return weights;
+  if (index >= per_tensor.size())
+    throw Error(source, "", "lists " + std::to_string(per_tensor.size()) + " tensors; the model has more (tensor " +
+                                std::to_string(index) + " has no precision)");
+  const WeightPrecision p = per_tensor[index];
+  if (p != WeightPrecision::Fp32 && !lowerable(dims)) {
+    std::string shape;
+    for (int64_t d : dims) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+    throw Error(source, "", "tensor " + std::to_string(index) + " (" + (shape.empty() ? "a scalar" : shape) + ") is " +
+                                precision_name(p) + ", but only matrices of at least " + std::to_string(kMinLowered) +
+                                " values are stored lower: give it fp32");
+  }
+  return p;
+}
+
+void PrecisionPlan::check_count(size_t count) const {
+  if (per_layer() && per_tensor.size() != count)
+    throw Error(source, "", "lists " + std::to_string(per_tensor.size()) + " tensors; the model has " +
+                                std::to_string(count) + " (the card's precision.tensors, in order)");
+}
+
+PrecisionPlan PrecisionPlan::read(const std::string& file) {
+  const nlohmann::json j = parse_json_text(read_whole_file(file), file, "is not JSON");
+  if (!j.is_object() || !j.contains("tensors") || !j["tensors"].is_array() || j["tensors"].empty())
+    throw Error(file, "", "needs \"tensors\": a list of fp32, fp16 or int8, one per weight tensor of the card");
+  PrecisionPlan plan;
+  plan.source = file;
+  for (size_t i = 0; i < j["tensors"].size(); ++i) {
+    const nlohmann::json& v = j["tensors"][i];
+    if (!v.is_string()) throw Error(file, "", "tensors[" + std::to_string(i) + "] is not a string (fp32, fp16 or int8)");
+    try {
+      plan.per_tensor.push_back(parse_precision(v.get<std::string>()));
+    } catch (const Error& e) {
+      throw Error(file, "", "tensors[" + std::to_string(i) + "]: " + e.what());
+    }
+  }
+  return plan;
+}
+
 void quantize_rows(const std::vector<float>& data, int64_t rows, std::vector<int8_t>& q, std::vector<float>& scale) {
   const int64_t cols = rows > 0 ? static_cast<int64_t>(data.size()) / rows : 0;
   q.resize(data.size());
@@ -42,7 +90,7 @@ void quantize_rows(const std::vector<float>& data, int64_t rows, std::vector<int
 
 std::string weight_value(OnnxBuilder& b, const std::vector<float>& data, const std::vector<int64_t>& dims,
                          WeightPrecision p, const std::string& hint, PrecisionReport* report) {
-  const bool lower = p != WeightPrecision::Fp32 && dims.size() == 2 && static_cast<int64_t>(data.size()) >= kMinLowered;
+  const bool lower = p != WeightPrecision::Fp32 && lowerable(dims);
   std::string value;
   if (!lower) {
     value = b.floats(data, dims, hint);
@@ -68,10 +116,11 @@ nlohmann::json PrecisionReport::to_json() const {
   nlohmann::json list = nlohmann::json::array();
   int64_t lowered = 0, kept = 0;
   for (const Tensor& t : tensors) {
-    list.push_back({{"name", t.name}, {"dims", t.dims}, {"precision", precision_name(t.precision)}});
+    list.push_back({{"name", t.name}, {"dims", t.dims}, {"precision", precision_name(t.precision)},
+                    {"lowerable", lowerable(t.dims)}});
     (t.precision == WeightPrecision::Fp32 ? kept : lowered) += 1;
   }
-  return {{"weights", precision_name(weights)}, {"lowered", lowered}, {"kept_fp32", kept}, {"tensors", std::move(list)}};
+  return {{"weights", per_layer ? "per-layer" : precision_name(weights)}, {"lowered", lowered}, {"kept_fp32", kept}, {"tensors", std::move(list)}};
 }
 
 }  // namespace fastslow::exporter

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <fstream>
 #include <cstring>
 #include <set>
 #include <string>
@@ -192,6 +193,80 @@ TEST(Export, LowerPrecisionWeightsPassTheCheckerAndReadBackWithinHalfAStep) {
   }
   EXPECT_TRUE(found);
   EXPECT_NE(test::error_of([] { parse_precision("int4"); }).find("int4"), std::string::npos);
+}
+
+// A per-layer plan: each weight tensor at its own precision, in the order
+// the card lists them. The lowerable ones alternate int8, fp16 and fp32; the
+// report and the initializers follow the plan tensor by tensor, and the
+// model still passes the checker. A plan that does not fit the model is an
+// error naming its file: a tensor too few, a vector asked lower, a bad word.
+TEST(Export, APerLayerPlanSetsEachTensorsPrecision) {
+  torch::manual_seed(2);
+  const models::ModelOptions o = options_of({"layout", "focus", "early", 18, 7});
+  models::RankModel model = models::make_model(o);
+  PrecisionReport fp32;
+  export_onnx(*model, o, WeightPrecision::Fp32, &fp32);
+  ASSERT_GT(fp32.tensors.size(), 6u);
+  PrecisionPlan plan;
+  plan.source = "plan.json";
+  int64_t want16 = 0, want8 = 0, k = 0;
+  for (const PrecisionReport::Tensor& t : fp32.tensors) {
+    WeightPrecision p = WeightPrecision::Fp32;
+    if (lowerable(t.dims)) {
+      p = std::vector<WeightPrecision>{WeightPrecision::Int8, WeightPrecision::Fp16, WeightPrecision::Fp32}[k++ % 3];
+      if (p == WeightPrecision::Fp16) want16 += t.dims[0] * t.dims[1];
+      if (p == WeightPrecision::Int8) want8 += t.dims[0] * t.dims[1];
+    }
+    plan.per_tensor.push_back(p);
+  }
+  ASSERT_GE(k, 3);
+  PrecisionReport report;
+  const onnx::ModelProto proto = export_onnx(*model, o, plan, &report);
+  EXPECT_NO_THROW(check_onnx(proto));
+  ASSERT_EQ(report.tensors.size(), plan.per_tensor.size());
+  for (size_t i = 0; i < plan.per_tensor.size(); ++i) EXPECT_EQ(report.tensors[i].precision, plan.per_tensor[i]) << i;
+  int64_t got16 = 0, got8 = 0;
+  for (const auto& t : proto.graph().initializer())
+    if (t.dims_size() == 2) {
+      if (t.data_type() == onnx::TensorProto::FLOAT16) got16 += static_cast<int64_t>(t.dims(0) * t.dims(1));
+      if (t.data_type() == onnx::TensorProto::INT8) got8 += static_cast<int64_t>(t.dims(0) * t.dims(1));
+    }
+  EXPECT_EQ(got16, want16);
+  EXPECT_EQ(got8, want8);
+  const nlohmann::json card = report.to_json();
+  EXPECT_EQ(card["weights"], "per-layer");
+  EXPECT_EQ(card["tensors"].size(), plan.per_tensor.size());
+  EXPECT_EQ(card["tensors"][0]["lowerable"], lowerable(fp32.tensors[0].dims));
+
+  PrecisionPlan short_plan = plan;
+  short_plan.per_tensor.pop_back();
+  std::string e = test::error_of([&] { export_onnx(*model, o, short_plan); });
+  EXPECT_NE(e.find("plan.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("has no precision"), std::string::npos) << e;
+  PrecisionPlan long_plan = plan;
+  long_plan.per_tensor.push_back(WeightPrecision::Fp32);
+  e = test::error_of([&] { export_onnx(*model, o, long_plan); });
+  EXPECT_NE(e.find("lists " + std::to_string(long_plan.per_tensor.size()) + " tensors"), std::string::npos) << e;
+  size_t vector_at = 0;
+  while (lowerable(fp32.tensors[vector_at].dims)) ++vector_at;
+  PrecisionPlan vector_lowered = plan;
+  vector_lowered.per_tensor[vector_at] = WeightPrecision::Fp16;
+  e = test::error_of([&] { export_onnx(*model, o, vector_lowered); });
+  EXPECT_NE(e.find("tensor " + std::to_string(vector_at) + " ("), std::string::npos) << e;
+  EXPECT_NE(e.find("give it fp32"), std::string::npos) << e;
+
+  test::TempDir dir;
+  std::ofstream(dir.file("good.json")) << R"({"tensors": ["fp32", "int8", "fp16"]})";
+  const PrecisionPlan read = PrecisionPlan::read(dir.file("good.json"));
+  EXPECT_EQ(read.per_tensor,
+            (std::vector<WeightPrecision>{WeightPrecision::Fp32, WeightPrecision::Int8, WeightPrecision::Fp16}));
+  EXPECT_EQ(read.source, dir.file("good.json"));
+  std::ofstream(dir.file("word.json")) << R"({"tensors": ["fp32", "int4"]})";
+  e = test::error_of([&] { PrecisionPlan::read(dir.file("word.json")); });
+  EXPECT_NE(e.find("word.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("tensors[1]"), std::string::npos) << e;
+  std::ofstream(dir.file("none.json")) << R"({"layers": []})";
+  EXPECT_NE(test::error_of([&] { PrecisionPlan::read(dir.file("none.json")); }).find("none.json"), std::string::npos);
 }
 
 TEST(Export, APerProgramModelsDeepPartIsScaledAsInLibTorch) {

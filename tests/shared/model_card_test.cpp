@@ -172,7 +172,7 @@ TEST(ModelCard, CarriesTheCollectionOfACollectionModeModel) {
 TEST(ModelCard, CarriesTheWeightsPrecisionAndTheFilesSize) {
   EXPECT_EQ(ModelCard::from_json(card("layout").dump(), "m/model.json").weight_precision, "fp32");
   nlohmann::json j = card("layout");
-  for (const char* p : {"fp32", "fp16", "int8"}) {
+  for (const char* p : {"fp32", "fp16", "int8", "per-layer"}) {
     j["precision"] = {{"weights", p}, {"lowered", 3}, {"kept_fp32", 2}, {"tensors", nlohmann::json::array()}};
     EXPECT_EQ(ModelCard::from_json(j.dump(), "m/model.json").weight_precision, p);
   }

@@ -160,8 +160,10 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
     c.onnx_bytes = int_field(j["onnx"], "bytes", what, 0);
   if (j.contains("precision") && j["precision"].is_object()) {
     c.weight_precision = string_field_or(j["precision"], "weights", "fp32", what);
-    if (c.weight_precision != "fp32" && c.weight_precision != "fp16" && c.weight_precision != "int8")
-      throw Error(what, "", "model card: precision.weights '" + c.weight_precision + "' is not fp32, fp16 or int8");
+    if (c.weight_precision != "fp32" && c.weight_precision != "fp16" && c.weight_precision != "int8" &&
+        c.weight_precision != "per-layer")
+      throw Error(what, "", "model card: precision.weights '" + c.weight_precision +
+                                "' is not fp32, fp16, int8 or per-layer");
   }
   if (j.contains("training_data") && !j["training_data"].is_null()) {
     c.training_data = DataProfile::from_json(j["training_data"], what);

@@ -66,7 +66,8 @@ struct ModelCard {
   };
   std::optional<Ensemble> ensemble;  // none for a single model (and cards written before ensembles)
   // How the ONNX model stores its weights (export --precision): "fp32",
-  // "fp16" or "int8"; it computes in float32 either way.
+  // "fp16", "int8" or "per-layer" (--per-layer: the card's precision.tensors
+  // say which); it computes in float32 either way.
   std::string weight_precision = "fp32";
   int64_t onnx_bytes = 0;  // model.onnx's size as exported (0: not recorded)
   int khop = 1;               // pruning the model was trained with
