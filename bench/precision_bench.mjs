@@ -4,8 +4,9 @@
 // model's bytes and milliseconds per 1,000 configs (median) against the
 // fp32 export in the same run, and Kendall against the measured runtimes.
 //   node bench/precision_bench.mjs MODELS_DIR FILE.npz [repeats]
-// MODELS_DIR holds fp32/, fp16/ and int8/ export folders.
-import { readFileSync } from 'node:fs';
+// MODELS_DIR holds fp32/, fp16/ and int8/ export folders, and search/ (a
+// precision study's plan, `fastslow export --per-layer`) where present.
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +24,7 @@ if (!file) {
   process.exit(1);
 }
 const repeats = Number(repeatsArg || 3);
-const kinds = ['fp32', 'fp16', 'int8'];
+const kinds = ['fp32', 'fp16', 'int8', 'search'].filter((k) => existsSync(path.join(models, k, 'model.onnx')));
 const rankers = {}, times = {}, last = {};
 for (const p of kinds) {
   const dir = path.join(models, p);

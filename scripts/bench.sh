@@ -36,8 +36,9 @@
 #               extra args: --parts 1,2, --models, --segment, --epochs, --steps, --seeds)
 #   rank        exported model: ONNX Runtime Web vs LibTorch (bench/rank_bench.mjs)
 #   ensemble-page  exported 5-member ensemble vs one member, ONNX Runtime Web (bench/ensemble_bench.mjs)
-#   precision   one per-program run on the real AlexNet exported with fp32, fp16 and int8 weights:
-#               bytes, ONNX Runtime Web ms per 1,000 configs against fp32, Kendall (bench/precision_bench.mjs)
+#   precision   one per-program run on the real AlexNet exported with fp32, fp16 and int8 weights, and
+#               with the plan a precision study picks (fastslow search, [precision]): bytes, ONNX Runtime
+#               Web ms per 1,000 configs against fp32, Kendall (bench/precision_bench.mjs)
 #   explorer    the page in headless Chromium: open, frame, rank, the real nlp graph at fit, search, SVG   (bench/explorer_bench.mjs)
 #   gpu         on a machine with a GPU and PyTorch: default layout training on the GPU (CUDA graphs and
 #               op by op) against the machine's CPU cores, the training step against PyTorch eager on
@@ -222,6 +223,20 @@ case $what in
       $f train --graph data/cleaned_alexnet.npz --out $p/run >$p/train.log 2>&1 || { cat $p/train.log >&2; exit 1; }
     fi
     for k in fp32 fp16 int8; do $f export --run $p/run -o $p/models/$k --precision $k >/dev/null; done
+    # A precision study on the run (each weight tensor fp32, fp16 or int8): its
+    # front's smallest plan within 0.01 of the front's best validation score.
+    if [ ! -f $p/study/pareto.json ] || [ $p/run/metrics.json -nt $p/study/pareto.json ]; then
+      rm -rf $p/study
+      printf '[precision]\nrun = "%s"\n[objectives]\nscore = "maximize"\nonnx_bytes = "minimize"\n[search]\nsampler = "nsga2"\ntrials = 400\n' \
+        "$p/run" > $p/precision.toml
+      $f search --config $p/precision.toml --out $p/study >$p/study.log 2>&1 || { cat $p/study.log >&2; exit 1; }
+    fi
+    plan=$(node -e '
+      const f = require(process.argv[1]).trials;
+      const best = Math.max(...f.map((t) => t.objectives.score));
+      const ok = f.filter((t) => t.objectives.score >= best - 0.01).sort((a, b) => a.objectives.onnx_bytes - b.objectives.onnx_bytes);
+      console.log(ok[0].run);' "$(realpath $p/study/pareto.json)")
+    $f export --run $p/run -o $p/models/search --per-layer $p/study/$plan/plan.json >/dev/null
     node bench/precision_bench.mjs $p/models data/cleaned_alexnet.npz "$@" ;;
   explorer)
     bash scripts/bench.sh rank --repeats 1 >/dev/null  # the 5,000-node graph and its model

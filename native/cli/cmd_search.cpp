@@ -14,6 +14,7 @@
 #include "progress.h"
 #include "fastslow/search/figure.h"
 #include "fastslow/search/report.h"
+#include "search/precision_trials.h"
 #include "search/search_config.h"
 #include "search/study.h"
 #include "search/train_trials.h"
@@ -97,6 +98,7 @@ Command add_search_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "search",
       "Search over models: trials train with parameters a sampler (grid, random, qmc, tpe, nsga2) draws\n"
+      "(or, with [precision] run = RUN, lower that run's weight tensors, each to fp32, fp16 or int8)\n"
       "from the [space] of SEARCH.toml, are scored on its objectives (validation score, latency,\n"
       "parameters, ONNX bytes) and pruned early when clearly worse. The study folder gets trials.jsonl\n"
       "(every trial), pareto.json (the non-dominated ones) and trials/N (run folders of the Pareto trials).\n"
@@ -116,7 +118,9 @@ Command add_search_command(CLI::App& app) {
             if (!o->report.empty()) return run_report(o->report, o->figures);
             if (o->config.empty() || o->out.empty())
               throw Error("search: give --config SEARCH.toml and --out STUDY (or --report STUDY)");
-            const search::SearchConfig config = search::read_search_config(o->config);
+            search::SearchConfig config = search::read_search_config(o->config);
+            // A precision study's space is its run's weight tensors.
+            if (!config.precision_run.empty()) config.space = search::precision_space(config.precision_run);
             const fs::path out(o->out);
             const bool exists = fs::exists(out / "study.json") || fs::exists(out / "trials.jsonl");
             if (exists && !o->resume)
@@ -130,8 +134,15 @@ Command add_search_command(CLI::App& app) {
             // One trial at a time on a terminal: its steps as a bar. Otherwise
             // (several at once, or a log) each trial's start and end only.
             auto progress = std::make_shared<TrialProgress>(o->parallel == 1 && isatty(2));
-            search::TrainTrialRunner runner(config, threads, o->parallel == 1, {progress});
-            runner.check_space();
+            std::unique_ptr<search::TrialRunner> runner;
+            if (config.precision_run.empty()) {
+              auto training = std::make_unique<search::TrainTrialRunner>(config, threads, o->parallel == 1,
+                                                                         train::Callbacks{progress});
+              training->check_space();
+              runner = std::move(training);
+            } else {
+              runner = std::make_unique<search::PrecisionTrialRunner>(config);
+            }
             auto sampler = search::make_sampler(config.sampler, config.space, config.objectives);
             auto pruner = search::make_pruner(config.pruner);
             fs::create_directories(out);
@@ -157,7 +168,7 @@ Command add_search_command(CLI::App& app) {
                            trial_line(t).c_str(), static_cast<long long>(done), static_cast<long long>(total),
                            t.seconds, t.message.empty() ? "" : ": ", t.message.c_str());
             };
-            const search::StudyResult r = search::run_study(st, *sampler, pruner.get(), runner, sh);
+            const search::StudyResult r = search::run_study(st, *sampler, pruner.get(), *runner, sh);
             std::printf("%s\n\n%s", search::study_summary(r.study).c_str(), search::best_trials_table(r.study).c_str());
             if (r.interrupted) {
               std::fprintf(stderr, "\ninterrupted: continue with: fastslow search --config %s --out %s --resume\n",

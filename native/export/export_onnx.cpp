@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <functional>
 
 #include "export/onnx_builder.h"
 #include "export/weight_precision.h"
@@ -39,18 +40,33 @@ std::vector<int64_t> dims_of(const torch::Tensor& t) { return t.sizes().vec(); }
 // model files. Node values are node-major [n, B or 1, H] as in LibTorch.
 class Emitter {
  public:
-  Emitter(OnnxBuilder& b, const PrecisionPlan& plan, PrecisionReport* report) : b_(b), plan_(plan), report_(report) {}
+  // write_back: each lowered weight's computed values go back into the
+  // model (lower_weights).
+  Emitter(OnnxBuilder& b, const PrecisionPlan& plan, PrecisionReport* report, bool write_back = false)
+      : b_(b), plan_(plan), report_(report), write_back_(write_back) {}
 
-  // A trained tensor: matrices lowered to the export's precision (weight_precision.h).
-  std::string param(const torch::Tensor& t, const std::string& hint) {
+  using Back = std::function<void(const torch::Tensor&)>;
+  // A trained tensor: matrices lowered to the plan's precision
+  // (weight_precision.h). `back` puts values of t's shape into the parameter
+  // t was made from, where t is a transposed or sliced copy; otherwise t is
+  // a view of the parameter and takes them itself.
+  std::string param(const torch::Tensor& t, const std::string& hint, const Back& back = {}) {
     const std::vector<int64_t> dims = dims_of(t);
-    return weight_value(b_, values_of(t), dims, plan_.at(weights_++, dims), hint, report_);
+    const WeightPrecision p = plan_.at(weights_++, dims);
+    const std::vector<float> values = values_of(t);
+    if (write_back_ && p != WeightPrecision::Fp32 && lowerable(dims)) {
+      std::vector<float> v = computed_values(values, dims, p);
+      const torch::Tensor lowered = torch::from_blob(v.data(), t.sizes(), torch::kFloat32).clone().to(t.device(), t.dtype());
+      if (back) back(lowered);
+      else t.detach().copy_(lowered);
+    }
+    return weight_value(b_, values, dims, p, hint, report_);
   }
 
   // x [..., in] -> [..., out]; weights stored transposed so it is one MatMul.
   std::string linear(const torch::nn::Linear& l, const std::string& x) {
     const torch::Tensor wt = l->weight.detach().t().contiguous();
-    std::string y = b_.op("MatMul", {x, param(wt, "w")});
+    std::string y = b_.op("MatMul", {x, param(wt, "w", [&](const torch::Tensor& v) { l->weight.detach().copy_(v.t()); })});
     if (l->bias.defined()) y = b_.op("Add", {y, param(l->bias, "b")});
     return y;
   }
@@ -122,7 +138,8 @@ class Emitter {
     const std::string parts[3] = {x, neighbour_mean(x, true), neighbour_mean(x, false)};
     for (int k = 0; k < 3; ++k) {
       const torch::Tensor wk = l->weight.detach().slice(1, k * in, (k + 1) * in).t().contiguous();
-      y = b_.op("Gemm", {b_.op("Reshape", {parts[k], flat}), param(wk, "w"), y});
+      const Back back = [&](const torch::Tensor& v) { l->weight.detach().slice(1, k * in, (k + 1) * in).copy_(v.t()); };
+      y = b_.op("Gemm", {b_.op("Reshape", {parts[k], flat}), param(wk, "w", back), y});
     }
     const std::string shape = b_.op("Concat", {dim(x, 0), dim(x, 1), b_.ints({out}, {1}, "d")}, {{"axis", int64_t{0}}});
     return b_.op("Reshape", {y, shape});
@@ -193,8 +210,9 @@ class Emitter {
  private:
   OnnxBuilder& b_;
   const PrecisionPlan& plan_;
-  size_t weights_ = 0;  // weight tensors written so far: the plan's index
   PrecisionReport* report_;
+  bool write_back_ = false;
+  size_t weights_ = 0;  // weight tensors written so far: the plan's index
   int64_t vocab_ = 1;
   std::string src_, dst_, src_idx_, dst_idx_, deg_in_, deg_out_;
 };
@@ -395,8 +413,10 @@ std::vector<TensorSpec> model_inputs(const models::RankModelImpl& model, const m
 
 std::vector<TensorSpec> model_outputs() { return {{"scores", "float32", {Dim{std::string("batch")}}}}; }
 
-onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& o, const PrecisionPlan& plan,
-                             PrecisionReport* report) {
+namespace {
+
+onnx::ModelProto build(models::RankModelImpl& model, const models::ModelOptions& o, const PrecisionPlan& plan,
+                       PrecisionReport* report, bool write_back) {
   torch::NoGradGuard no_grad;
   onnx::ModelProto proto;
   proto.set_ir_version(8);  // onnx 1.12 / opset 17
@@ -410,13 +430,26 @@ onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOp
   OnnxBuilder b(graph);
   for (const TensorSpec& s : model_inputs(model, o)) b.input(s.name, s.dtype == "int64" ? kInt64 : kFloat, s.shape);
   if (report) *report = PrecisionReport{plan.weights, plan.per_layer(), {}};
-  Emitter e(b, plan, report);
+  Emitter e(b, plan, report, write_back);
   e.graph_inputs(o.opcode_vocab);
 
   const std::string scores = emit_model(e, model, o);
   b.output(scores, "scores", kFloat, model_outputs().front().shape);
   plan.check_count(e.weights_written());
   return proto;
+}
+
+}  // namespace
+
+onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& o, const PrecisionPlan& plan,
+                             PrecisionReport* report) {
+  return build(model, o, plan, report, false);
+}
+
+PrecisionReport lower_weights(models::RankModelImpl& model, const models::ModelOptions& o, const PrecisionPlan& plan) {
+  PrecisionReport report;
+  build(model, o, plan, &report, true);
+  return report;
 }
 
 void check_onnx(const onnx::ModelProto& model) {

@@ -44,6 +44,13 @@ std::vector<TensorSpec> model_outputs();
 onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOptions& options,
                              const PrecisionPlan& plan = {}, PrecisionReport* report = nullptr);
 
+// Sets `model`'s weights to the float32 values an export with `plan`
+// computes with (computed_values: fp16 rounded, int8 rows at their scales),
+// so that LibTorch scores what ONNX Runtime scores with the lowered model:
+// how a precision search judges a plan without ONNX Runtime. Returns what
+// the export reports. Errors as export_onnx's.
+PrecisionReport lower_weights(models::RankModelImpl& model, const models::ModelOptions& options, const PrecisionPlan& plan);
+
 // onnx::checker::check_model plus strict shape inference (all types checked,
 // node errors thrown); throws fastslow::Error with the checker's message.
 void check_onnx(const onnx::ModelProto& model);

@@ -88,6 +88,21 @@ void quantize_rows(const std::vector<float>& data, int64_t rows, std::vector<int
   }
 }
 
+std::vector<float> computed_values(const std::vector<float>& data, const std::vector<int64_t>& dims, WeightPrecision p) {
+  if (p == WeightPrecision::Fp32 || !lowerable(dims)) return data;
+  std::vector<float> out(data.size());
+  if (p == WeightPrecision::Fp16) {
+    for (size_t i = 0; i < data.size(); ++i) out[i] = static_cast<float>(c10::Half(data[i]));
+    return out;
+  }
+  std::vector<int8_t> q;
+  std::vector<float> scale;
+  quantize_rows(data, dims[0], q, scale);
+  const size_t cols = data.size() / static_cast<size_t>(dims[0]);
+  for (size_t i = 0; i < data.size(); ++i) out[i] = static_cast<float>(q[i]) * scale[i / cols];
+  return out;
+}
+
 std::string weight_value(OnnxBuilder& b, const std::vector<float>& data, const std::vector<int64_t>& dims,
                          WeightPrecision p, const std::string& hint, PrecisionReport* report) {
   const bool lower = p != WeightPrecision::Fp32 && lowerable(dims);

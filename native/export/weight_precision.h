@@ -73,6 +73,11 @@ struct PrecisionReport {
 std::string weight_value(OnnxBuilder& b, const std::vector<float>& data, const std::vector<int64_t>& dims,
                          WeightPrecision p, const std::string& hint, PrecisionReport* report);
 
+// The float32 values a graph exported at precision p computes with for a
+// weight `data` of shape `dims`: fp16 rounded, int8 rows at their scales;
+// `data` itself for fp32 and for weights that are not lowerable.
+std::vector<float> computed_values(const std::vector<float>& data, const std::vector<int64_t>& dims, WeightPrecision p);
+
 // The int8 rows and per-row scales weight_value stores, for tests:
 // scale = max |row| / 127 (1 for a row of zeros), q = round(x / scale).
 void quantize_rows(const std::vector<float>& data, int64_t rows, std::vector<int8_t>& q, std::vector<float>& scale);

@@ -119,18 +119,11 @@ const std::vector<std::string>& searchable_options() {
   return names;
 }
 
-SearchConfig parse_search_config(const std::string& toml_text, const std::string& what) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, what);
-  } catch (const toml::parse_error& e) {
-    throw Error(what + ":" + std::to_string(e.source().begin.line), "", std::string(e.description()));
-  }
-  const Reader r{what};
-  r.only(root, "", {"data", "train", "space", "objectives", "search", "pruner", "budget", "latency"});
-  SearchConfig c;
-  const std::set<std::string> searchable(searchable_options().begin(), searchable_options().end());
+namespace {
 
+// [data], [train] and [space]: what a training study's trials train on and vary.
+void read_training_tables(const Reader& r, const toml::table& root, SearchConfig& c) {
+  const std::set<std::string> searchable(searchable_options().begin(), searchable_options().end());
   // [data]
   const toml::table& data = *r.table(root, "data", true);
   r.only(data, "data", {"data", "collection", "graph", "holdout", "valid_share", "split_seed"});
@@ -182,6 +175,49 @@ SearchConfig parse_search_config(const std::string& toml_text, const std::string
     c.space.params.push_back(read_param(r, key, v));
   }
   if (c.space.params.empty()) throw r.error("space", "no parameter to vary");
+}
+
+void read_budget(const Reader& r, const toml::table& root, SearchConfig& c) {
+  const toml::table& b = *r.table(root, "budget", true);
+  r.only(b, "budget", {"steps", "epochs", "checkpoints"});
+  if (b.get("steps")) c.budget.steps = r.integer(b, "budget", "steps", 0, 1);
+  if (b.get("epochs")) c.budget.epochs = r.integer(b, "budget", "epochs", 0, 1);
+  if (c.budget.steps.has_value() == c.budget.epochs.has_value())
+    throw r.error("budget", "give steps (per trial) or epochs, one of them");
+  if (b.get("checkpoints")) {
+    if (c.budget.epochs) throw r.error("budget", "checkpoints go with steps; with epochs every epoch is one");
+    c.budget.checkpoints = r.integer(b, "budget", "checkpoints", 4, 1);
+  }
+  if (c.budget.steps && *c.budget.steps < c.budget.checkpoints)
+    throw r.error("budget", "steps must be at least checkpoints");
+}
+
+}  // namespace
+
+SearchConfig parse_search_config(const std::string& toml_text, const std::string& what) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, what);
+  } catch (const toml::parse_error& e) {
+    throw Error(what + ":" + std::to_string(e.source().begin.line), "", std::string(e.description()));
+  }
+  const Reader r{what};
+  r.only(root, "", {"data", "train", "space", "objectives", "search", "pruner", "budget", "latency", "precision"});
+  SearchConfig c;
+
+  // [precision]: a trained run's weight precisions are searched instead of
+  // training options (precision_trials.h).
+  if (const toml::table* p = r.table(root, "precision", false)) {
+    r.only(*p, "precision", {"run"});
+    c.precision_run = r.text(*p, "precision", "run", "");
+    if (c.precision_run.empty()) throw r.error("precision", "run: the trained run whose weights are lowered");
+    for (const char* t : {"data", "train", "space", "budget", "latency"})
+      if (root.get(t))
+        throw r.error(t, "a precision study ([precision]) takes its data from the run and searches each weight "
+                         "tensor's precision: leave this table out");
+  }
+  const bool training = c.precision_run.empty();
+  if (training) read_training_tables(r, root, c);
 
   // [objectives], in a fixed order: score first.
   const toml::table& obj = *r.table(root, "objectives", true);
@@ -192,6 +228,11 @@ SearchConfig parse_search_config(const std::string& toml_text, const std::string
   }
   if (c.objectives.empty() || c.objectives.front().name != "score")
     throw r.error("objectives", "score (the validation score) must be one of the objectives");
+  if (!training)
+    for (const Objective& o : c.objectives)
+      if (o.name != "score" && o.name != "onnx_bytes")
+        throw r.error("objectives", o.name + ": a precision study has score and onnx_bytes (the weights' precision "
+                                    "changes neither the parameters nor LibTorch's latency)");
 
   // [search]
   if (const toml::table* s = r.table(root, "search", false)) {
@@ -241,18 +282,7 @@ SearchConfig parse_search_config(const std::string& toml_text, const std::string
   }
 
   // [budget]
-  const toml::table& b = *r.table(root, "budget", true);
-  r.only(b, "budget", {"steps", "epochs", "checkpoints"});
-  if (b.get("steps")) c.budget.steps = r.integer(b, "budget", "steps", 0, 1);
-  if (b.get("epochs")) c.budget.epochs = r.integer(b, "budget", "epochs", 0, 1);
-  if (c.budget.steps.has_value() == c.budget.epochs.has_value())
-    throw r.error("budget", "give steps (per trial) or epochs, one of them");
-  if (b.get("checkpoints")) {
-    if (c.budget.epochs) throw r.error("budget", "checkpoints go with steps; with epochs every epoch is one");
-    c.budget.checkpoints = r.integer(b, "budget", "checkpoints", 4, 1);
-  }
-  if (c.budget.steps && *c.budget.steps < c.budget.checkpoints)
-    throw r.error("budget", "steps must be at least checkpoints");
+  if (training) read_budget(r, root, c);
 
   if (const toml::table* l = r.table(root, "latency", false)) {
     r.only(*l, "latency", {"configs", "repeats", "threads"});
@@ -260,8 +290,9 @@ SearchConfig parse_search_config(const std::string& toml_text, const std::string
     c.latency.repeats = static_cast<int>(r.integer(*l, "latency", "repeats", 5, 1));
     c.latency.threads = static_cast<int>(r.integer(*l, "latency", "threads", 1, 1));
   }
-  // The sampler's own checks (an unknown name, nsga2 with one objective).
-  make_sampler(c.sampler, c.space, c.objectives);
+  // The sampler's own checks (an unknown name, nsga2 with one objective);
+  // a precision study's space is the run's, checked once it is read.
+  if (training) make_sampler(c.sampler, c.space, c.objectives);
   make_pruner(c.pruner);
   return c;
 }
@@ -283,6 +314,7 @@ nlohmann::json SearchConfig::to_json() const {
                  {"checkpoints", budget.validations()}};
   j["reference"] = reference ? nlohmann::json(*reference) : nlohmann::json(nullptr);
   j["latency"] = {{"configs", latency.configs}, {"repeats", latency.repeats}, {"threads", latency.threads}};
+  if (!precision_run.empty()) j["precision_run"] = precision_run;  // only then: older studies resume as they were
   return j;
 }
 

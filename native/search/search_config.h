@@ -14,6 +14,10 @@
 //   [pruner]      startup, warmup, reduction (optional)
 //   [budget]      steps (with checkpoints, default 4) or epochs per trial
 //   [latency]     configs (1000), repeats (5), threads (1) (optional)
+//   [precision]   run = "RUN": a precision study instead (precision_trials.h):
+//                 no [data], [train], [space], [budget] or [latency]; the
+//                 space is the run's weight tensors; objectives score and
+//                 onnx_bytes
 // Unknown tables and keys are refused, so a typo never passes silently.
 #pragma once
 
@@ -53,6 +57,7 @@ struct SearchConfig {
   Budget budget;
   std::optional<std::vector<double>> reference;  // aligned with objectives
   LatencySettings latency;
+  std::string precision_run;  // [precision] run: a precision study's run ("" for a training study)
 
   // Everything, for checking that --resume continues the same study.
   nlohmann::json to_json() const;

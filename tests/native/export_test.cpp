@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <cstring>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -267,6 +268,51 @@ TEST(Export, APerLayerPlanSetsEachTensorsPrecision) {
   EXPECT_NE(e.find("tensors[1]"), std::string::npos) << e;
   std::ofstream(dir.file("none.json")) << R"({"layers": []})";
   EXPECT_NE(test::error_of([&] { PrecisionPlan::read(dir.file("none.json")); }).find("none.json"), std::string::npos);
+}
+
+// A model's weights lowered in place hold what the lowered export computes
+// with: exported again in fp32, every lowered tensor is computed_values of
+// the original (fp16 rounded; int8 rows at their scales, which the stored
+// int8 rows times their scales are, above) and every other one unchanged,
+// for every model type, its transposed and sliced matrices included.
+TEST(Export, LoweredWeightsInPlaceAreWhatTheLoweredExportComputesWith) {
+  const auto floats_by_name = [](const onnx::ModelProto& proto) {
+    std::map<std::string, std::vector<float>> m;
+    for (const auto& t : proto.graph().initializer())
+      if (t.data_type() == onnx::TensorProto::FLOAT) {
+        std::vector<float> v(t.raw_data().size() / sizeof(float));
+        std::memcpy(v.data(), t.raw_data().data(), v.size() * sizeof(float));
+        m[t.name()] = v;
+      }
+    return m;
+  };
+  for (WeightPrecision p : {WeightPrecision::Fp16, WeightPrecision::Int8}) {
+    for (const Spec& s : all_specs()) {
+      SCOPED_TRACE(std::string(precision_name(p)) + " " + s.kind + " " + s.name + " " + s.join);
+      const models::ModelOptions o = options_of(s);
+      torch::manual_seed(1);
+      models::RankModel original = models::make_model(o);
+      torch::manual_seed(1);
+      models::RankModel lowered = models::make_model(o);
+      PrecisionReport before, after;
+      const auto a = floats_by_name(export_onnx(*original, o, WeightPrecision::Fp32, &before));
+      const PrecisionReport low = lower_weights(*lowered, o, p);
+      const auto b = floats_by_name(export_onnx(*lowered, o, WeightPrecision::Fp32, &after));
+      ASSERT_EQ(before.tensors.size(), after.tensors.size());
+      ASSERT_EQ(low.tensors.size(), before.tensors.size());
+      int64_t changed = 0;
+      for (size_t i = 0; i < before.tensors.size(); ++i) {
+        const PrecisionReport::Tensor& t = before.tensors[i];
+        ASSERT_TRUE(a.count(t.name) && b.count(after.tensors[i].name)) << t.name;
+        const std::vector<float>& want_from = a.at(t.name);
+        const std::vector<float>& got = b.at(after.tensors[i].name);
+        EXPECT_EQ(got, computed_values(want_from, t.dims, p)) << i << " " << t.name;
+        EXPECT_EQ(low.tensors[i].precision, lowerable(t.dims) ? p : WeightPrecision::Fp32);
+        changed += got != want_from;
+      }
+      EXPECT_GT(changed, 0);
+    }
+  }
 }
 
 TEST(Export, APerProgramModelsDeepPartIsScaledAsInLibTorch) {

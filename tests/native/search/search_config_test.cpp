@@ -123,4 +123,23 @@ TEST(SearchConfig, ListsOfRootsAndReferencePoints) {
 }
 
 }  // namespace
+// A precision study: a run and its objectives; the tables a training study
+// needs are refused, and so are objectives the precision cannot change.
+TEST(SearchConfig, APrecisionStudyTakesARunAndRefusesTrainingTables) {
+  const std::string base = "[precision]\nrun = \"runs/x\"\n[objectives]\nscore = \"maximize\"\n";
+  const SearchConfig c = parse_search_config(base + "onnx_bytes = \"minimize\"\n[search]\nsampler = \"nsga2\"\n", "P.toml");
+  EXPECT_EQ(c.precision_run, "runs/x");
+  EXPECT_TRUE(c.space.params.empty());  // the run's, read by precision_space
+  EXPECT_EQ(c.objectives.size(), 2u);
+  EXPECT_EQ(c.to_json()["precision_run"], "runs/x");
+  EXPECT_FALSE(parse_search_config(kExample, "S.toml").to_json().contains("precision_run"));
+  EXPECT_NE(error_of(base + "[space]\nhidden = [8, 16]\n").find("[space] a precision study"), std::string::npos);
+  EXPECT_NE(error_of(base + "[budget]\nsteps = 4\n").find("[budget] a precision study"), std::string::npos);
+  EXPECT_NE(error_of(base + "latency = \"minimize\"\n").find("latency: a precision study"), std::string::npos);
+  EXPECT_NE(error_of("[precision]\n[objectives]\nscore = \"maximize\"\n").find("run: the trained run"),
+            std::string::npos);
+  EXPECT_NE(error_of("[precision]\nrun = \"x\"\nruns = 1\n[objectives]\nscore = \"maximize\"\n").find("unknown key 'runs'"),
+            std::string::npos);
+}
+
 }  // namespace fastslow::search

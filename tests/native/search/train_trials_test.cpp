@@ -1,6 +1,10 @@
 // Studies whose trials train on the tiny generated dataset.
 #include "search/train_trials.h"
 
+#include "export/export_onnx.h"
+#include "search/precision_trials.h"
+#include "train/evaluate.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -130,6 +134,71 @@ TEST(TrainTrials, PruningStopsTheRunAtACheckpoint) {
   const TrialOutcome o = runner.run(t);
   EXPECT_EQ(o.state, TrialState::Pruned);
   EXPECT_EQ(seen, (std::vector<int64_t>{1}));
+}
+
+// A precision study on a trained run. Its space is the run's lowerable
+// weight tensors. Every tensor fp32 scores what the run's own model scores
+// on its validation graphs and weighs its fp32 export; every one int8 weighs
+// what the uniform int8 export does, scores what the run's model lowered by
+// the trial's plan.json scores, and that plan.json is what export
+// --per-layer reads.
+// A study of such trials writes each front trial's plan.
+TEST(PrecisionTrials, ATrialLowersTheRunsWeightsAndScoresThem) {
+  TempDir dir;
+  TrainTrialRunner trainer(tiny_study("score = \"maximize\"\n"), 1, true);
+  TrialContext t;
+  t.params = {{"hidden", 24}, {"lr", 0.004}};
+  t.dir = dir.file("run");
+  t.report = [](int64_t, double) { return false; };
+  ASSERT_EQ(trainer.run(t).state, TrialState::Complete);
+
+  SearchConfig c = parse_search_config("[precision]\nrun = \"" + dir.file("run") +
+                                           "\"\n[objectives]\nscore = \"maximize\"\nonnx_bytes = \"minimize\"\n"
+                                           "[search]\nsampler = \"nsga2\"\ntrials = 6\n",
+                                       "p.toml");
+  c.space = precision_space(c.precision_run);
+  ASSERT_GE(c.space.params.size(), 3u);
+  PrecisionTrialRunner runner(c);
+  train::LoadedRun run = train::load_run(dir.file("run"), "cpu");
+  const std::vector<train::GraphEntry> valid = train::load_split(run, "valid");
+  const auto score_of = [&](models::RankModelImpl& m) {
+    return train::collection_score(run.kind(), *train::evaluate_entries(m, valid, run.norm, *run.options.eval_chunk, run.device));
+  };
+
+  TrialContext fp32;
+  fp32.params = nlohmann::json::object();
+  fp32.dir = dir.file("p/0");
+  const TrialOutcome a = runner.run(fp32);
+  ASSERT_EQ(a.state, TrialState::Complete) << a.message;
+  EXPECT_DOUBLE_EQ(a.objectives.at("score"), score_of(*run.model));
+  EXPECT_EQ(a.objectives.at("onnx_bytes"),
+            static_cast<double>(exporter::export_onnx(*run.model, run.model_options).ByteSizeLong()));
+
+  TrialContext low;
+  for (const Param& p : c.space.params) low.params[p.name] = "int8";
+  low.dir = dir.file("p/1");
+  const TrialOutcome b = runner.run(low);
+  ASSERT_EQ(b.state, TrialState::Complete) << b.message;
+  EXPECT_LT(b.objectives.at("onnx_bytes"), a.objectives.at("onnx_bytes"));
+  EXPECT_EQ(b.objectives.at("onnx_bytes"),  // every lowerable tensor int8: the uniform int8 export
+            static_cast<double>(
+                exporter::export_onnx(*run.model, run.model_options, exporter::WeightPrecision::Int8).ByteSizeLong()));
+  const exporter::PrecisionPlan plan = exporter::PrecisionPlan::read(dir.file("p/1/plan.json"));
+  EXPECT_EQ(static_cast<double>(exporter::export_onnx(*run.model, run.model_options, plan).ByteSizeLong()),
+            b.objectives.at("onnx_bytes"));
+  exporter::lower_weights(*run.model, run.model_options, plan);
+  EXPECT_DOUBLE_EQ(b.objectives.at("score"), score_of(*run.model));
+  EXPECT_NE(test::error_of([&] { runner.plan({{"tensor_999", "int8"}}); }).find("tensor_999"), std::string::npos);
+
+  auto sampler = make_sampler(c.sampler, c.space, c.objectives);
+  StudySettings st;
+  st.out = dir.file("study");
+  st.objectives = c.objectives;
+  st.trials = 6;
+  const StudyResult r = run_study(st, *sampler, nullptr, runner);
+  ASSERT_EQ(r.study.trials.size(), 6u);
+  ASSERT_FALSE(r.front.empty());
+  for (size_t i : r.front) EXPECT_TRUE(fs::exists(dir.file("study/" + r.study.trials[i].run + "/plan.json")));
 }
 
 }  // namespace
