@@ -39,6 +39,9 @@
 #   precision   one per-program run on the real AlexNet exported with fp32, fp16 and int8 weights, and
 #               with the plan a precision study picks (fastslow search, [precision]): bytes, ONNX Runtime
 #               Web ms per 1,000 configs against fp32, Kendall (bench/precision_bench.mjs)
+#   webgpu      ONNX Runtime Web's WebGPU back end beside WebAssembly in headless Chromium: the adapter
+#               offered, ms per 1,000 configs of one batch on each, score agreement (bench/webgpu_bench.mjs;
+#               extra args: --nodes 2000, --config-nodes 250, --repeats 1)
 #   explorer    the page in headless Chromium: open, frame, rank, the real nlp graph at fit, search, SVG   (bench/explorer_bench.mjs)
 #   gpu         on a machine with a GPU and PyTorch: default layout training on the GPU (CUDA graphs and
 #               op by op) against the machine's CPU cores, the training step against PyTorch eager on
@@ -238,6 +241,9 @@ case $what in
       console.log(ok[0].run);' "$(realpath $p/study/pareto.json)")
     $f export --run $p/run -o $p/models/search --per-layer $p/study/$plan/plan.json >/dev/null
     node bench/precision_bench.mjs $p/models data/cleaned_alexnet.npz "$@" ;;
+  webgpu)
+    bash scripts/bench.sh rank --repeats 1 >/dev/null  # the model
+    node bench/webgpu_bench.mjs $work/rank/model "$@" ;;
   explorer)
     bash scripts/bench.sh rank --repeats 1 >/dev/null  # the 5,000-node graph and its model
     export NODE_PATH=/usr/share/nodejs
@@ -253,5 +259,5 @@ case $what in
     bash scripts/stage_site.sh $work/explorer/site $work/rank/model >/dev/null
     node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
       $work/rank/graph/resnet_5000.npz $work/rank/model $f $work/explorer/layout_50000.npz "$@" ;;
-  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, ensemble-page, precision, search, real, fewshot, tune, realism, rank, explorer)" >&2; exit 1 ;;
+  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, ensemble-page, precision, search, real, fewshot, tune, realism, rank, webgpu, explorer)" >&2; exit 1 ;;
 esac

@@ -293,8 +293,33 @@ async function boot() {
   boot.remove();
 }
 
+// Which ONNX Runtime back end ranks, and why. The page stages ONNX Runtime
+// Web's WebAssembly build only. WebGPU was measured beside it
+// (bench/webgpu_bench.mjs): the one adapter headless Chromium offers on the
+// development machine is SwiftShader's CPU emulation, on which the ranking
+// model ran 40-90x slower than on WebAssembly, so that build is not worth
+// its download there; a hardware adapter is reported, not used.
+async function backendChoice() {
+  const wasm = (reason, adapter = null) => ({ backend: 'wasm', adapter, reason });
+  if (!('gpu' in navigator)) return wasm('WebGPU is not offered here (no navigator.gpu)');
+  let adapter = null;
+  try {
+    adapter = await navigator.gpu.requestAdapter();
+  } catch (e) {
+    return wasm(`asking for a WebGPU adapter failed: ${e.message || e}`);
+  }
+  if (!adapter) return wasm('WebGPU offers no adapter here');
+  const info = adapter.info || {};
+  const name = `${info.vendor || 'unknown'}/${info.architecture || 'unknown'}`;
+  if (info.isFallbackAdapter || adapter.isFallbackAdapter || /swiftshader/i.test(name))
+    return wasm(`the WebGPU adapter ${name} is a software fallback, slower than WebAssembly`, name);
+  return wasm(`a WebGPU adapter (${name}) is offered, but the page ranks with ONNX Runtime's WebAssembly build`, name);
+}
+
 window.fastslow = {
   ready: null,
+  // {backend, adapter, reason}: which ONNX Runtime back end ranks and why.
+  backend: () => backendChoice(),
   state: () => M.api.explorer_state(),
   ranking: () => M.api.explorer_ranking(),
   open: (bytes, name) => openGraph(bytes, name),

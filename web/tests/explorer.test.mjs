@@ -275,6 +275,14 @@ np.savez_compressed(sys.argv[3], **g)
   assert.deepEqual(pageErrors, []);
 });
 
+test('the page says which ONNX Runtime back end ranks and why: WebAssembly, with the WebGPU adapter it found', async () => {
+  const b = await page.evaluate(() => window.fastslow.backend());
+  assert.equal(b.backend, 'wasm');
+  assert.match(b.reason, /WebGPU/);
+  const gpu = await page.evaluate(async () => 'gpu' in navigator && !!(await navigator.gpu.requestAdapter()));
+  assert.equal(b.adapter !== null, gpu, JSON.stringify(b));
+});
+
 test('a corrupt npz shows an error and the page still opens a good file afterwards', async () => {
   const bytes = readFileSync(alexnet).subarray(0, 5000);
   await page.setInputFiles('#npz-input', { name: 'corrupt.npz', mimeType: 'application/octet-stream', buffer: bytes });
