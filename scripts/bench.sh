@@ -5,7 +5,8 @@
 #   train-step  default layout model step, C++ vs PyTorch    (bench/train_step_bench.py)
 #   quality     default vs paper baseline on generated small (bench/quality.py)
 #   real        per-program runs on the real graphs with runtimes vs one-hot ridge (bench/real_bench.cpp;
-#               the repository's data/ files, plus every layout .npz under each --data DIR given)
+#               the repository's data/ files, plus every layout .npz under each --data DIR given); then
+#               zero-shot: a model trained on generated small layout:xla:random only ranks each file
 #   fewshot     few measurements: learning curves over N = 16..512 measured configs (5 draws each) on the
 #               real AlexNet and unet3d, held-out Kendall, top-1/top-5 slowdown, top-10 tail share for
 #               ridge (penalty by CV in the N), fastslow from scratch and fastslow --init from a prior
@@ -103,8 +104,26 @@ case $what in
     for d in "${extra_data[@]}"; do
       while IFS= read -r f; do files+=("$f"); done < <(find "$d" -name 'layout_*.npz' -o -name '*alexnet*.npz' | sort)
     done
-    cmake --build --preset native --target fastslow_bench_real
-    build/native/bin/fastslow_bench_real $work/real "${files[@]}" "${rest[@]}" ;;
+    cmake --build --preset native --target fastslow fastslow_bench_real
+    build/native/bin/fastslow_bench_real $work/real "${files[@]}" "${rest[@]}"
+    # Zero-shot (issue 32): a model trained on generated data only, with the
+    # defaults, ranking every real file it fits (`fastslow rank`: Kendall
+    # over all its configs). Files of another feature width are refused by
+    # name; files without runtimes give no Kendall.
+    f=build/native/bin/fastslow
+    z=$work/zero-shot
+    [ -d $z/synth-small/npz ] || $f synth --scale small --seed 0 --out $z/synth-small >/dev/null
+    if [ ! -f $z/run/metrics.json ]; then
+      if [ -f $z/run/config.json ]; then $f train --resume --out $z/run >$z/train.log 2>&1
+      else mkdir -p $z && $f train --data $z/synth-small --collection layout:xla:random --out $z/run >$z/train.log 2>&1; fi ||
+        { cat $z/train.log >&2; exit 1; }
+    fi
+    [ $z/model/model.onnx -nt $z/run/metrics.json ] || $f export --run $z/run -o $z/model >/dev/null
+    echo; echo "zero-shot: $z/run (generated small layout:xla:random, defaults) ranking each real file"
+    for g in "${files[@]}"; do
+      line=$($f rank --model $z/model "$g" 2>&1 | grep -E "^kendall|error:" | head -1 || true)
+      echo "  $(basename "$g"): ${line:-no runtimes: no Kendall}"
+    done ;;
   fewshot)
     # The prior: the per-program model's graph part (focus) trained on a
     # generated small layout:xla:random collection (140 node features, as
