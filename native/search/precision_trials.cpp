@@ -57,8 +57,10 @@ exporter::PrecisionPlan PrecisionTrialRunner::plan(const nlohmann::json& params)
   p.source = "the trial's parameters";
   p.per_tensor.assign(tensors_, exporter::WeightPrecision::Fp32);
   for (const auto& [k, v] : params.items()) {
-    if (k.rfind(kName, 0) != 0 || !v.is_string()) throw Error("precision study: unknown parameter " + k + " = " + v.dump());
-    const size_t i = std::stoul(k.substr(std::string(kName).size()));
+    const std::string digits = k.rfind(kName, 0) == 0 ? k.substr(std::string(kName).size()) : "";
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos || !v.is_string())
+      throw Error("precision study: unknown parameter " + k + " = " + v.dump());
+    const size_t i = std::stoul(digits);
     if (i >= tensors_) throw Error("precision study: " + k + ": the run's model has " + std::to_string(tensors_) + " weight tensors");
     p.per_tensor[i] = exporter::parse_precision(v.get<std::string>());
   }

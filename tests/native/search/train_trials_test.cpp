@@ -189,6 +189,10 @@ TEST(PrecisionTrials, ATrialLowersTheRunsWeightsAndScoresThem) {
   exporter::lower_weights(*run.model, run.model_options, plan);
   EXPECT_DOUBLE_EQ(b.objectives.at("score"), score_of(*run.model));
   EXPECT_NE(test::error_of([&] { runner.plan({{"tensor_999", "int8"}}); }).find("tensor_999"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { runner.plan({{"tensor_x", "int8"}}); }).find("unknown parameter tensor_x"),
+            std::string::npos);
+  // Zero-padded names: the tensors sort in order.
+  for (size_t i = 1; i < c.space.params.size(); ++i) EXPECT_LT(c.space.params[i - 1].name, c.space.params[i].name);
 
   auto sampler = make_sampler(c.sampler, c.space, c.objectives);
   StudySettings st;
