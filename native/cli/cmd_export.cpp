@@ -34,10 +34,6 @@ void write_card(const nlohmann::json& card, const train::RunDir& dir) {
   dir.write_json("model.json", card);
 }
 
-const char* weights_word(const exporter::PrecisionPlan& p) {
-  return p.per_layer() ? "per layer" : exporter::precision_name(p.weights);
-}
-
 void export_run(const std::string& run_dir, const train::RunDir& dir, const exporter::PrecisionPlan& precision) {
   const train::LoadedRun run = train::load_run(run_dir, "cpu");
   exporter::PrecisionReport report;
@@ -49,7 +45,7 @@ void export_run(const std::string& run_dir, const train::RunDir& dir, const expo
   std::printf("%s (%.1f KiB, %lld parameters, %s %s, weights %s)\n%s\n", dir.file("model.onnx").c_str(),
               static_cast<double>(bytes) / 1024.0, static_cast<long long>(card["model"]["parameters"].get<int64_t>()),
               run.options.kind.c_str(), (run.options.model + (run.model_options.wide_nodes > 0 ? "+wide" : "")).c_str(),
-              weights_word(precision), dir.file("model.json").c_str());
+              card["precision"]["weights"].get<std::string>().c_str(), dir.file("model.json").c_str());
 }
 
 void export_ensemble(const std::string& ensemble_dir, const train::RunDir& dir, const exporter::PrecisionPlan& precision) {
@@ -62,7 +58,8 @@ void export_ensemble(const std::string& ensemble_dir, const train::RunDir& dir, 
   write_card(card, dir);
   std::printf("%s (%.1f KiB, %lld parameters, %s ensemble of %zu, %s, weights %s)\n%s\n", dir.file("model.onnx").c_str(),
               static_cast<double>(bytes) / 1024.0, static_cast<long long>(card["model"]["parameters"].get<int64_t>()),
-              e.spec.kind.c_str(), e.runs.size(), train::combine_name(e.spec.combine), weights_word(precision),
+              e.spec.kind.c_str(), e.runs.size(), train::combine_name(e.spec.combine),
+              card["precision"]["weights"].get<std::string>().c_str(),
               dir.file("model.json").c_str());
 }
 

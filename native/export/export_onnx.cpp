@@ -54,7 +54,7 @@ class Emitter {
     const std::vector<int64_t> dims = dims_of(t);
     const WeightPrecision p = plan_.at(weights_++, dims);
     const std::vector<float> values = values_of(t);
-    if (write_back_ && p != WeightPrecision::Fp32 && lowerable(dims)) {
+    if (write_back_ && p != WeightPrecision::Fp32) {
       std::vector<float> v = computed_values(values, dims, p);
       const torch::Tensor lowered = torch::from_blob(v.data(), t.sizes(), torch::kFloat32).clone().to(t.device(), t.dtype());
       if (back) back(lowered);
@@ -446,10 +446,9 @@ onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOp
   return build(model, o, plan, report, false);
 }
 
-PrecisionReport lower_weights(models::RankModelImpl& model, const models::ModelOptions& o, const PrecisionPlan& plan) {
-  PrecisionReport report;
-  build(model, o, plan, &report, true);
-  return report;
+onnx::ModelProto lower_weights(models::RankModelImpl& model, const models::ModelOptions& o, const PrecisionPlan& plan,
+                               PrecisionReport* report) {
+  return build(model, o, plan, report, true);
 }
 
 void check_onnx(const onnx::ModelProto& model) {

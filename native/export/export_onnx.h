@@ -47,9 +47,11 @@ onnx::ModelProto export_onnx(models::RankModelImpl& model, const models::ModelOp
 // Sets `model`'s weights to the float32 values an export with `plan`
 // computes with (computed_values: fp16 rounded, int8 rows at their scales),
 // so that LibTorch scores what ONNX Runtime scores with the lowered model:
-// how a precision search judges a plan without ONNX Runtime. Returns what
-// the export reports. Errors as export_onnx's.
-PrecisionReport lower_weights(models::RankModelImpl& model, const models::ModelOptions& options, const PrecisionPlan& plan);
+// how a precision search judges a plan without ONNX Runtime. Returns the
+// export it makes on the way: export_onnx of the model as it was, with
+// `plan` (and `report` as export_onnx fills it). Errors as export_onnx's.
+onnx::ModelProto lower_weights(models::RankModelImpl& model, const models::ModelOptions& options,
+                               const PrecisionPlan& plan, PrecisionReport* report = nullptr);
 
 // onnx::checker::check_model plus strict shape inference (all types checked,
 // node errors thrown); throws fastslow::Error with the checker's message.

@@ -36,7 +36,7 @@ bool lowerable(const std::vector<int64_t>& dims) {
 }
 
 WeightPrecision PrecisionPlan::at(size_t index, const std::vector<int64_t>& dims) const {
-  if (!per_layer()) return weights;
+  if (!per_layer()) return lowerable(dims) ? weights : WeightPrecision::Fp32;
   if (index >= per_tensor.size())
     throw Error(source, "", "lists " + std::to_string(per_tensor.size()) + " tensors; the model has more (tensor " +
                                 std::to_string(index) + " has no precision)");

@@ -40,8 +40,9 @@ struct PrecisionPlan {
   PrecisionPlan() = default;
   PrecisionPlan(WeightPrecision p) : weights(p) {}  // NOLINT: a precision is the plan that applies it everywhere
   bool per_layer() const { return !per_tensor.empty(); }
-  // The precision of weight tensor `index` of `dims`; Error naming the
-  // source where the plan lowers one that is not lowerable or has no entry.
+  // The precision weight tensor `index` of `dims` is stored in: fp32 for a
+  // tensor that is not lowerable. Error naming the source where a per-layer
+  // plan lowers one that is not lowerable or has no entry.
   WeightPrecision at(size_t index, const std::vector<int64_t>& dims) const;
   // After the export wrote `count` tensors: Error naming the source when the
   // plan lists another number.

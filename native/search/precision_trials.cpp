@@ -71,9 +71,8 @@ TrialOutcome PrecisionTrialRunner::run(TrialContext& t) {
   const exporter::PrecisionPlan p = plan(t.params);
   train::LoadedRun run = train::load_run(config_.precision_run, "auto");
   TrialOutcome out;
-  // The bytes of the export a user would make of this plan, before lowering.
-  const auto bytes = static_cast<double>(exporter::export_onnx(*run.model, run.model_options, p).ByteSizeLong());
-  exporter::lower_weights(*run.model, run.model_options, p);
+  // Its export on the way is the one a user would make of this plan.
+  const auto bytes = static_cast<double>(exporter::lower_weights(*run.model, run.model_options, p).ByteSizeLong());
   const auto results = train::evaluate_entries(*run.model, valid_, run.norm, *run.options.eval_chunk, run.device,
                                                [&](size_t, size_t, const std::string&) { return !(t.stop && t.stop()); });
   if (!results) {

@@ -296,7 +296,8 @@ TEST(Export, LoweredWeightsInPlaceAreWhatTheLoweredExportComputesWith) {
       models::RankModel lowered = models::make_model(o);
       PrecisionReport before, after;
       const auto a = floats_by_name(export_onnx(*original, o, WeightPrecision::Fp32, &before));
-      const PrecisionReport low = lower_weights(*lowered, o, p);
+      PrecisionReport low;
+      lower_weights(*lowered, o, p, &low);
       const auto b = floats_by_name(export_onnx(*lowered, o, WeightPrecision::Fp32, &after));
       ASSERT_EQ(before.tensors.size(), after.tensors.size());
       ASSERT_EQ(low.tensors.size(), before.tensors.size());

@@ -415,15 +415,7 @@ TEST(TuneProposals, ProposedConfigsAreLegalNewAndParseBack) {
 // generator prices, in the sizes space.
 TEST(TuneProposals, TileKernelsGetTileProposals) {
   test::TempDir dir;
-  synth::SynthItem item;
-  item.collection = "tile:xla";
-  item.split = "valid";
-  item.seed = 17;
-  item.target_nodes = 40;
-  item.configs = 40;
-  item.path = "kernel.npz";
-  synth::synth_write(dir.path(), item);
-  const std::string file = dir.file("kernel.npz");
+  const std::string file = test::write_tile_kernel(dir, 17, 40, 40);
   const TileGraph original = load_tile_graph(NpzReader::open(file));
   for (const std::string predictor : {"fastslow", "ridge"}) {
     TuneSettings s;

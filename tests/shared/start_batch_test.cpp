@@ -15,7 +15,6 @@
 #include "fastslow/graph/graph.h"
 #include "fastslow/graph/graph_write.h"
 #include "fastslow/io/npz_reader.h"
-#include "fastslow/synth/dataset.h"
 #include "fastslow/tune/pick.h"
 #include "fastslow/tune/start_batch.h"
 #include "test_support.h"
@@ -103,16 +102,9 @@ TEST(StartBatch, MostCommonCountsDuplicatesAndTileBounds) {
   EXPECT_EQ(c.groups.group_size[static_cast<size_t>(most_common_config(c))], 2);
 
   // A generated tile kernel: each bound is a unit.
-  synth::SynthItem item;
-  item.collection = "tile:xla";
-  item.split = "valid";
-  item.seed = 11;
-  item.target_nodes = 30;
-  item.configs = 40;
-  item.path = "kernel.npz";
-  synth::synth_write(dir.path(), item);
-  const CachedGraph t = CachedGraph::open(dir.file("kernel.npz"), {dir.file("cache"), 1});
-  const TileGraph raw = load_tile_graph(NpzReader::open(dir.file("kernel.npz")));
+  const std::string kernel = test::write_tile_kernel(dir, 11, 30, 40);
+  const CachedGraph t = CachedGraph::open(kernel, {dir.file("cache"), 1});
+  const TileGraph raw = load_tile_graph(NpzReader::open(kernel));
   const std::vector<int64_t> away = naive_distances(raw.config_feat, raw.num_configs, raw.config_feat_width, 1);
   const int64_t chosen = t.groups.representative[static_cast<size_t>(most_common_config(t))];
   EXPECT_EQ(away[static_cast<size_t>(chosen)], *std::min_element(away.begin(), away.end()));

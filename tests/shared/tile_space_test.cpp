@@ -28,19 +28,9 @@ struct Kernel {
   TileGraph g;
   synth::Pricer pricer;
 
-  Kernel(uint64_t seed, int nodes, int64_t configs) : pricer(make(seed, nodes, configs)) {
+  Kernel(uint64_t seed, int nodes, int64_t configs)
+      : pricer(synth::Pricer::for_file(test::write_tile_kernel(dir, seed, nodes, configs))) {
     g = load_tile_graph(NpzReader::open(dir.file("kernel.npz")));
-  }
-  synth::Pricer make(uint64_t seed, int nodes, int64_t configs) {
-    synth::SynthItem item;
-    item.collection = "tile:xla";
-    item.split = "valid";
-    item.seed = seed;
-    item.target_nodes = nodes;
-    item.configs = configs;
-    item.path = "kernel.npz";
-    synth::synth_write(dir.path(), item);
-    return synth::Pricer::for_file(dir.file("kernel.npz"));
   }
   TileConfigSpace space(SpaceKind kind) const { return TileConfigSpace(g.config_feat_width, g.config_feat, {}, kind); }
   double best_known() const {

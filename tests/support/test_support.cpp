@@ -17,6 +17,7 @@
 #include "fastslow/io/npy.h"
 #include "fastslow/io/remove_tree.h"
 #include "fastslow/io/zip.h"
+#include "fastslow/synth/dataset.h"
 
 namespace fs = std::filesystem;
 
@@ -103,6 +104,18 @@ std::string python_torch_skip_reason() {
   if (v.rfind("1.13", 0) != 0)
     return "/usr/bin/python3's torch is " + v + ", not the 1.13 (Debian's) this reference was checked against";
   return "";
+}
+
+std::string write_tile_kernel(const TempDir& dir, uint64_t seed, int nodes, int64_t configs, const std::string& name) {
+  synth::SynthItem item;
+  item.collection = "tile:xla";
+  item.split = "valid";
+  item.seed = seed;
+  item.target_nodes = nodes;
+  item.configs = configs;
+  item.path = name;
+  synth::synth_write(dir.path(), item);
+  return dir.file(name);
 }
 
 std::vector<uint8_t> read_bytes(const std::string& path) {

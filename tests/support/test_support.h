@@ -60,6 +60,11 @@ std::string error_of(F f) {
 std::vector<uint8_t> npz_bomb(const std::vector<uint8_t>& base, const std::string& array,
                               const std::vector<int64_t>& shape);
 
+// A generated tile:xla kernel (valid split) of about `nodes` nodes and
+// `configs` configs written as DIR/NAME; returns its path.
+std::string write_tile_kernel(const TempDir& dir, uint64_t seed, int nodes, int64_t configs,
+                              const std::string& name = "kernel.npz");
+
 std::vector<uint8_t> read_bytes(const std::string& path);
 // A fuzz regression input: fuzz/corpus/TARGET/NAME, also a seed of that fuzzer.
 std::vector<uint8_t> fuzz_input(const std::string& target, const std::string& name);

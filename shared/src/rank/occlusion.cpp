@@ -1,33 +1,12 @@
 #include "fastslow/rank/occlusion.h"
 
 #include <algorithm>
-#include <map>
-#include <numeric>
 #include <string>
 
+#include "fastslow/data/common_settings.h"
 #include "fastslow/error.h"
 
 namespace fastslow {
-
-std::vector<float> most_common_layouts(const CachedGraph& g) {
-  const int64_t nc = static_cast<int64_t>(g.pruned.config_positions.size()), w = g.config_feat_width;
-  std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
-  std::iota(all.begin(), all.end(), int64_t{0});
-  const std::vector<float> every = g.config_rows(all);
-  std::vector<float> common(static_cast<size_t>(nc * w));
-  for (int64_t j = 0; j < nc; ++j) {
-    std::map<std::vector<float>, int64_t> count;
-    for (size_t k = 0; k < all.size(); ++k) {
-      const float* r = every.data() + (static_cast<int64_t>(k) * nc + j) * w;
-      count[std::vector<float>(r, r + w)] += g.groups.group_size[k];
-    }
-    // Ties go to the smallest row (std::map's order): the same on every build.
-    const auto top = std::max_element(count.begin(), count.end(),
-                                      [](const auto& a, const auto& b) { return a.second < b.second; });
-    std::copy(top->first.begin(), top->first.end(), common.begin() + j * w);
-  }
-  return common;
-}
 
 OcclusionRows occlusion_rows(const CachedGraph& g, int64_t config, int64_t against) {
   if (g.kind != GraphKind::Layout) throw Error(g.source, "", "explaining a config: not a layout graph");
@@ -40,7 +19,7 @@ OcclusionRows occlusion_rows(const CachedGraph& g, int64_t config, int64_t again
   r.nodes = static_cast<int64_t>(g.pruned.config_positions.size());
   r.width = g.config_feat_width;
   r.against = against >= 0;
-  const std::vector<float> common = most_common_layouts(g);
+  const std::vector<float> common = most_common_settings(g);
   const int64_t row = r.nodes * r.width;
   for (int64_t c : {config, against}) {
     if (c < 0) continue;

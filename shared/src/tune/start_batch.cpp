@@ -1,8 +1,9 @@
 #include "fastslow/tune/start_batch.h"
 
-#include <map>
+#include <algorithm>
 #include <numeric>
 
+#include "fastslow/data/common_settings.h"
 #include "fastslow/error.h"
 #include "fastslow/tune/pick.h"
 
@@ -23,33 +24,15 @@ int64_t most_common_config(const CachedGraph& g) {
 }
 
 int64_t most_common_config(const CachedGraph& g, const std::vector<float>& rows) {
+  const std::vector<float> common = most_common_settings(g, rows);
+  const SettingShape s = setting_shape(g);
   const int64_t n = g.groups.num_groups();
-  if (n == 0) throw Error(g.source, "", "holds no configs to start from");
-  if (static_cast<int64_t>(rows.size()) != n * g.config_row_elems)
-    throw Error(g.source, "", "most common config: " + std::to_string(rows.size()) + " values for " +
-                                  std::to_string(n) + " configs of " + std::to_string(g.config_row_elems));
-  // A layout setting is a node's row; a tile config's settings are its bounds.
-  const bool layout = g.kind == GraphKind::Layout;
-  const int64_t w = g.config_feat_width;
-  const int64_t units = layout ? g.config_row_elems / w : g.config_row_elems;
-  const int64_t unit_width = layout ? w : 1;
-  const auto unit_at = [&](int64_t k, int64_t u) {
-    const float* r = rows.data() + k * g.config_row_elems + u * unit_width;
-    return std::vector<float>(r, r + unit_width);
-  };
-  std::vector<std::vector<float>> mode(static_cast<size_t>(units));
-  for (int64_t u = 0; u < units; ++u) {
-    std::map<std::vector<float>, int64_t> count;
-    for (int64_t k = 0; k < n; ++k) count[unit_at(k, u)] += g.groups.group_size[static_cast<size_t>(k)];
-    // Ties go to the smallest setting (std::map's order): the same on every build.
-    int64_t top = -1;
-    for (const auto& [setting, c] : count)
-      if (c > top) top = c, mode[static_cast<size_t>(u)] = setting;
-  }
-  int64_t best = 0, best_away = units + 1;
+  int64_t best = 0, best_away = s.units + 1;
   for (int64_t k = 0; k < n && best_away > 0; ++k) {
+    const float* r = rows.data() + k * g.config_row_elems;
     int64_t away = 0;
-    for (int64_t u = 0; u < units && away < best_away; ++u) away += unit_at(k, u) != mode[static_cast<size_t>(u)];
+    for (int64_t u = 0; u < s.units && away < best_away; ++u)
+      away += !std::equal(r + u * s.width, r + (u + 1) * s.width, common.begin() + u * s.width);
     if (away < best_away) best_away = away, best = k;
   }
   return best;

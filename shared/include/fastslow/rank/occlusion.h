@@ -1,7 +1,8 @@
 // Why a config scores as it does, for any model that scores layout configs
 // (a LibTorch run natively, an exported model in ONNX Runtime Web in the
 // page): occlusion. Each configurable node's layout in turn is reset to the
-// file's most common one for that node and the config scored again; the
+// file's most common one for that node (data/common_settings.h) and the
+// config scored again; the
 // change is the node's share:
 //   share(j) = score(config) - score(config with node j reset)
 // and with a second config, share(j) of the first minus share(j) of the
@@ -16,10 +17,6 @@
 #include "fastslow/data/graph_cache.h"
 
 namespace fastslow {
-
-// Per configurable node (config_positions order), the row the file holds
-// most often (duplicates counted), nodes x config_feat_width.
-std::vector<float> most_common_layouts(const CachedGraph& g);
 
 // The rows to score: the config, then one copy per node with that node
 // reset; the same again for `against` when it is given (>= 0). Config and
