@@ -40,6 +40,12 @@
 #   precision   one per-program run on the real AlexNet exported with fp32, fp16 and int8 weights, and
 #               with the plan a precision study picks (fastslow search, [precision]): bytes, ONNX Runtime
 #               Web ms per 1,000 configs against fp32, Kendall (bench/precision_bench.mjs)
+#   compress    distillation and lower precision: a 5-seed ensemble teacher, a small student distilled
+#               from it (fastslow distill), the same student trained without it, the student in fp16,
+#               int8 and a precision study's plan; validation Kendall (generated small
+#               layout:xla:random valid; per-program held-out on the real AlexNet and unet3d), then in
+#               ONNX Runtime Web: bytes, ms per 1,000 configs, Kendall against runtimes and the teacher
+#               (bench/compress_bench.mjs; extra args: --repeats N)
 #   webgpu      ONNX Runtime Web's WebGPU back end beside WebAssembly in headless Chromium: the adapter
 #               offered, ms per 1,000 configs of one batch on each, score agreement (bench/webgpu_bench.mjs;
 #               extra args: --nodes 2000, --config-nodes 250, --repeats 1)
@@ -260,6 +266,63 @@ case $what in
       console.log(ok[0].run);' "$(realpath $p/study/pareto.json)")
     $f export --run $p/run -o $p/models/search --per-layer $p/study/$plan/plan.json >/dev/null
     node bench/precision_bench.mjs $p/models data/cleaned_alexnet.npz "$@" ;;
+  compress)
+    cmake --build --preset native --target fastslow
+    export NODE_PATH=/usr/share/nodejs
+    cmake --preset wasm >/dev/null && cmake --build --preset wasm --target fastslow_core_js
+    f=build/native/bin/fastslow
+    c=$work/compress
+    mkdir -p $c
+    [ -f $c/synth/synth.json ] || $f synth --scale small --seed 0 --collection layout:xla:random --out $c/synth >$c/synth.log 2>&1
+    small="--hidden 16 --layers 1"  # the student: focus, 1 layer of width 16 (the teacher's members: 3 of 64)
+    # One set: NAME SPLIT TRAIN-ARGS...: teacher, student, scratch, their exports and validation Kendall.
+    compress_set() {
+      local name=$1 split=$2; shift 2
+      local d=$c/$name
+      mkdir -p $d
+      if [ ! -f $d/teacher/ensemble.json ] || [ $f -nt $d/teacher/ensemble.json ]; then
+        rm -rf $d/seeds $d/teacher $d/student $d/scratch $d/models
+        $f train "$@" --seeds 5 --out $d/seeds >$d/teacher.log 2>&1 || { cat $d/teacher.log >&2; exit 1; }
+        $f ensemble $d/seeds -o $d/teacher >>$d/teacher.log 2>&1 || { cat $d/teacher.log >&2; exit 1; }
+      fi
+      [ -f $d/student/metrics.json ] || $f distill --teacher $d/teacher "$@" $small --out $d/student >$d/student.log 2>&1 ||
+        { cat $d/student.log >&2; exit 1; }
+      [ -f $d/scratch/metrics.json ] || $f train "$@" $small --out $d/scratch >$d/scratch.log 2>&1 ||
+        { cat $d/scratch.log >&2; exit 1; }
+      rm -rf $d/models && mkdir -p $d/models
+      $f export --run $d/teacher -o $d/models/teacher >/dev/null
+      $f export --run $d/student -o $d/models/student >/dev/null
+      $f export --run $d/student -o $d/models/student-fp16 --precision fp16 >/dev/null
+      $f export --run $d/student -o $d/models/student-int8 --precision int8 >/dev/null
+      $f export --run $d/scratch -o $d/models/scratch >/dev/null
+      if [ ! -f $d/study/pareto.json ] || [ $d/student/metrics.json -nt $d/study/pareto.json ]; then
+        rm -rf $d/study
+        printf '[precision]\nrun = "%s"\n[objectives]\nscore = "maximize"\nonnx_bytes = "minimize"\n[search]\nsampler = "nsga2"\ntrials = 200\n' \
+          "$d/student" >$d/precision.toml
+        $f search --config $d/precision.toml --out $d/study >$d/study.log 2>&1 || { cat $d/study.log >&2; exit 1; }
+      fi
+      local plan
+      plan=$(node -e '
+        const f = require(process.argv[1]).trials;
+        const best = Math.max(...f.map((t) => t.objectives.score));
+        const ok = f.filter((t) => t.objectives.score >= best - 0.01).sort((a, b) => a.objectives.onnx_bytes - b.objectives.onnx_bytes);
+        console.log(ok[0].run);' "$(realpath $d/study/pareto.json)")
+      $f export --run $d/student -o $d/models/student-search --per-layer $d/study/$plan/plan.json >/dev/null
+      echo "== $name: validation Kendall ($split split, native)"
+      for m in teacher student scratch; do
+        printf '%-8s %s\n' $m "$($f eval --run $d/$m --split $split --json 2>/dev/null | node -e '
+          let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).mean.kendall.toFixed(4)));')"
+      done
+    }
+    compress_set generated valid --data $c/synth --collection layout:xla:random
+    compress_set alexnet holdout --graph data/cleaned_alexnet.npz
+    compress_set unet3d holdout --graph data/real/layout_xla_default_train_unet3d.npz
+    echo "== generated small layout:xla:random, valid graphs, ONNX Runtime Web (node)"
+    node bench/compress_bench.mjs $c/generated/models $c/synth/npz/layout/xla/random/valid/*.npz "$@"
+    for n in alexnet unet3d; do
+      echo "== $n, every config of the file (the student's training share included), ONNX Runtime Web (node)"
+      node bench/compress_bench.mjs $c/$n/models $([ $n = alexnet ] && echo data/cleaned_alexnet.npz || echo data/real/layout_xla_default_train_unet3d.npz) "$@"
+    done ;;
   webgpu)
     bash scripts/bench.sh rank --repeats 1 >/dev/null  # the model
     node bench/webgpu_bench.mjs $work/rank/model "$@" ;;
@@ -278,5 +341,5 @@ case $what in
     bash scripts/stage_site.sh $work/explorer/site $work/rank/model >/dev/null
     node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
       $work/rank/graph/resnet_5000.npz $work/rank/model $f $work/explorer/layout_50000.npz "$@" ;;
-  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, ensemble-page, precision, search, real, fewshot, tune, realism, rank, webgpu, explorer)" >&2; exit 1 ;;
+  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, ensemble-page, precision, compress, search, real, fewshot, tune, realism, rank, webgpu, explorer)" >&2; exit 1 ;;
 esac

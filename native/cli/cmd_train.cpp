@@ -127,7 +127,8 @@ class TrainProgress : public train::Callback {
 
 }  // namespace
 
-Command add_train_command(CLI::App& app) {
+// train and distill: the same options and loop; distill needs a teacher.
+Command add_training(CLI::App& app, const char* name, const std::string& description, bool distill) {
   auto o = std::make_shared<train::TrainOptions>();
   auto resume = std::make_shared<bool>(false);
   struct Many {
@@ -139,13 +140,7 @@ Command add_train_command(CLI::App& app) {
     double bucket_mb = 4;
   };
   auto many = std::make_shared<Many>();
-  CLI::App* sub = app.add_subcommand(
-      "train",
-      "Learn to rank the configs of a collection (--data DIR --collection ID) or of one graph\n"
-      "(--graph FILE --holdout 0.2: learn from some of its configs, rank the rest; --valid-share of them\n"
-      "decides early stopping). The run folder\n"
-      "gets config.json, stats.json, log.jsonl, best.pt and metrics.json. Ctrl-C finishes the step,\n"
-      "saves and exits; --resume --out RUN continues. Options left out take the kind's default.");
+  CLI::App* sub = app.add_subcommand(name, description);
   sub->add_option("--folds", many->folds,
                   "K-fold cross-validation: the collection's train and valid graphs (per-program: the configs outside "
                   "--holdout) in K folds, each fold a run in OUT/fold-I validating on its fold; OUT/oof.json holds "
@@ -171,7 +166,9 @@ Command add_train_command(CLI::App& app) {
                   "backward has produced its gradients")
       ->check(CLI::Range(0.001, 1024.0))->capture_default_str();
 
-  return {sub, [o, resume, many] {
+  return {sub, [o, resume, many, distill] {
+            if (distill && !*resume && o->teacher.empty())
+              throw Error("fastslow distill: give the teacher, --teacher RUN|ENS (a run or an ensemble folder)");
             const std::optional<train::DistEnv> dist = train::DistEnv::from_environment();
             if (many->nproc > 1) {
               if (dist)
@@ -242,6 +239,31 @@ Command add_train_command(CLI::App& app) {
             std::printf("%s\n", o->out.c_str());
             return 0;
           }};
+}
+
+Command add_train_command(CLI::App& app) {
+  return add_training(
+      app, "train",
+      "Learn to rank the configs of a collection (--data DIR --collection ID) or of one graph\n"
+      "(--graph FILE --holdout 0.2: learn from some of its configs, rank the rest; --valid-share of them\n"
+      "decides early stopping). The run folder\n"
+      "gets config.json, stats.json, log.jsonl, best.pt and metrics.json. Ctrl-C finishes the step,\n"
+      "saves and exits; --resume --out RUN continues. Options left out take the kind's default.",
+      false);
+}
+
+Command add_distill_command(CLI::App& app) {
+  return add_training(
+      app, "distill",
+      "Train a student from a teacher (--teacher RUN|ENS, a run or an ensemble folder): train with the\n"
+      "teacher's scores as a second signal. The teacher scores the training graphs' measured configs and\n"
+      "--teach-samples new legal configs of each graph (the teaching materials, kept in TEACHER/teaching\n"
+      "and reused by later students); each step adds --teach-configs of them to the measured ones, and the\n"
+      "loss is --loss on the measured runtimes plus --distill-weight x the KL divergence between the\n"
+      "teacher's and the student's softmax over the step's configs (--distill-temperature). Every train\n"
+      "option sets the student (--model, --hidden, --layers: a smaller model than the teacher's).\n"
+      "A per-program student copies a per-program teacher's wide table and distils the deep part.",
+      true);
 }
 
 }  // namespace fastslow::cli

@@ -21,6 +21,7 @@ Command add_submit_command(CLI::App& app);
 Command add_realism_command(CLI::App& app);
 #ifdef FASTSLOW_WITH_TORCH
 Command add_train_command(CLI::App& app);
+Command add_distill_command(CLI::App& app);
 Command add_eval_command(CLI::App& app);
 Command add_predict_command(CLI::App& app);
 Command add_export_command(CLI::App& app);

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
       fastslow::cli::add_realism_command(app),
 #ifdef FASTSLOW_WITH_TORCH
       fastslow::cli::add_train_command(app),
+      fastslow::cli::add_distill_command(app),
       fastslow::cli::add_eval_command(app),
       fastslow::cli::add_predict_command(app),
       fastslow::cli::add_ensemble_command(app),

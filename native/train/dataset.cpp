@@ -136,6 +136,7 @@ Batch upload(const Batch& host, const torch::Device& device) {
   b.groups = host.groups;
   b.config_feat = host.config_feat.to(device, /*non_blocking=*/host.config_feat.is_pinned());
   b.target = host.target.to(device, /*non_blocking=*/host.target.is_pinned());
+  if (host.teacher.defined()) b.teacher = host.teacher.to(device, /*non_blocking=*/host.teacher.is_pinned());
   return b;
 }
 

@@ -46,6 +46,9 @@ struct Batch {
   std::vector<int64_t> groups;
   torch::Tensor config_feat;  // tile [B, Fc]; layout [B, nc, Fc]
   torch::Tensor target;       // [B] (zeros without runtimes)
+  // A distilled step's (train/distill_step.h): config_feat holds the B
+  // measured configs, then sampled ones; teacher scores all of them.
+  torch::Tensor teacher;  // [B + sampled], or undefined
 };
 
 GraphEntry make_entry(CachedGraph cache, const Normalizer& norm, const torch::Device& device);

@@ -77,6 +77,15 @@ torch::Tensor listmle_loss(const torch::Tensor& scores, const torch::Tensor& tar
   return (tail_lse - u).sum() / static_cast<double>(scores.size(0));
 }
 
+torch::Tensor listwise_distill_loss(const torch::Tensor& scores, const torch::Tensor& teacher, double temperature) {
+  const auto t = checked_target("distill", scores, teacher);
+  if (!(temperature > 0) || !std::isfinite(temperature))
+    throw Error("distill loss: temperature must be positive and finite, got " + std::to_string(temperature));
+  const auto log_p = torch::log_softmax(-t / temperature, 0);
+  const auto log_q = torch::log_softmax(-scores / temperature, 0);
+  return (log_p.exp() * (log_p - log_q)).sum() * (temperature * temperature);
+}
+
 LossSpec LossSpec::parse(const std::string& text) {
   auto fail = [&](const std::string& what) {
     throw Error("loss spec '" + text + "': " + what + " (expected name[:weight],... with names " + kValidNames + ")");

@@ -20,6 +20,14 @@ torch::Tensor pairwise_hinge_loss(const torch::Tensor& scores, const torch::Tens
 // ascending target (ties broken by index): sum_i [logsumexp(u_pi(i..B)) - u_pi(i)], divided by B.
 torch::Tensor listmle_loss(const torch::Tensor& scores, const torch::Tensor& target);
 
+// Listwise distillation (Hinton et al. 2015, over one graph's configs as
+// the classes): the teacher's softmax over -teacher / T against the
+// student's over -scores / T, KL(teacher || student) times T^2 (so the
+// gradient's scale does not shrink as T grows). Lower scores are faster,
+// so the fastest configs carry the probability mass. 0 when the student's
+// scores equal the teacher's up to a constant.
+torch::Tensor listwise_distill_loss(const torch::Tensor& scores, const torch::Tensor& teacher, double temperature);
+
 // "listmle", "hinge:0.5,listmle:1", ...: weighted sum of named losses.
 struct LossSpec {
   std::vector<std::pair<std::string, double>> terms;  // name, weight

@@ -89,6 +89,30 @@ std::vector<OptionSpec> make_table() {
       // ---- loss
       {"loss", G::Loss, &O::loss, "mse, hinge, listmle, or weighted sums like hinge:1,listmle:0.5", nullptr, {}, {},
        OptionCli::Value, true},
+      // ---- distillation
+      {"teacher", G::Loss, &O::teacher,
+       "a run or ensemble folder that teaches this run: its scores of the training graphs' configs and of new "
+       "legal configs sampled from each graph's space (the teaching materials) join the ranking loss as a listwise "
+       "distillation term; `fastslow distill` is train with this option"},
+      {"teaching", G::Loss, &O::teaching,
+       "with --teacher: the folder of the teaching materials, built once per teacher, data and seed and reused "
+       "by every student (default: TEACHER/teaching)"},
+      {"teach_samples", G::Loss, &O::teach_samples,
+       "with --teacher: new legal configs sampled per training graph (half anywhere in the graph's space, half "
+       "a few mutations from its measured configs), scored by the teacher",
+       [](const D& d) -> J { return d.distilled ? J(256) : J(); }, at_least(0)},
+      {"teach_configs", G::Loss, &O::teach_configs,
+       "with --teacher: sampled configs added to each step's measured ones (default: --configs-per-graph)",
+       nullptr, at_least(0)},
+      {"distill_weight", G::Loss, &O::distill_weight,
+       "with --teacher: weight of the distillation term (the student's softmax over a step's configs against "
+       "the teacher's, KL divergence) beside --loss on the measured runtimes",
+       [](const D& d) -> J { return d.distilled ? J(1.0) : J(); }, at_least(0.0), {}, OptionCli::Value, true},
+      {"distill_temperature", G::Loss, &O::distill_temperature,
+       "with --teacher: temperature of both softmaxes, over scores standardised per graph (higher: the tail's "
+       "order counts more)",
+       [](const D& d) -> J { return d.distilled ? J(1.0) : J(); }, OptionRange{0.0, 1e300, true, false}, {},
+       OptionCli::Value, true},
       // ---- optimiser
       {"lr", G::Optimiser, &O::lr, "peak learning rate", [](const D& d) -> J { return d.model_lr; },
        OptionRange{0.0, 1e300, true, false}, {}, OptionCli::Value, true, true},

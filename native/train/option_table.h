@@ -32,6 +32,7 @@ struct DefaultsFor {
   int64_t model_eval_chunk = 256;
   // Options a default applies under (true for --help, which shows the value).
   bool segment_history = true;
+  bool distilled = true;  // a --teacher is given
 };
 
 // The TrainOptions field an option sets.

@@ -70,6 +70,14 @@ void TrainOptions::apply_defaults() {
     throw Error("--segment-history-age applies to --segment-history, which is not set");
   if (segment_keep && !segment_history)
     throw Error("--segment-keep applies to --segment-history, which is not set");
+  if (teacher.empty()) {
+    for (const char* key : {"teaching", "teach_samples", "teach_configs", "distill_weight", "distill_temperature"})
+      if (!option_value(*this, *find_train_option(key)).is_null() &&
+          option_value(*this, *find_train_option(key)) != nlohmann::json(""))
+        throw Error(option_flag(*find_train_option(key)) + " applies to --teacher (distillation), which is not set");
+  } else if (segment_nodes.value_or(0) > 0) {
+    throw Error("--teacher with --segment-nodes: a distilled step runs the model on the whole graph; leave one out");
+  }
   if (folds != 0 && (folds < 2 || fold < 0 || fold >= folds))
     throw Error("--folds " + std::to_string(folds) + " --fold " + std::to_string(fold) +
                 ": need at least 2 folds and a fold in [0, folds)");
@@ -97,6 +105,7 @@ void TrainOptions::apply_defaults() {
   context.model_lr = found->lr;
   context.model_eval_chunk = found->eval_chunk;
   context.segment_history = segment_history;
+  context.distilled = !teacher.empty();
   for (const OptionSpec& spec : train_option_table())
     if (spec.fallback && option_value(*this, spec).is_null())
       set_option_value(*this, spec, spec.fallback(context), "defaults");

@@ -58,6 +58,14 @@ struct TrainOptions {
   std::string model;              // "" = the kind's default
   std::string join = "early";
   std::string loss;  // "" = the kind's default
+  // Distillation (train/distill_step.h): a run or ensemble folder whose
+  // scores teach this run, beside the measured runtimes. "" = none.
+  std::string teacher;
+  std::string teaching;                       // the teaching materials' folder; "" = <teacher>/teaching
+  std::optional<int64_t> teach_samples;       // new legal configs per training graph (default 256)
+  std::optional<int64_t> teach_configs;       // of them per step (default: configs_per_graph)
+  std::optional<double> distill_weight;       // the distillation term's weight (default 1)
+  std::optional<double> distill_temperature;  // softmax temperature on standardised scores (default 1)
   std::optional<int64_t> hidden;  // default 64
   std::optional<int64_t> layers;  // default 3; 0 = no graph layers (encoder and head only)
   // Tile: append the core's derived tiling features (fastslow/features/

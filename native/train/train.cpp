@@ -10,6 +10,7 @@
 #include "models/program_model.h"
 #include "models/registry.h"
 #include "train/data_sources.h"
+#include "train/ensemble_spec.h"
 #include "train/init_run.h"
 #include "train/loaded_run.h"
 #include "train/option_table.h"
@@ -18,6 +19,8 @@
 #include "train/segment_step.h"
 #include "train/trainer.h"
 #include "train/device_info.h"
+#include "train/distill_step.h"
+#include "train/teaching.h"
 #include "train/wide_init.h"
 
 namespace fastslow::train {
@@ -95,6 +98,8 @@ void make_inputs_absolute(TrainOptions& o) {
   o.graph = absolute_path(o.graph);
   o.cache = absolute_path(o.cache);
   o.init = absolute_path(o.init);
+  o.teacher = absolute_path(o.teacher);
+  o.teaching = absolute_path(o.teaching);
 }
 
 DataSpec data_spec(const TrainOptions& o) {
@@ -214,9 +219,22 @@ TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> dat
                           (c.skipped ? " (its own graph's wide table left out)" : ""));
   }
   if (auto* program = dynamic_cast<models::ProgramModelImpl*>(model.get())) {
-    // Without a checkpoint to resume from, the model starts here: the table is fitted.
-    if (fresh) fit_table(*program, *data, o.seed, messages(callbacks));
+    // Without a checkpoint to resume from, the model starts here: the table
+    // is fitted, or a per-program teacher's is copied (only the deep part is distilled).
+    if (fresh) {
+      const int64_t copied = o.teacher.empty() ? 0 : copy_teacher_table(*program, o);
+      if (copied == 0) fit_table(*program, *data, o.seed, messages(callbacks));
+      else if (sync->rank() == 0)
+        tell(callbacks, "--teacher: its wide table copied (" + std::to_string(copied) + " tensors)");
+    }
     trainer.validate_first();  // the table alone is a model: "epoch 0" of the log
+  }
+  if (!o.teacher.empty()) {
+    auto materials = std::make_shared<const TeachingMaterials>(teaching_materials(
+        o, *data, run.writer(), sync->rank() == 0 ? messages(callbacks) : Say{}, preparation_progress(callbacks)));
+    trainer.set_step(std::make_unique<DistillStep>(LossSpec::parse(o.loss), *data, materials,
+                                                   o.teach_configs.value_or(*o.configs_per_graph), *o.distill_weight,
+                                                   *o.distill_temperature, o.seed));
   }
   trainer.add_callback(std::make_shared<EarlyStopping>(*o.patience));
   for (const auto& c : callbacks) trainer.add_callback(c);
@@ -238,6 +256,12 @@ TrainOptions resolve_options(TrainOptions o) {
     if (!o.hidden) o.hidden = prior.hidden;
     if (!o.layers) o.layers = prior.layers;
     if (!o.tile_features) o.tile_features = prior.tile_features;
+  }
+  if (!o.teacher.empty() && !o.graph.empty() && !o.split_seed && !EnsembleSpec::is_ensemble(o.teacher)) {
+    // A per-program student holds out what its teacher held out: the
+    // teacher never saw the configs the student is judged on.
+    const TrainOptions teacher = load_run_options(o.teacher);
+    if (!teacher.graph.empty()) o.split_seed = teacher.data_seed();
   }
   // Unknown model names and senseless values fail here, before any preparation.
   o.apply_defaults();

@@ -17,6 +17,7 @@
 #include "train/evaluate.h"
 #include "train/loaded_run.h"
 #include "train/prepared_data.h"
+#include "train/score_rows.h"
 #include "train/trainer.h"
 #include "tune/graph_out.h"
 
@@ -150,29 +151,7 @@ class FittedRun : public Fitted {
   FittedRun(train::LoadedRun run, const CachedGraph& g)
       : run_(std::move(run)), entry_(std::move(train::make_entries({g}, run_.norm, run_.device).front())) {}
   std::vector<double> score_rows(const std::vector<float>& rows) override {
-    torch::NoGradGuard no_grad;
-    run_.model->eval();
-    const bool tile = entry_.cache.kind == GraphKind::Tile;
-    const int64_t nc = tile ? 1 : static_cast<int64_t>(entry_.cache.pruned.config_positions.size());
-    const int64_t w = entry_.cache.config_feat_width;
-    const int64_t count = static_cast<int64_t>(rows.size()) / (nc * w);
-    const int64_t chunk = std::max<int64_t>(1, *run_.options.eval_chunk);
-    std::vector<torch::Tensor> parts;
-    for (int64_t at = 0; at < count; at += chunk) {
-      const int64_t n = std::min(chunk, count - at);
-      torch::Tensor feat;
-      if (tile) {  // the model reads its rows standardised, with the tiling features when it trained on them
-        std::vector<float> part = tile_model_rows(entry_.cache, std::vector<float>(rows.begin() + at * w, rows.begin() + (at + n) * w),
-                                                  n, run_.norm.tile_features, run_.norm.config);
-        feat = torch::from_blob(part.data(), {n, run_.norm.config.width()}, torch::kFloat32).clone();
-      } else {
-        feat = torch::from_blob(const_cast<float*>(rows.data()) + at * nc * w, {n, nc, w}, torch::kFloat32);
-      }
-      parts.push_back(run_.model->forward(entry_.tensors, feat.to(run_.device)).to(torch::kFloat64));
-    }
-    if (parts.empty()) return {};
-    const torch::Tensor s = torch::cat(parts).to(torch::kCPU).contiguous();
-    return std::vector<double>(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
+    return train::score_config_rows(*run_.model, entry_, run_.norm, rows, *run_.options.eval_chunk, run_.device);
   }
 
  private:
