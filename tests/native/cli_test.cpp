@@ -341,6 +341,27 @@ TEST(CliTrain, SegmentTrainingWithAndWithoutHistoryOnWholeGraphs) {
   EXPECT_NE(no_segments.err.find("--segment-history needs --segment-nodes"), std::string::npos) << no_segments.err;
 }
 
+TEST(CliDistill, AStudentLearnsFromATeacherWhoseMaterialsTheNextStudentReuses) {
+  fastslow::test::TempDir dir;
+  const std::string data = dir.file("data");
+  ASSERT_EQ(run("synth --scale tiny --seed 3 --out " + data).code, 0);
+  const std::string base = " --data " + data + " --collection layout:xla:random --epochs 1 --steps-per-epoch 4";
+  ASSERT_EQ(run("train" + base + " --hidden 16 --out " + dir.file("teacher")).code, 0);
+  const Result none = run("distill" + base + " --out " + dir.file("none"));
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("--teacher"), std::string::npos) << none.err;
+  const std::string student = "distill" + base + " --teacher " + dir.file("teacher") + " --layers 1 --teach-samples 12";
+  const Result first = run(student + " --out " + dir.file("s1"));
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_NE(first.err.find("the teacher scores"), std::string::npos) << first.err;
+  const Result second = run(student + " --hidden 8 --out " + dir.file("s2"));
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_NE(second.err.find("scored before, reused"), std::string::npos) << second.err;
+  const Result stray = run("train" + base + " --distill-weight 2 --out " + dir.file("stray"));
+  EXPECT_EQ(stray.code, 2);
+  EXPECT_NE(stray.err.find("--distill-weight applies to --teacher"), std::string::npos) << stray.err;
+}
+
 TEST(CliTrain, TrainEvalPredictSubmitOnGeneratedData) {
   fastslow::test::TempDir dir;
   const std::string data = dir.file("data");
