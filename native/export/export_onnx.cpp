@@ -177,8 +177,8 @@ class Emitter {
   // configs of 246 nodes) before the sum. The multi-hot is gathered from an
   // identity: Equal then Cast over [B, nc, Fc, 7] (and OneHot) took a fifth
   // of the page's ranking time.
-  std::string layout_values(const models::LayoutValueEmbedding& e, int64_t width) {
-    const std::string v = b_.op("Clip", {b_.op("Round", {"config_feat"}), b_.scalar(-1.0f),
+  std::string layout_values(const models::LayoutValueEmbedding& e, int64_t width, const std::string& config = "config_feat") {
+    const std::string v = b_.op("Clip", {b_.op("Round", {config}), b_.scalar(-1.0f),
                                          b_.scalar(static_cast<float>(e->kValues - 2))});
     const std::string index =
         b_.op("Cast", {b_.op("Add", {v, b_.scalar(1.0f)})}, {{"to", int64_t{kInt64}}});  // 0..6, [B, nc, Fc]
@@ -270,6 +270,60 @@ std::string emit(Emitter& e, models::LayoutAttnImpl& m, const models::ModelOptio
   return e.score_head(m.head, e.layer_norm(m.head_norm, z));
 }
 
+// LayoutFocusImpl::cost_terms as ranking runs it: stage 2 once per distinct
+// (node, values, producers' layouts), its terms gathered back to [B, nc, 4].
+// The keys are models::layout_stage_keys; three 1-D Unique ops find the
+// distinct pairs (one Unique over rows of two columns is several times
+// slower in ONNX Runtime Web), the last one's first indices stand for them.
+std::string emit_distinct_stage2(Emitter& e, models::LayoutFocusImpl& m, const std::string& node, int64_t width) {
+  OnnxBuilder& b = e.b();
+  const std::string producers = emit_layout_tiling_producers(b, "config_feat", "config_context");  // [B, nc, 12]
+  const std::string clipped = b.op("Clip", {b.op("Round", {"config_feat"}), b.scalar(-1.0f), b.scalar(5.0f)});
+  const std::string digits =
+      b.op("Cast", {b.op("Reshape", {b.op("Add", {b.op("Concat", {clipped, producers}, {{"axis", int64_t{2}}}), b.scalar(1.0f)}),
+                                     b.ints({-1, 30}, {2}, "shape")})},
+           {{"to", int64_t{kInt64}}});  // [B nc, 30]
+  std::vector<int64_t> powers(18);
+  for (size_t j = 0; j < powers.size(); ++j) powers[j] = int64_t{1} << (3 * j);
+  const auto packed = [&](int64_t from, int64_t count) {
+    const std::string part = b.op("Slice", {digits, b.ints({from}, {1}, "at"), b.ints({from + count}, {1}, "to"), b.ints({1}, {1}, "axis")});
+    const std::vector<int64_t> p(powers.begin(), powers.begin() + count);
+    return b.op("ReduceSum", {b.op("Mul", {part, b.ints(p, {count}, "powers")}), b.ints({1}, {1}, "axes")},
+                {{"keepdims", int64_t{0}}});
+  };
+  const std::string batch = e.dim("config_feat", 0), nc = e.dim("config_feat", 1);
+  const std::string zero = b.ints({0}, {}, "zero"), one = b.ints({1}, {}, "one");
+  const std::string nodes = b.op("Range", {zero, b.op("Squeeze", {nc, b.ints({0}, {1}, "axes")}), one});  // [nc]
+  const std::string node_of_row =
+      b.op("Reshape", {b.op("Expand", {b.op("Unsqueeze", {nodes, b.ints({0}, {1}, "axes")}), b.op("Concat", {batch, nc}, {{"axis", int64_t{0}}})}),
+                       b.ints({-1}, {1}, "shape")});  // [B nc]
+  const std::string key_a = b.op("Add", {b.op("Mul", {node_of_row, b.ints({int64_t{1} << 36}, {}, "shift")}), packed(0, 12)});
+  const std::string key_b = packed(12, 18);
+  const auto unique = [&](const std::string& k) {
+    const std::vector<std::string> out = b.ops("Unique", {k}, 4, {{"sorted", int64_t{0}}});
+    return std::make_pair(out[1], out[2]);  // first indices, inverse
+  };
+  const std::string rows = b.op("Shape", {key_a});  // [1]: B nc
+  const auto [first, inverse] =
+      unique(b.op("Add", {b.op("Mul", {unique(key_a).second, rows}), unique(key_b).second}));
+  const std::string at_node = b.op("Mod", {first, b.op("Squeeze", {nc, b.ints({0}, {1}, "axes")})});  // [U]
+  const auto pick = [&](const std::string& x, int64_t cols) {  // [B, nc, cols] -> [1, U, cols]
+    return e.unsqueeze(b.op("Gather", {b.op("Reshape", {x, b.ints({-1, cols}, {2}, "shape")}), first}, {{"axis", int64_t{0}}}), {0});
+  };
+  const std::string cfg = pick("config_feat", width), prod = pick(producers, 12);
+  std::string x = b.op("Gather", {node, at_node}, {{"axis", int64_t{1}}});  // [1, U, C]
+  if (m.values) x = b.op("Add", {x, e.layout_values(m.values, width, cfg)});
+  const std::string tiling = emit_layout_tiling_from(b, cfg, prod, b.op("Gather", {"config_context", at_node}, {{"axis", int64_t{0}}}));
+  x = b.op("Add", {x, e.linear(m.tiling, tiling)});
+  for (auto& block : m.node_blocks)
+    x = b.op("Add", {x, e.linear(block->fc2, e.relu(e.linear(block->fc1, e.layer_norm(block->norm, x))))});
+  x = e.layer_norm(m.node_norm, x);
+  const std::string terms = b.op("Add", {e.linear(m.cost_fc2, e.relu(e.linear(m.cost_fc1, x))), e.linear(m.cost_direct, tiling)});
+  const std::string per_row = b.op("Gather", {b.op("Squeeze", {terms, b.ints({0}, {1}, "axes")}), inverse}, {{"axis", int64_t{0}}});
+  // An explicit 4: with no configurable node the tensor is empty and -1 would be ambiguous.
+  return b.op("Reshape", {per_row, b.op("Concat", {batch, nc, b.ints({models::LayoutFocusImpl::kCostTerms}, {1}, "terms")}, {{"axis", int64_t{0}}})});
+}
+
 std::string emit(Emitter& e, models::LayoutFocusImpl& m, const models::ModelOptions& o) {
   OnnxBuilder& b = e.b();
   const int64_t config_width = o.config_feat_width;
@@ -282,18 +336,16 @@ std::string emit(Emitter& e, models::LayoutFocusImpl& m, const models::ModelOpti
       e.linear(m.node_in, b.op("Transpose", {b.op("Gather", {h, "config_nodes"}, {{"axis", int64_t{0}}})},
                                {{"perm", std::vector<int64_t>{1, 0, 2}}}));  // [1, nc, C]
   // Stage 2 on [B, nc, C].
-  std::string x = node;
-  if (m.values) x = b.op("Add", {x, e.layout_values(m.values, config_width)});
-  std::string tiling;
-  if (m.tiling) {
-    tiling = emit_layout_tiling(b, "config_feat", "config_context");
-    x = b.op("Add", {x, e.linear(m.tiling, tiling)});
+  std::string terms;
+  if (!m.tiling) {
+    std::string x = node;
+    if (m.values) x = b.op("Add", {x, e.layout_values(m.values, config_width)});
+    for (auto& block : m.node_blocks)
+      x = b.op("Add", {x, e.linear(block->fc2, e.relu(e.linear(block->fc1, e.layer_norm(block->norm, x))))});
+    terms = e.linear(m.cost_fc2, e.relu(e.linear(m.cost_fc1, e.layer_norm(m.node_norm, x))));
+  } else {
+    terms = emit_distinct_stage2(e, m, node, config_width);
   }
-  for (auto& block : m.node_blocks)
-    x = b.op("Add", {x, e.linear(block->fc2, e.relu(e.linear(block->fc1, e.layer_norm(block->norm, x))))});
-  x = e.layer_norm(m.node_norm, x);
-  std::string terms = e.linear(m.cost_fc2, e.relu(e.linear(m.cost_fc1, x)));
-  if (m.tiling) terms = b.op("Add", {terms, e.linear(m.cost_direct, tiling)});
   const std::string flat = b.op("Reshape", {terms, b.ints({0, -1}, {2}, "shape")});
   const std::string lse = b.op("ReduceLogSumExp", {flat}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}});
   const float scale = std::exp(m.log_scale.item<float>());

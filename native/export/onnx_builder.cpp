@@ -75,12 +75,18 @@ std::string OnnxBuilder::filled(const std::string& shape, float value, const std
 
 std::string OnnxBuilder::op(const std::string& type, const std::vector<std::string>& inputs,
                             const std::vector<Attr>& attrs, const std::string& hint) {
+  return ops(type, inputs, 1, attrs, hint).front();
+}
+
+std::vector<std::string> OnnxBuilder::ops(const std::string& type, const std::vector<std::string>& inputs, int outputs,
+                                          const std::vector<Attr>& attrs, const std::string& hint) {
   auto* n = graph_->add_node();
   n->set_op_type(type);
-  const std::string out = fresh(hint.empty() ? type : hint);
-  n->set_name(out);
+  std::vector<std::string> out;
+  for (int i = 0; i < outputs; ++i) out.push_back(fresh(hint.empty() ? type : hint));
+  n->set_name(out.front());
   for (const std::string& in : inputs) n->add_input(in);
-  n->add_output(out);
+  for (const std::string& o : out) n->add_output(o);
   for (const Attr& a : attrs) {
     auto* p = n->add_attribute();
     p->set_name(a.name);

@@ -48,6 +48,9 @@ class OnnxBuilder {
   // One node with one output; returns the output's name.
   std::string op(const std::string& type, const std::vector<std::string>& inputs,
                  const std::vector<Attr>& attrs = {}, const std::string& hint = "");
+  // One node with `outputs` outputs (Unique's four); their names in order.
+  std::vector<std::string> ops(const std::string& type, const std::vector<std::string>& inputs, int outputs,
+                               const std::vector<Attr>& attrs = {}, const std::string& hint = "");
 
  private:
   std::string fresh(const std::string& hint);

@@ -140,7 +140,7 @@ class Tiling {
 
 }  // namespace
 
-std::string emit_layout_tiling(OnnxBuilder& b, const std::string& config, const std::string& context) {
+std::string emit_layout_tiling_producers(OnnxBuilder& b, const std::string& config, const std::string& context) {
   Tiling t(b);
   const std::string values = t.op("Clip", {t.op("Round", {config}), t.f(-1.0f), t.f(static_cast<float>(C::kSlots - 1))});
   const std::string ctx = t.unsqueeze(context, {0});  // [1, nc, width]
@@ -153,6 +153,15 @@ std::string emit_layout_tiling(OnnxBuilder& b, const std::string& config, const 
     const std::string configurable = t.unsqueeze(t.op("GreaterOrEqual", {p, zero}), {0, 2});
     return t.op("Where", {configurable, from_config, t.slots(ctx, tensor + C::kLayout)});
   };
+  return t.op("Concat", {producer_layout(C::kInProducer, C::kInput), producer_layout(C::kKernelProducer, C::kKernel)},
+              {{"axis", int64_t{2}}});
+}
+
+std::string emit_layout_tiling_from(OnnxBuilder& b, const std::string& config, const std::string& producers,
+                                    const std::string& context) {
+  Tiling t(b);
+  const std::string values = t.op("Clip", {t.op("Round", {config}), t.f(-1.0f), t.f(static_cast<float>(C::kSlots - 1))});
+  const std::string ctx = t.unsqueeze(context, {0});  // [1, nc, width]
   const auto block = [&](int64_t at, int64_t tensor, const std::string& ref, bool ref_batched) {
     return t.one_layout(t.slots(values, at), t.slots(ctx, tensor + C::kDims), ref, ref_batched,
                         t.select2(ctx, tensor + C::kBits),
@@ -160,9 +169,13 @@ std::string emit_layout_tiling(OnnxBuilder& b, const std::string& config, const 
   };
   return t.op("Concat",
               {block(0, C::kOutput, t.slots(ctx, C::kOutput + C::kLayout), false),
-               block(6, C::kInput, producer_layout(C::kInProducer, C::kInput), true),
-               block(12, C::kKernel, producer_layout(C::kKernelProducer, C::kKernel), true)},
+               block(6, C::kInput, t.slots(producers, 0), true),
+               block(12, C::kKernel, t.slots(producers, C::kSlots), true)},
               {{"axis", int64_t{2}}});
+}
+
+std::string emit_layout_tiling(OnnxBuilder& b, const std::string& config, const std::string& context) {
+  return emit_layout_tiling_from(b, config, emit_layout_tiling_producers(b, config, context), context);
 }
 
 }  // namespace fastslow::exporter

@@ -30,6 +30,14 @@
 
 namespace fastslow::models {
 
+// The key of each (config, node) pair's stage-2 input: the node, its 18
+// layout values and its producers' 12 ([B, nc, 12], layout_tiling.h),
+// packed exactly into two int64 columns, [B nc, 2]: equal keys, equal
+// inputs. The ONNX export builds the same keys.
+torch::Tensor layout_stage_keys(const torch::Tensor& config_feat, const torch::Tensor& producers);
+// Each row's index among the distinct rows of such keys (0..U-1, every one used).
+torch::Tensor distinct_rows(const torch::Tensor& keys);
+
 // Pre-norm residual MLP on the last dim: x + W2 relu(W1 LN(x)). ReLU, not
 // GELU: this block runs once per config and configurable node, and exact
 // GELU was 15 % of the page's ranking time.

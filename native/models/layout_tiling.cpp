@@ -98,32 +98,57 @@ torch::Tensor one_layout(const torch::Tensor& layout, const torch::Tensor& dims,
 
 }  // namespace
 
-torch::Tensor layout_tiling_features(const torch::Tensor& config, const torch::Tensor& context) {
+namespace {
+
+void check_inputs(const torch::Tensor& config, const torch::Tensor& context) {
   if (config.dim() != 3 || config.size(2) != 3 * C::kSlots)
     throw Error("layout tiling features: config values of shape [B, nc, 18] expected");
   if (!context.defined() || context.dim() != 2 || context.size(0) != config.size(1) || context.size(1) != C::kWidth)
     throw Error("layout tiling features: layout context [" + std::to_string(config.size(1)) + ", " +
                 std::to_string(C::kWidth) + "] expected");
+}
+
+// Out-of-range values (a rescaled or corrupt file) index no dim.
+torch::Tensor clamped(const torch::Tensor& config) { return config.round().clamp(-1, C::kSlots - 1); }
+
+torch::Tensor slots(const torch::Tensor& t, int64_t at) { return t.narrow(-1, at, C::kSlots); }
+
+}  // namespace
+
+torch::Tensor layout_tiling_producers(const torch::Tensor& config, const torch::Tensor& context) {
+  check_inputs(config, context);
   const int64_t B = config.size(0), nc = config.size(1);
-  if (nc == 0) return torch::zeros({B, 0, kTilingFeatures}, config.options());
-  // Out-of-range values (a rescaled or corrupt file) index no dim.
-  const auto values = config.round().clamp(-1, C::kSlots - 1);
-  const auto slots = [](const torch::Tensor& t, int64_t at) { return t.narrow(-1, at, C::kSlots); };
+  if (nc == 0) return torch::zeros({B, 0, 2 * C::kSlots}, config.options());
+  const auto values = clamped(config);
   const auto ctx = context.unsqueeze(0);  // [1, nc, width]
   // A configurable producer's output layout comes from the same config.
   const auto producer_layout = [&](int64_t producer_col, int64_t tensor) {
     const auto p = context.select(1, producer_col).round().to(torch::kInt64);  // [nc]
     const auto from_config = slots(values.index_select(1, p.clamp_min(0)), 0);  // [B, nc, 6]
-    return torch::where((p >= 0).view({1, nc, 1}), from_config, slots(ctx, tensor + C::kLayout));
+    return torch::where((p >= 0).view({1, nc, 1}), from_config, slots(ctx, tensor + C::kLayout).expand_as(from_config));
   };
+  return torch::cat({producer_layout(C::kInProducer, C::kInput), producer_layout(C::kKernelProducer, C::kKernel)}, 2);
+}
+
+torch::Tensor layout_tiling_from(const torch::Tensor& config, const torch::Tensor& producers,
+                                 const torch::Tensor& context) {
+  check_inputs(config, context);
+  const int64_t B = config.size(0), nc = config.size(1);
+  if (nc == 0) return torch::zeros({B, 0, kTilingFeatures}, config.options());
+  const auto values = clamped(config);
+  const auto ctx = context.unsqueeze(0);  // [1, nc, width]
   const auto block = [&](int64_t at, int64_t tensor, const torch::Tensor& ref) {
     return one_layout(slots(values, at), slots(ctx, tensor + C::kDims), ref, ctx.select(2, tensor + C::kBits),
                       ctx.narrow(2, tensor + C::kPrefer0, 3));
   };
   return torch::cat({block(0, C::kOutput, slots(ctx, C::kOutput + C::kLayout)),
-                     block(6, C::kInput, producer_layout(C::kInProducer, C::kInput)),
-                     block(12, C::kKernel, producer_layout(C::kKernelProducer, C::kKernel))},
+                     block(6, C::kInput, producers.narrow(2, 0, C::kSlots)),
+                     block(12, C::kKernel, producers.narrow(2, C::kSlots, C::kSlots))},
                     2);
+}
+
+torch::Tensor layout_tiling_features(const torch::Tensor& config, const torch::Tensor& context) {
+  return layout_tiling_from(config, layout_tiling_producers(config, context), context);
 }
 
 }  // namespace fastslow::models

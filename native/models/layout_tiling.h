@@ -39,5 +39,12 @@ constexpr int64_t kTilingFeatures = 3 * kTilingPerLayout;
 // [B, nc, kTilingFeatures]. Not differentiable (inputs are data). Written
 // with ops that ONNX has one-for-one (export/export_onnx.cpp mirrors it).
 torch::Tensor layout_tiling_features(const torch::Tensor& config, const torch::Tensor& context);
+// The same in two steps, for callers that compute the features once per
+// distinct input (layout_focus.h): the layouts of each node's input and
+// kernel producers, [B, nc, 12] (from the config when the producer is
+// configurable, else the context's); then the features of configs whose
+// producers' layouts are given, each row with its own context row.
+torch::Tensor layout_tiling_producers(const torch::Tensor& config, const torch::Tensor& context);
+torch::Tensor layout_tiling_from(const torch::Tensor& config, const torch::Tensor& producers, const torch::Tensor& context);
 
 }  // namespace fastslow::models

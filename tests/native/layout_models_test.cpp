@@ -1,12 +1,17 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "fastslow/error.h"
 #include "model_test_graphs.h"
 #include "models/layout_attn.h"
+#include "models/layout_focus.h"
+#include "models/layout_tiling.h"
+#include "fastslow/features/layout_context.h"
 #include "models/model.h"
 #include "models/registry.h"
 #include "test_support.h"
@@ -137,6 +142,64 @@ TEST(LayoutModels, AttnSplitMatchesDense) {
       EXPECT_TRUE(torch::allclose(split.second[i], dense.second[i], 1e-3, 1e-5))
           << c.n << " parameter " << i << " max diff " << (split.second[i] - dense.second[i]).abs().max();
   }
+}
+
+// Ranking (no gradient) runs the focus model's stage 2 once per distinct
+// (node, values, producers' layouts) and gathers; training runs it on every
+// pair. Both must give the same scores, on configs that repeat most nodes'
+// values (as a file's do), with producers read from the config, and with
+// values a corrupt file might hold (fractions, out of range).
+TEST(LayoutModels, FocusScoresDistinctPairsOnceAsTheDenseForwardDoes) {
+  using C = LayoutContext;
+  std::mt19937 rng(5);
+  const int64_t n = 120, nc = 10, B = 24;
+  torch::manual_seed(2);
+  LayoutFocus model(layout_options("focus"));
+  auto g = random_graph(n, 140, 9, nc);
+  std::vector<float> ctx(static_cast<size_t>(nc * C::kWidth), -1.0f);
+  for (int64_t i = 0; i < nc; ++i) {
+    float* row = ctx.data() + i * C::kWidth;
+    for (int t = 0; t < 3; ++t) {
+      float* blk = row + t * C::kTensorWidth;
+      const int r = 1 + static_cast<int>(rng() % 4);
+      for (int s = 0; s < C::kSlots; ++s) {
+        blk[C::kDims + s] = s < r ? static_cast<float>(1 + rng() % 300) : 0.0f;
+        blk[C::kLayout + s] = s < r ? static_cast<float>(r - 1 - s) : -1.0f;
+      }
+      blk[C::kBits] = 32;
+      blk[C::kPrefer0] = 0, blk[C::kPrefer1] = -1, blk[C::kAvoid] = -1;
+    }
+    row[C::kInProducer] = i > 0 && rng() % 2 ? static_cast<float>(rng() % i) : -1.0f;
+    row[C::kKernelProducer] = i > 1 && rng() % 2 ? static_cast<float>(rng() % i) : -1.0f;
+  }
+  set_config_context(g, ctx, C::kWidth);
+  auto cfg = random_layout_configs(1, nc, 18).repeat({B, 1, 1});
+  for (int64_t b = 1; b < B; ++b)  // each config changes one or two nodes of the first
+    for (int k = 0; k < 1 + b % 2; ++k) cfg[b][static_cast<int64_t>(rng() % nc)] = random_layout_configs(1, 1, 18)[0][0];
+  cfg[B - 1][3][4] = 2.4f;  // rounds to 2
+  cfg[B - 2][5][0] = 9.0f;  // clamps to 5
+  cfg[B - 3] = cfg[0];      // a duplicate config
+  model->eval();
+  const torch::Tensor dense = model->forward(g, cfg).detach();
+  torch::Tensor distinct;
+  {
+    torch::NoGradGuard no_grad;
+    distinct = model->forward(g, cfg);
+  }
+  EXPECT_TRUE(torch::allclose(distinct, dense, 1e-5, 1e-6)) << (distinct - dense).abs().max();
+  EXPECT_EQ(distinct[B - 3].item<float>(), distinct[0].item<float>());
+
+  // The keys' distinct rows against a naive count over the key pairs.
+  const auto keys = layout_stage_keys(cfg, layout_tiling_producers(cfg, torch::tensor(ctx).view({nc, C::kWidth})));
+  const auto inverse = distinct_rows(keys);
+  std::map<std::pair<int64_t, int64_t>, int64_t> seen;
+  for (int64_t r = 0; r < keys.size(0); ++r) {
+    const auto key = std::make_pair(keys[r][0].item<int64_t>(), keys[r][1].item<int64_t>());
+    auto [it, fresh] = seen.emplace(key, inverse[r].item<int64_t>());
+    EXPECT_EQ(it->second, inverse[r].item<int64_t>()) << "row " << r;
+  }
+  EXPECT_EQ(static_cast<int64_t>(seen.size()), inverse.max().item<int64_t>() + 1);
+  EXPECT_LT(static_cast<int64_t>(seen.size()), B * nc / 2);
 }
 
 // The runtime depends on the layouts of a few nodes, one through a
