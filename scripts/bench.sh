@@ -49,7 +49,8 @@
 #   webgpu      ONNX Runtime Web's WebGPU back end beside WebAssembly in headless Chromium: the adapter
 #               offered, ms per 1,000 configs of one batch on each, score agreement (bench/webgpu_bench.mjs;
 #               extra args: --nodes 2000, --config-nodes 250, --repeats 1)
-#   explorer    the page in headless Chromium: open, frame, rank, the real nlp graph at fit, search, SVG   (bench/explorer_bench.mjs)
+#   explorer    the page in headless Chromium: open, frame, rank, the real nlp graph at fit, search, SVG   (bench/explorer_bench.mjs);
+#               ranks with the demo's architecture (a distilled student; EXPLORER_MODEL=model: the default model)
 #   gpu         on a machine with a GPU and PyTorch: default layout training on the GPU (CUDA graphs and
 #               op by op) against the machine's CPU cores, the training step against PyTorch eager on
 #               the same GPU, rank --device cuda against the CPU (scripts/gpu_check.sh, which also
@@ -331,15 +332,24 @@ case $what in
     export NODE_PATH=/usr/share/nodejs
     cmake --build --preset wasm --target fastslow_explorer
     f=build/native/bin/fastslow
+    # The page ranks with the demo's architecture (scripts/run.sh): a student
+    # of one graph layer of width 16 distilled from the rank bench's model.
+    if [ ! -f $work/rank/student-model/model.onnx ] || [ $work/rank/model/model.onnx -nt $work/rank/student-model/model.onnx ]; then
+      rm -rf $work/rank/student $work/rank/student-model
+      $f distill --teacher $work/rank/run --data $work/rank/tiny --collection layout:xla:random --hidden 16 --layers 1 \
+        --epochs 1 --steps-per-epoch 4 --out $work/rank/student >/dev/null 2>&1
+      $f export --run $work/rank/student -o $work/rank/student-model >/dev/null
+    fi
+    model=$work/rank/${EXPLORER_MODEL:-student-model}
     [ -f $work/explorer/layout_20000.npz ] || {
       $f synth --graph layout:xla:random --nodes 20000 --configs 200 --seed 2 --out $work/explorer
       mv $work/explorer/resnet_20000.npz $work/explorer/layout_20000.npz; }
     [ -f $work/explorer/layout_50000.npz ] || {
       $f synth --graph layout:xla:random --nodes 50000 --configs 100 --seed 3 --out $work/explorer
       mv $work/explorer/resnet_50000.npz $work/explorer/layout_50000.npz; }
-    cp $work/rank/graph/resnet_5000.npz $work/rank/model/demo.npz
-    bash scripts/stage_site.sh $work/explorer/site $work/rank/model >/dev/null
+    cp $work/rank/graph/resnet_5000.npz $model/demo.npz
+    bash scripts/stage_site.sh $work/explorer/site $model >/dev/null
     node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
-      $work/rank/graph/resnet_5000.npz $work/rank/model $f $work/explorer/layout_50000.npz "$@" ;;
+      $work/rank/graph/resnet_5000.npz $model $f $work/explorer/layout_50000.npz "$@" ;;
   *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, ensemble-page, precision, compress, search, real, fewshot, tune, realism, rank, webgpu, explorer)" >&2; exit 1 ;;
 esac

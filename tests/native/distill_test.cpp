@@ -206,5 +206,54 @@ TEST(Distill, AStudentTrainsFromATeacherAndOptionsNeedOne) {
   }
 }
 
+TEST(Distill, APerProgramStudentCopiesItsTeachersTableAndHoldsOutWhatItHeldOut) {
+  test::TempDir dir;
+  const Collection c = find_collection(tiny_data(), "layout:xla:random");
+  TrainOptions t;
+  t.graph = c.split("train").front();
+  t.holdout = 0.25;
+  t.out = dir.file("teacher");
+  t.epochs = 1;
+  t.hidden = 16;
+  t.layers = 1;
+  t.steps_per_epoch = 3;
+  t.seed = 4;
+  t.threads = 1;
+  train(t);
+  TrainOptions s = t;
+  s.out = dir.file("student");
+  s.teacher = t.out;
+  s.hidden = 8;
+  s.seed = 9;
+  s.teach_samples = 16;
+  std::vector<std::string> said;
+  struct Listen : Callback {
+    std::vector<std::string>* said;
+    void on_message(const std::string& m) override { said->push_back(m); }
+  };
+  auto listen = std::make_shared<Listen>();
+  listen->said = &said;
+  train(s, {listen});
+  const LoadedRun teacher = load_run(t.out, "cpu"), student = load_run(s.out, "cpu");
+  EXPECT_EQ(*student.options.split_seed, 4u);  // the teacher's held-out configs stay held out
+  bool copied_said = false;
+  for (const auto& m : said) copied_said = copied_said || m.find("wide table copied") != std::string::npos;
+  EXPECT_TRUE(copied_said);
+  int64_t compared = 0;
+  const auto same = [&](const torch::OrderedDict<std::string, torch::Tensor>& ours,
+                        const torch::OrderedDict<std::string, torch::Tensor>& theirs) {
+    for (const auto& item : ours) {
+      if (item.key().rfind("deep.", 0) == 0 || item.key() == "gate") continue;
+      const torch::Tensor* t_item = theirs.find(item.key());
+      ASSERT_NE(t_item, nullptr) << item.key();
+      EXPECT_TRUE(torch::equal(*t_item, item.value())) << item.key();
+      ++compared;
+    }
+  };
+  same(student.model->named_parameters(true), teacher.model->named_parameters(true));
+  same(student.model->named_buffers(true), teacher.model->named_buffers(true));
+  EXPECT_GE(compared, 4);  // the table's two weights, its rows and the scale
+}
+
 }  // namespace
 }  // namespace fastslow::train
