@@ -63,6 +63,15 @@ what=${1:-npz}; shift || true
 # `real` and `realism` read the repository's real samples (data/); each
 # `--data DIR` adds the files of a folder of your own (the full dataset, say).
 extra_data=()
+# A precision study's pick: its front's smallest plan within 0.01 of the
+# front's best validation score (the trial's folder name).
+study_pick() {
+  node -e '
+    const f = require(process.argv[1]).trials;
+    const best = Math.max(...f.map((t) => t.objectives.score));
+    const ok = f.filter((t) => t.objectives.score >= best - 0.01).sort((a, b) => a.objectives.onnx_bytes - b.objectives.onnx_bytes);
+    console.log(ok[0].run);' "$(realpath $1/pareto.json)"
+}
 take_data_args() {
   rest=()
   while [ $# -gt 0 ]; do
@@ -252,19 +261,14 @@ case $what in
       $f train --graph data/cleaned_alexnet.npz --out $p/run >$p/train.log 2>&1 || { cat $p/train.log >&2; exit 1; }
     fi
     for k in fp32 fp16 int8; do $f export --run $p/run -o $p/models/$k --precision $k >/dev/null; done
-    # A precision study on the run (each weight tensor fp32, fp16 or int8): its
-    # front's smallest plan within 0.01 of the front's best validation score.
+    # A precision study on the run (each weight tensor fp32, fp16 or int8).
     if [ ! -f $p/study/pareto.json ] || [ $p/run/metrics.json -nt $p/study/pareto.json ]; then
       rm -rf $p/study
       printf '[precision]\nrun = "%s"\n[objectives]\nscore = "maximize"\nonnx_bytes = "minimize"\n[search]\nsampler = "nsga2"\ntrials = 400\n' \
         "$p/run" > $p/precision.toml
       $f search --config $p/precision.toml --out $p/study >$p/study.log 2>&1 || { cat $p/study.log >&2; exit 1; }
     fi
-    plan=$(node -e '
-      const f = require(process.argv[1]).trials;
-      const best = Math.max(...f.map((t) => t.objectives.score));
-      const ok = f.filter((t) => t.objectives.score >= best - 0.01).sort((a, b) => a.objectives.onnx_bytes - b.objectives.onnx_bytes);
-      console.log(ok[0].run);' "$(realpath $p/study/pareto.json)")
+    plan=$(study_pick $p/study)
     $f export --run $p/run -o $p/models/search --per-layer $p/study/$plan/plan.json >/dev/null
     node bench/precision_bench.mjs $p/models data/cleaned_alexnet.npz "$@" ;;
   compress)
@@ -303,11 +307,7 @@ case $what in
         $f search --config $d/precision.toml --out $d/study >$d/study.log 2>&1 || { cat $d/study.log >&2; exit 1; }
       fi
       local plan
-      plan=$(node -e '
-        const f = require(process.argv[1]).trials;
-        const best = Math.max(...f.map((t) => t.objectives.score));
-        const ok = f.filter((t) => t.objectives.score >= best - 0.01).sort((a, b) => a.objectives.onnx_bytes - b.objectives.onnx_bytes);
-        console.log(ok[0].run);' "$(realpath $d/study/pareto.json)")
+      plan=$(study_pick $d/study)
       $f export --run $d/student -o $d/models/student-search --per-layer $d/study/$plan/plan.json >/dev/null
       echo "== $name: validation Kendall ($split split, native)"
       for m in teacher student scratch; do

@@ -96,15 +96,21 @@ const std::string& tiny_teacher() {
   return run;
 }
 
+// A student of the tiny teacher, its defaults applied, and its data.
+std::shared_ptr<const PreparedData> student_data(const test::TempDir& dir, int64_t samples, TrainOptions* o) {
+  *o = small_layout_run(dir.file("student"));
+  o->teacher = tiny_teacher();
+  o->teaching = dir.file("teaching");
+  o->teach_samples = samples;
+  o->kind = "layout";
+  o->apply_defaults();
+  return prepare_run_data(*o);
+}
+
 TEST(TeachingMaterials, ScoreLikeTheTeacherAreKeptAndReusedPerSeed) {
   test::TempDir dir;
-  TrainOptions o = small_layout_run(dir.file("student"));
-  o.teacher = tiny_teacher();
-  o.teaching = dir.file("teaching");
-  o.teach_samples = 24;
-  o.kind = "layout";
-  o.apply_defaults();
-  const auto data = prepare_run_data(o);
+  TrainOptions o;
+  const auto data = student_data(dir, 24, &o);
   const TeachingMaterials m = teaching_materials(o, *data, true);
   EXPECT_FALSE(m.reused);
   ASSERT_EQ(m.graphs.size(), data->train.size());
@@ -139,13 +145,8 @@ TEST(TeachingMaterials, ScoreLikeTheTeacherAreKeptAndReusedPerSeed) {
 
 TEST(DistillStep, WithoutTheDistillationTermIsThePlainStepPlusTheTeachersTerm) {
   test::TempDir dir;
-  TrainOptions o = small_layout_run(dir.file("student"));
-  o.teacher = tiny_teacher();
-  o.teaching = dir.file("teaching");
-  o.teach_samples = 16;
-  o.kind = "layout";
-  o.apply_defaults();
-  const auto data = prepare_run_data(o);
+  TrainOptions o;
+  const auto data = student_data(dir, 16, &o);
   auto materials = std::make_shared<const TeachingMaterials>(teaching_materials(o, *data, false));
   torch::manual_seed(3);
   models::RankModel model = models::make_model(model_options(o, data->norm));
