@@ -44,8 +44,9 @@
 #               from it (fastslow distill), the same student trained without it, the student in fp16,
 #               int8 and a precision study's plan; validation Kendall (generated small
 #               layout:xla:random valid; per-program held-out on the real AlexNet and unet3d), then in
-#               ONNX Runtime Web: bytes, ms per 1,000 configs, Kendall against runtimes and the teacher
-#               (bench/compress_bench.mjs; extra args: --repeats N)
+#               ONNX Runtime Web: bytes, ms per 1,000 configs under node and in the page, Kendall against
+#               runtimes and the teacher (bench/compress_bench.mjs, bench/compress_page.mjs; extra args:
+#               --repeats N)
 #   webgpu      ONNX Runtime Web's WebGPU back end beside WebAssembly in headless Chromium: the adapter
 #               offered, ms per 1,000 configs of one batch on each, score agreement (bench/webgpu_bench.mjs;
 #               extra args: --nodes 2000, --config-nodes 250, --repeats 1)
@@ -318,11 +319,17 @@ case $what in
     compress_set generated valid --data $c/synth --collection layout:xla:random
     compress_set alexnet holdout --graph data/cleaned_alexnet.npz
     compress_set unet3d holdout --graph data/real/layout_xla_default_train_unet3d.npz
-    echo "== generated small layout:xla:random, valid graphs, ONNX Runtime Web (node)"
-    node bench/compress_bench.mjs $c/generated/models $c/synth/npz/layout/xla/random/valid/*.npz "$@"
-    for n in alexnet unet3d; do
-      echo "== $n, every config of the file (the student's training share included), ONNX Runtime Web (node)"
-      node bench/compress_bench.mjs $c/$n/models $([ $n = alexnet ] && echo data/cleaned_alexnet.npz || echo data/real/layout_xla_default_train_unet3d.npz) "$@"
+    cmake --build --preset wasm --target fastslow_explorer
+    bash scripts/stage_site.sh $c/site >/dev/null
+    for n in generated alexnet unet3d; do
+      case $n in
+        generated) files=$(ls $c/synth/npz/layout/xla/random/valid/*.npz) ;;
+        alexnet) files=data/cleaned_alexnet.npz ;;
+        unet3d) files=data/real/layout_xla_default_train_unet3d.npz ;;
+      esac
+      echo "== $n: ONNX Runtime Web under node, then in the page (headless Chromium); the real files' every config (the student's training share included)"
+      node bench/compress_bench.mjs $c/$n/models $files "$@"
+      node bench/compress_page.mjs $c/site $c/$n/models $files "$@"
     done ;;
   webgpu)
     bash scripts/bench.sh rank --repeats 1 >/dev/null  # the model

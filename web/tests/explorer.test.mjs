@@ -579,6 +579,24 @@ test('a study (trials.jsonl) opens with its counts, its Pareto front and scales;
   assert.deepEqual(pageErrors, []);
 });
 
+test('a precision study (fastslow search, [precision]) opens in the study view: validation score against the model\'s bytes, one precision per weight tensor', async () => {
+  const toml = path.join(work, 'precision.toml');
+  writeFileSync(toml, `[precision]\nrun = "${path.join(work, 'run')}"\n[objectives]\nscore = "maximize"\nonnx_bytes = "minimize"\n` +
+    '[search]\nsampler = "random"\ntrials = 6\n');
+  run('search', '--config', toml, '--out', path.join(work, 'precision-study'));
+  const file = path.join(work, 'precision-study', 'trials.jsonl');
+  const trials = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(trials.length, 6);
+  await page.setInputFiles('#study-input', file);
+  const s = await waitState((x) => x.study && x.study.objectives.some((o) => o.name === 'onnx_bytes'), 'the precision study');
+  assert.equal(s.error, '');
+  assert.equal(s.study.trials, 6);
+  assert.deepEqual(s.study.objectives, [{ name: 'score', direction: 'maximize' }, { name: 'onnx_bytes', direction: 'minimize' }]);
+  assert.ok(s.study.params.length > 0 && s.study.params.every((p) => /^tensor_\d+$/.test(p)), s.study.params.join());
+  assert.deepEqual(s.study.front, bruteFront(trials, (t) => [t.objectives.score, -t.objectives.onnx_bytes]));
+  assert.deepEqual([s.study.x, s.study.y].sort(), ['onnx_bytes', 'score']);
+});
+
 // Tune on a tile kernel: the tile space's menu (tune/tile_space.h), the
 // candidates standardised as the tile model reads them; one CSV row per
 // proposal, each a config the generator prices.
