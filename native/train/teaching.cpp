@@ -203,17 +203,22 @@ TeachingMaterials teaching_materials(const TrainOptions& o, const PreparedData& 
   }
   if (progress) progress(data.train.size(), data.train.size(), "");
   if (write) {
-    fs::create_directories(m.dir);
-    for (size_t i = 0; i < m.graphs.size(); ++i) {
-      const GraphTeaching& t = m.graphs[i];
-      NpzWriter w(graph_file(i), Compression::Deflate);
-      w.add("group_score", t.group_score, {static_cast<int64_t>(t.group_score.size())});
-      w.add("rows", t.rows, {t.samples(), data.train[i].cache.config_row_elems});
-      w.add("row_score", t.row_score, {t.samples()});
-      w.close();
+    try {
+      fs::create_directories(m.dir);
+      for (size_t i = 0; i < m.graphs.size(); ++i) {
+        const GraphTeaching& t = m.graphs[i];
+        NpzWriter w(graph_file(i), Compression::Deflate);
+        w.add("group_score", t.group_score, {static_cast<int64_t>(t.group_score.size())});
+        w.add("rows", t.rows, {t.samples(), data.train[i].cache.config_row_elems});
+        w.add("row_score", t.row_score, {t.samples()});
+        w.close();
+      }
+      // Last: a folder without it is incomplete and is scored again.
+      write_file_atomically(manifest, key.dump(1) + "\n");
+    } catch (const std::exception& e) {
+      // The run has what it needs in memory; only the reuse is lost.
+      if (say) say(std::string("teaching materials: not kept (") + e.what() + "); --teaching DIR keeps them elsewhere");
     }
-    // Last: a folder without it is incomplete and is scored again.
-    write_file_atomically(manifest, key.dump(1) + "\n");
   }
   return m;
 }
