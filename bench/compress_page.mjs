@@ -3,47 +3,30 @@
 // FILE in turn, `repeats` times. Reports the page's milliseconds per 1,000
 // unique configs per model (the ranking's own clock, model warm-up excluded; the
 // median pass), beside node's (compress_bench.mjs) for the same exports.
-//   node bench/compress_page.mjs SITE_DIR MODELS_DIR FILE.npz... [--repeats N]
+//   node bench/compress_page.mjs WORK_DIR MODELS_DIR FILE.npz... [--repeats N]
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(path.join(root, 'web', 'package.json'));
-const { chromium } = require('playwright-core');
-const { serve } = await import(path.join(root, 'web/serve.mjs'));
+const { openExplorer } = await import(path.join(root, 'web/tests/explorer_page.mjs'));
 
 const args = process.argv.slice(2);
 let repeats = 3;
 const at = args.indexOf('--repeats');
 if (at >= 0) repeats = Number(args.splice(at, 2)[1]);
-const [site, models, ...files] = args;
+const [work, models, ...files] = args;
 if (!files.length) {
-  console.error('usage: node bench/compress_page.mjs SITE_DIR MODELS_DIR FILE.npz...');
+  console.error('usage: node bench/compress_page.mjs WORK_DIR MODELS_DIR FILE.npz... [--repeats N]');
   process.exit(1);
 }
 const names = ['teacher', 'student', 'student-fp16', 'student-int8', 'student-search', 'scratch']
   .filter((n) => existsSync(path.join(models, n, 'model.onnx')));
-const server = await serve(site, 0);
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
-});
-const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-await page.goto(`http://127.0.0.1:${server.address().port}/`);
-await page.waitForFunction(() => window.fastslow && window.fastslow.ready);
-await page.evaluate(() => window.fastslow.ready);
-const state = () => page.evaluate(() => window.fastslow.state());
-async function until(pred, timeout = 600000) {
-  const t0 = Date.now();
-  for (;;) {
-    const s = await state();
-    if (pred(s)) return s;
-    if (Date.now() - t0 > timeout) throw new Error(`timeout: ${JSON.stringify(s.rank || s)}`);
-    await page.waitForTimeout(50);
-  }
-}
+// The site staged without a demo in WORK_DIR/site, served, the page open.
+const explorer = await openExplorer(work);
+const { page, state } = explorer;
+// Rankings of a large file with a 5-member model take minutes, not seconds.
+const until = (pred) => explorer.waitState(pred, 'the page', 600000);
 const rows = [];
 for (const name of names) {
   const dir = path.join(models, name);
@@ -79,5 +62,4 @@ for (const name of names) {
   console.log(`${name.padEnd(15)} ${ms.toFixed(1).padStart(7)} ms per 1,000 configs in the page`);
 }
 console.log(JSON.stringify({ models, files: files.map((f) => path.basename(f)), repeats, rows }));
-await browser.close();
-server.close();
+await explorer.close();

@@ -64,6 +64,12 @@ what=${1:-npz}; shift || true
 # `real` and `realism` read the repository's real samples (data/); each
 # `--data DIR` adds the files of a folder of your own (the full dataset, say).
 extra_data=()
+# The CLI and the wasm core, what the node benches of exported models run.
+build_cli_and_core() {
+  cmake --build --preset native --target fastslow
+  export NODE_PATH=/usr/share/nodejs  # emscripten's optimizer needs Debian's acorn
+  cmake --preset wasm >/dev/null && cmake --build --preset wasm --target fastslow_core_js
+}
 # A precision study's pick: its front's smallest plan within 0.01 of the
 # front's best validation score (the trial's folder name).
 study_pick() {
@@ -219,9 +225,7 @@ case $what in
     # 1000 configs of a generated 5,000-node layout graph, scored by the
     # default layout model (briefly trained on tiny data: speed does not
     # depend on how well it ranks).
-    cmake --build --preset native --target fastslow
-    export NODE_PATH=/usr/share/nodejs  # emscripten's optimizer needs Debian's acorn
-    cmake --preset wasm >/dev/null && cmake --build --preset wasm --target fastslow_core_js
+    build_cli_and_core
     f=build/native/bin/fastslow
     [ -f $work/rank/graph/resnet_5000.npz ] ||
       $f synth --graph layout:xla:random --nodes 5000 --configs 1000 --seed 1 --out $work/rank/graph
@@ -252,9 +256,7 @@ case $what in
     fi
     node bench/ensemble_bench.mjs $e/model $e/member $work/rank/graph/resnet_5000.npz "$@" ;;
   precision)
-    cmake --build --preset native --target fastslow
-    export NODE_PATH=/usr/share/nodejs
-    cmake --preset wasm >/dev/null && cmake --build --preset wasm --target fastslow_core_js
+    build_cli_and_core
     f=build/native/bin/fastslow
     p=$work/precision
     if [ ! -f $p/run/metrics.json ] || [ $f -nt $p/run/metrics.json ]; then
@@ -273,9 +275,7 @@ case $what in
     $f export --run $p/run -o $p/models/search --per-layer $p/study/$plan/plan.json >/dev/null
     node bench/precision_bench.mjs $p/models data/cleaned_alexnet.npz "$@" ;;
   compress)
-    cmake --build --preset native --target fastslow
-    export NODE_PATH=/usr/share/nodejs
-    cmake --preset wasm >/dev/null && cmake --build --preset wasm --target fastslow_core_js
+    build_cli_and_core
     f=build/native/bin/fastslow
     c=$work/compress
     mkdir -p $c
@@ -320,7 +320,6 @@ case $what in
     compress_set alexnet holdout --graph data/cleaned_alexnet.npz
     compress_set unet3d holdout --graph data/real/layout_xla_default_train_unet3d.npz
     cmake --build --preset wasm --target fastslow_explorer
-    bash scripts/stage_site.sh $c/site >/dev/null
     for n in generated alexnet unet3d; do
       case $n in
         generated) files=$(ls $c/synth/npz/layout/xla/random/valid/*.npz) ;;
@@ -329,7 +328,7 @@ case $what in
       esac
       echo "== $n: ONNX Runtime Web under node, then in the page (headless Chromium); the real files' every config (the student's training share included)"
       node bench/compress_bench.mjs $c/$n/models $files "$@"
-      node bench/compress_page.mjs $c/site $c/$n/models $files "$@"
+      node bench/compress_page.mjs $c/page $c/$n/models $files "$@"
     done ;;
   webgpu)
     bash scripts/bench.sh rank --repeats 1 >/dev/null  # the model

@@ -270,6 +270,16 @@ std::string emit(Emitter& e, models::LayoutAttnImpl& m, const models::ModelOptio
   return e.score_head(m.head, e.layer_norm(m.head_norm, z));
 }
 
+// LayoutFocusImpl::node_costs: stage 2's blocks and cost head on x, plus the
+// tiling features' direct term when `tiling` names them.
+std::string emit_node_costs(Emitter& e, models::LayoutFocusImpl& m, std::string x, const std::string& tiling) {
+  OnnxBuilder& b = e.b();
+  for (auto& block : m.node_blocks)
+    x = b.op("Add", {x, e.linear(block->fc2, e.relu(e.linear(block->fc1, e.layer_norm(block->norm, x))))});
+  const std::string terms = e.linear(m.cost_fc2, e.relu(e.linear(m.cost_fc1, e.layer_norm(m.node_norm, x))));
+  return tiling.empty() ? terms : b.op("Add", {terms, e.linear(m.cost_direct, tiling)});
+}
+
 // LayoutFocusImpl::cost_terms as ranking runs it: stage 2 once per distinct
 // (node, values, producers' layouts), its terms gathered back to [B, nc, 4].
 // The keys are models::layout_stage_keys; three 1-D Unique ops find the
@@ -315,10 +325,7 @@ std::string emit_distinct_stage2(Emitter& e, models::LayoutFocusImpl& m, const s
   if (m.values) x = b.op("Add", {x, e.layout_values(m.values, width, cfg)});
   const std::string tiling = emit_layout_tiling_from(b, cfg, prod, b.op("Gather", {"config_context", at_node}, {{"axis", int64_t{0}}}));
   x = b.op("Add", {x, e.linear(m.tiling, tiling)});
-  for (auto& block : m.node_blocks)
-    x = b.op("Add", {x, e.linear(block->fc2, e.relu(e.linear(block->fc1, e.layer_norm(block->norm, x))))});
-  x = e.layer_norm(m.node_norm, x);
-  const std::string terms = b.op("Add", {e.linear(m.cost_fc2, e.relu(e.linear(m.cost_fc1, x))), e.linear(m.cost_direct, tiling)});
+  const std::string terms = emit_node_costs(e, m, x, tiling);
   const std::string per_row = b.op("Gather", {b.op("Squeeze", {terms, b.ints({0}, {1}, "axes")}), inverse}, {{"axis", int64_t{0}}});
   // An explicit 4: with no configurable node the tensor is empty and -1 would be ambiguous.
   return b.op("Reshape", {per_row, b.op("Concat", {batch, nc, b.ints({models::LayoutFocusImpl::kCostTerms}, {1}, "terms")}, {{"axis", int64_t{0}}})});
@@ -340,9 +347,7 @@ std::string emit(Emitter& e, models::LayoutFocusImpl& m, const models::ModelOpti
   if (!m.tiling) {
     std::string x = node;
     if (m.values) x = b.op("Add", {x, e.layout_values(m.values, config_width)});
-    for (auto& block : m.node_blocks)
-      x = b.op("Add", {x, e.linear(block->fc2, e.relu(e.linear(block->fc1, e.layer_norm(block->norm, x))))});
-    terms = e.linear(m.cost_fc2, e.relu(e.linear(m.cost_fc1, e.layer_norm(m.node_norm, x))));
+    terms = emit_node_costs(e, m, x, "");
   } else {
     terms = emit_distinct_stage2(e, m, node, config_width);
   }

@@ -89,6 +89,15 @@ torch::Tensor distinct_rows(const torch::Tensor& keys) {
   return inverse_of(inverse_of(keys.select(1, 0)) * n + inverse_of(keys.select(1, 1)));
 }
 
+torch::Tensor LayoutFocusImpl::node_costs(torch::Tensor x, const torch::Tensor& tiling_feat) {
+  for (auto& block : node_blocks) x = block->forward(x);
+  auto terms = linear(cost_fc2, torch::relu(linear(cost_fc1, node_norm(x))));
+  // Byte counts reach the costs unnormalised too: LayerNorm keeps their
+  // direction but not the log-linear scale that a copy's cost has in them.
+  if (tiling_feat.defined()) terms = terms + linear(cost_direct, tiling_feat);
+  return terms;
+}
+
 torch::Tensor LayoutFocusImpl::cost_terms(const GraphTensors& g, const torch::Tensor& node,
                                           const torch::Tensor& config_feat) {
   const int64_t B = config_feat.size(0), nc = config_feat.size(1), H = node.size(1);
@@ -108,13 +117,7 @@ torch::Tensor LayoutFocusImpl::cost_terms(const GraphTensors& g, const torch::Te
       tiling_feat = layout_tiling_features(config_feat, context);
       x = x + linear(tiling, tiling_feat);
     }
-    for (auto& block : node_blocks) x = block->forward(x);
-    x = node_norm(x);
-    auto terms = linear(cost_fc2, torch::relu(linear(cost_fc1, x)));  // [B, nc, terms]
-    // Byte counts reach the costs unnormalised too: LayerNorm keeps their
-    // direction but not the log-linear scale that a copy's cost has in them.
-    if (tiling) terms = terms + linear(cost_direct, tiling_feat);
-    return terms.reshape({B, nc * kCostTerms});
+    return node_costs(x, tiling_feat).reshape({B, nc * kCostTerms});
   }
   // A node's terms read its own values and its producers' layouts only, and
   // the configs of a file repeat them (a default collection changes a few
@@ -135,10 +138,7 @@ torch::Tensor LayoutFocusImpl::cost_terms(const GraphTensors& g, const torch::Te
   if (values) x = x + values(cfg);
   const torch::Tensor tiling_feat = layout_tiling_from(cfg, prod, context.index_select(0, at_node));
   x = x + linear(tiling, tiling_feat);
-  for (auto& block : node_blocks) x = block->forward(x);
-  x = node_norm(x);
-  const auto terms = linear(cost_fc2, torch::relu(linear(cost_fc1, x))) + linear(cost_direct, tiling_feat);
-  return terms.squeeze(0).index_select(0, inverse).reshape({B, nc * kCostTerms});
+  return node_costs(x, tiling_feat).squeeze(0).index_select(0, inverse).reshape({B, nc * kCostTerms});
 }
 
 torch::Tensor LayoutFocusImpl::segment_summary(const GraphTensors& segment, const torch::Tensor& states,

@@ -72,6 +72,9 @@ class LayoutFocusImpl : public RankModelImpl, public SegmentableModel {
   torch::Tensor score_configs(const GraphTensors& g, const torch::Tensor& node, const torch::Tensor& config_feat);
   // Stage 2 before its log-sum-exp: [B, nc * kCostTerms] cost terms.
   torch::Tensor cost_terms(const GraphTensors& g, const torch::Tensor& node, const torch::Tensor& config_feat);
+  // Stage 2's residual blocks and cost head on its input x [.., C], with the
+  // tiling features' direct term when there are any: [.., kCostTerms].
+  torch::Tensor node_costs(torch::Tensor x, const torch::Tensor& tiling_feat);
   // Graph segment training (segmentable.h): stage 1's per-node states
   // [n, H] (config-free, before the configurable nodes are picked out); the
   // readout picks them and runs stage 2. A segment's share is the

@@ -105,28 +105,29 @@ void set_targets(GraphEntry* e) {
     e->group_target[g] = static_cast<float>((std::log(std::max(best[g], 1e-9)) - mean) * scale);
 }
 
+torch::Tensor config_input(const CachedGraph& g, const Normalizer& norm, const float* rows, int64_t count) {
+  const int64_t elems = g.config_row_elems;
+  if (g.kind == GraphKind::Tile) {
+    std::vector<float> part = tile_model_rows(g, std::vector<float>(rows, rows + count * elems), count,
+                                              norm.tile_features, norm.config);
+    return torch::from_blob(part.data(), {count, norm.config.width()}, torch::kFloat32).clone();
+  }
+  const int64_t nc = static_cast<int64_t>(g.pruned.config_positions.size());
+  return torch::from_blob(const_cast<float*>(rows), {count, nc, g.config_feat_width}, torch::kFloat32).clone();
+}
+
 Batch make_host_batch(const GraphEntry& e, const std::vector<int64_t>& groups, const Normalizer& norm, bool pinned) {
   Batch b;
   b.groups = groups;
   const int64_t B = static_cast<int64_t>(groups.size());
-  torch::Tensor feat;
-  if (e.cache.kind == GraphKind::Tile) {
-    std::vector<float> rows = tile_config_rows(e.cache, groups, norm.tile_features);
-    norm.config.apply(rows.data(), B);
-    feat = torch::from_blob(rows.data(), {B, norm.config.width()}, torch::kFloat32);
-    feat = pinned ? feat.pin_memory() : feat.clone();
-  } else {
-    std::vector<float> rows = e.cache.config_rows(groups);
-    const int64_t nc = static_cast<int64_t>(e.cache.pruned.config_positions.size());
-    feat = torch::from_blob(rows.data(), {B, nc, e.cache.config_feat_width}, torch::kFloat32);
-    feat = pinned ? feat.pin_memory() : feat.clone();
-  }
+  const std::vector<float> rows = e.cache.config_rows(groups);
+  const torch::Tensor feat = config_input(e.cache, norm, rows.data(), B);
   std::vector<float> target(static_cast<size_t>(B), 0.0f);
   if (!e.group_target.empty())
     for (int64_t i = 0; i < B; ++i) target[i] = e.group_target[groups[i]];
   b.target = torch::from_blob(target.data(), {B}, torch::kFloat32);
   b.target = pinned ? b.target.pin_memory() : b.target.clone();
-  b.config_feat = feat;
+  b.config_feat = pinned ? feat.pin_memory() : feat;
   return b;
 }
 

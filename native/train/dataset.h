@@ -52,6 +52,11 @@ struct Batch {
 };
 
 GraphEntry make_entry(CachedGraph cache, const Normalizer& norm, const torch::Device& device);
+// The model's input for `count` config rows of `g` as caches and config
+// spaces hold them (count x config_row_elems): tile rows standardised by
+// `norm`, with the tiling features when it has them; layout rows as they
+// are ([count, configurable nodes, width]). On the CPU.
+torch::Tensor config_input(const CachedGraph& g, const Normalizer& norm, const float* rows, int64_t count);
 // Per-group training targets from the entry's train_groups; call again
 // after changing them (per-program splits).
 void set_targets(GraphEntry* e);

@@ -6,7 +6,6 @@
 #include "fastslow/error.h"
 #include "fastslow/rng.h"
 #include "train/sampler.h"
-#include "train/score_rows.h"
 
 namespace fastslow::train {
 

@@ -71,10 +71,11 @@ void TrainOptions::apply_defaults() {
   if (segment_keep && !segment_history)
     throw Error("--segment-keep applies to --segment-history, which is not set");
   if (teacher.empty()) {
-    for (const char* key : {"teaching", "teach_samples", "teach_configs", "distill_weight", "distill_temperature"})
-      if (!option_value(*this, *find_train_option(key)).is_null() &&
-          option_value(*this, *find_train_option(key)) != nlohmann::json(""))
-        throw Error(option_flag(*find_train_option(key)) + " applies to --teacher (distillation), which is not set");
+    for (const char* key : {"teaching", "teach_samples", "teach_configs", "distill_weight", "distill_temperature"}) {
+      const OptionSpec& spec = *find_train_option(key);
+      const nlohmann::json v = option_value(*this, spec);
+      if (!v.is_null() && v != "") throw Error(option_flag(spec) + " applies to --teacher (distillation), which is not set");
+    }
   } else if (segment_nodes.value_or(0) > 0) {
     throw Error("--teacher with --segment-nodes: a distilled step runs the model on the whole graph; leave one out");
   }

@@ -3,20 +3,8 @@
 #include <algorithm>
 
 #include "fastslow/error.h"
-#include "fastslow/rank/rank_inputs.h"
 
 namespace fastslow::train {
-
-torch::Tensor config_input(const CachedGraph& g, const Normalizer& norm, const float* rows, int64_t count) {
-  const int64_t elems = g.config_row_elems;
-  if (g.kind == GraphKind::Tile) {
-    std::vector<float> part = tile_model_rows(g, std::vector<float>(rows, rows + count * elems), count,
-                                              norm.tile_features, norm.config);
-    return torch::from_blob(part.data(), {count, norm.config.width()}, torch::kFloat32).clone();
-  }
-  const int64_t nc = static_cast<int64_t>(g.pruned.config_positions.size());
-  return torch::from_blob(const_cast<float*>(rows), {count, nc, g.config_feat_width}, torch::kFloat32).clone();
-}
 
 std::vector<double> score_config_rows(models::RankModelImpl& model, const GraphEntry& e, const Normalizer& norm,
                                       const std::vector<float>& rows, int64_t chunk, const torch::Device& device) {

@@ -13,11 +13,6 @@
 
 namespace fastslow::train {
 
-// The model's input for `count` rows of `g`: tile rows standardised by
-// `norm`, with the tiling features when it has them; layout rows as they
-// are ([count, configurable nodes, width]). On the CPU.
-torch::Tensor config_input(const CachedGraph& g, const Normalizer& norm, const float* rows, int64_t count);
-
 // The model's scores (lower = faster) of every row, `chunk` rows per
 // forward, without gradient and in eval mode.
 std::vector<double> score_config_rows(models::RankModelImpl& model, const GraphEntry& e, const Normalizer& norm,

@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <numeric>
 #include <unordered_set>
 
 #include "fastslow/error.h"
@@ -11,6 +10,7 @@
 #include "fastslow/io/npz_writer.h"
 #include "fastslow/io/read_file.h"
 #include "fastslow/io/write_file.h"
+#include "fastslow/numeric.h"
 #include "fastslow/rng.h"
 #include "fastslow/tune/graph_space.h"
 #include "train/ensemble.h"
@@ -24,18 +24,15 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
-// The teacher as one scorer: its members and how their scores combine.
+// The teacher as its folder describes it, no model loaded: its member runs,
+// how their scores combine, and the model files whose change makes stored
+// materials stale. Reused materials need no more than this.
 struct Teacher {
-  std::vector<LoadedRun> members;
+  std::vector<std::string> runs;
+  bool ensemble = false;
   Combine combine = Combine::Mean;
   std::vector<double> weights;
-  json files = json::array();  // the model files whose change makes old materials stale
+  json files = json::array();
 };
 
 json file_stamp(const fs::path& p) {
@@ -47,21 +44,22 @@ json file_stamp(const fs::path& p) {
           {"time", ec ? 0 : static_cast<int64_t>(time.time_since_epoch().count())}};
 }
 
-Teacher load_teacher(const std::string& path, const std::string& device) {
+Teacher read_teacher(const std::string& path) {
   if (!fs::is_directory(path)) throw Error(path, "", "--teacher: no such run or ensemble folder");
   Teacher t;
-  if (EnsembleSpec::is_ensemble(path)) {
-    LoadedEnsemble e = load_ensemble(path, device);
-    t.combine = e.spec.combine;
-    for (const EnsembleMember& m : e.spec.members) {
+  t.ensemble = EnsembleSpec::is_ensemble(path);
+  if (t.ensemble) {
+    const EnsembleSpec spec = EnsembleSpec::read(path);
+    t.combine = spec.combine;
+    for (const EnsembleMember& m : spec.members) {
+      t.runs.push_back(m.run);
       t.weights.push_back(m.weight);
       t.files.push_back(file_stamp(fs::path(m.run) / "best.pt"));
     }
     t.files.push_back(file_stamp(fs::path(path) / "ensemble.json"));
-    t.members = std::move(e.members);
   } else {
     if (!fs::exists(fs::path(path) / "best.pt")) throw Error(path, "best.pt", "--teacher: the run holds no trained model yet");
-    t.members.push_back(load_run(path, device));
+    t.runs = {path};
     t.weights = {1.0};
     t.files.push_back(file_stamp(fs::path(path) / "best.pt"));
   }
@@ -69,24 +67,34 @@ Teacher load_teacher(const std::string& path, const std::string& device) {
 }
 
 void check_teacher(const Teacher& t, const std::string& path, const TrainOptions& o, const PreparedData& data) {
-  const LoadedRun& first = t.members.front();
-  if (first.kind() != data.kind)
-    throw Error(path, "", std::string("--teacher ranks ") + graph_kind_name(first.kind()) + " configs; this run's graphs are " +
-                              graph_kind_name(data.kind) + " graphs");
-  for (const LoadedRun& m : t.members) {
-    if (m.options.graph.empty()) continue;
+  const std::string kind = load_run_options(t.runs.front()).kind;
+  if (kind != graph_kind_name(data.kind))
+    throw Error(path, "", "--teacher ranks " + kind + " configs; this run's graphs are " + graph_kind_name(data.kind) +
+                              " graphs");
+  for (const std::string& run : t.runs) {
+    const std::string graph = load_run_options(run).graph;
+    if (graph.empty()) continue;
     // A per-program teacher knows one graph (its wide table is that graph's).
     std::error_code ec;
-    if (o.graph.empty() || !fs::equivalent(m.options.graph, o.graph, ec))
-      throw Error(path, "", "--teacher is a per-program run of " + m.options.graph + "; it can teach a run on that graph "
-                            "only (--graph " + m.options.graph + ")");
+    if (o.graph.empty() || !fs::equivalent(graph, o.graph, ec))
+      throw Error(path, "", "--teacher is a per-program run of " + graph + "; it can teach a run on that graph only (--graph " +
+                                graph + ")");
   }
 }
 
+// The teacher's models, loaded to score (an ensemble's checked against each other).
+std::vector<LoadedRun> load_members(const Teacher& t, const std::string& path, const std::string& device) {
+  if (t.ensemble) return load_ensemble(path, device).members;
+  std::vector<LoadedRun> members;
+  members.push_back(load_run(path, device));
+  return members;
+}
+
 // One graph's rows scored by every member, combined.
-std::vector<double> teacher_scores(Teacher& t, const CachedGraph& g, const std::vector<float>& rows) {
+std::vector<double> teacher_scores(const Teacher& t, std::vector<LoadedRun>& members, const CachedGraph& g,
+                                   const std::vector<float>& rows) {
   std::vector<std::vector<double>> per_member;
-  for (LoadedRun& m : t.members) {
+  for (LoadedRun& m : members) {
     const GraphEntry e = std::move(make_entries({g}, m.norm, m.device).front());
     per_member.push_back(score_config_rows(*m.model, e, m.norm, rows, *m.options.eval_chunk, m.device));
   }
@@ -115,23 +123,22 @@ GraphTeaching read_graph(const std::string& file, int64_t groups, int64_t elems)
 
 }  // namespace
 
-std::vector<float> sample_teaching_configs(const CachedGraph& g, int64_t count, uint64_t seed) {
-  std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
-  std::iota(all.begin(), all.end(), int64_t{0});
-  const std::vector<float> known = g.config_rows(all);
+std::vector<float> sample_teaching_configs(const CachedGraph& g, const std::vector<float>& known, int64_t count,
+                                          uint64_t seed) {
   const std::unique_ptr<ConfigSpace> space = config_space(g, known, SpaceKind::Menu);
   const int64_t elems = g.config_row_elems;
+  const auto held = static_cast<int64_t>(known.size()) / elems;
   std::unordered_set<ConfigHash, ConfigHashOf> seen;
-  for (size_t i = 0; i < all.size(); ++i) seen.insert(hash_config(known.data() + i * elems, elems));
+  for (int64_t i = 0; i < held; ++i) seen.insert(hash_config(known.data() + i * elems, elems));
   Rng rng(seed);
   std::vector<float> out, a(static_cast<size_t>(elems)), b(a.size());
   int64_t made = 0;
   // A small space runs out of new configs: stop after many repeats in a row.
   for (int64_t misses = 0; made < count && misses < 200 + 20 * count;) {
-    if (made % 2 == 0 || all.empty()) {
+    if (made % 2 == 0 || held == 0) {
       space->random_config(rng, a.data());
     } else {
-      const int64_t parent = rng.uniform_int(0, static_cast<int64_t>(all.size()) - 1);
+      const int64_t parent = rng.uniform_int(0, held - 1);
       std::copy(known.begin() + parent * elems, known.begin() + (parent + 1) * elems, a.begin());
       for (int64_t k = rng.uniform_int(1, 3); k > 0; --k) {
         space->mutate(a.data(), rng, b.data());
@@ -149,11 +156,15 @@ std::vector<float> sample_teaching_configs(const CachedGraph& g, int64_t count, 
   return out;
 }
 
+std::vector<float> sample_teaching_configs(const CachedGraph& g, int64_t count, uint64_t seed) {
+  return sample_teaching_configs(g, g.config_rows(g.all_groups()), count, seed);
+}
+
 TeachingMaterials teaching_materials(const TrainOptions& o, const PreparedData& data, bool write, const Say& say,
                                      const Progress& progress) {
   if (o.teacher.empty()) throw Error("teaching materials: no --teacher");
   const int64_t samples = o.teach_samples.value_or(256);
-  Teacher teacher = load_teacher(o.teacher, o.device);
+  const Teacher teacher = read_teacher(o.teacher);
   check_teacher(teacher, o.teacher, o, data);
 
   json key = {{"format", 1}, {"teacher", o.teacher}, {"models", teacher.files}, {"samples", samples},
@@ -182,23 +193,23 @@ TeachingMaterials teaching_materials(const TrainOptions& o, const PreparedData& 
 
   if (say) say("teaching materials: the teacher scores " + std::to_string(data.train.size()) + " graphs' configs and " +
                std::to_string(samples) + " new ones each into " + m.dir);
+  std::vector<LoadedRun> members = load_members(teacher, o.teacher, o.device);
   for (size_t i = 0; i < data.train.size(); ++i) {
     const CachedGraph& g = data.train[i].cache;
     if (progress) progress(i, data.train.size(), g.source);
     GraphTeaching t;
+    std::vector<float> rows = g.config_rows(g.all_groups());
+    const int64_t held = g.groups.num_groups();
     try {
-      t.rows = sample_teaching_configs(g, samples, mix_seed(o.seed, fnv1a(fs::path(g.source).filename().string())));
+      t.rows = sample_teaching_configs(g, rows, samples, mix_seed(o.seed, fnv1a(fs::path(g.source).filename().string())));
     } catch (const Error& e) {
       // A graph whose space cannot be built still teaches through its own configs.
       if (say) say("teaching materials: no new configs for " + g.source + ": " + e.what());
     }
-    std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
-    std::iota(all.begin(), all.end(), int64_t{0});
-    std::vector<float> rows = g.config_rows(all);
     rows.insert(rows.end(), t.rows.begin(), t.rows.end());
-    const std::vector<double> s = teacher_scores(teacher, g, rows);
-    t.group_score.assign(s.begin(), s.begin() + static_cast<int64_t>(all.size()));
-    t.row_score.assign(s.begin() + static_cast<int64_t>(all.size()), s.end());
+    const std::vector<double> s = teacher_scores(teacher, members, g, rows);
+    t.group_score.assign(s.begin(), s.begin() + held);
+    t.row_score.assign(s.begin() + held, s.end());
     m.graphs.push_back(std::move(t));
   }
   if (progress) progress(data.train.size(), data.train.size(), "");

@@ -43,6 +43,9 @@ struct TeachingMaterials {
 // it did not measure), half one to three mutations from a config it holds.
 // Fewer when the space has fewer. A function of (g's configs, count, seed).
 std::vector<float> sample_teaching_configs(const CachedGraph& g, int64_t count, uint64_t seed);
+// The same from the file's unique configs (g.config_rows(g.all_groups())) read already.
+std::vector<float> sample_teaching_configs(const CachedGraph& g, const std::vector<float>& known, int64_t count,
+                                          uint64_t seed);
 
 // The materials of `data`'s training graphs for o.teacher: read back when
 // the folder holds them for the same key, else scored now and (when

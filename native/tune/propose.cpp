@@ -30,9 +30,7 @@ ProposeOutcome propose(const CachedGraph& g, Fitted& model, Fitted* second, cons
   if (m.candidates.empty()) throw Error(g.source, "", "proposing configs: nothing measured to fit a model on");
   if (request.count < 1) throw Error("--propose: at least 1 config");
   const auto t0 = Clock::now();
-  std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
-  std::iota(all.begin(), all.end(), int64_t{0});
-  std::vector<float> known = g.config_rows(all);
+  std::vector<float> known = g.config_rows(g.all_groups());
   const std::unique_ptr<ConfigSpace> space_of = config_space(g, known, request.space);
   const ConfigSpace& space = *space_of;
   ProposeSettings settings = request.search;

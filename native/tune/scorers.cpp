@@ -42,12 +42,6 @@ std::vector<double> rank_fractions(const std::vector<double>& v) {
 
 namespace {
 
-std::vector<int64_t> all_groups(const CachedGraph& g) {
-  std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
-  std::iota(all.begin(), all.end(), int64_t{0});
-  return all;
-}
-
 // The members of a ridge ensemble: member 0 reads every measurement once,
 // the others a bootstrap of them.
 class FittedRidge : public Fitted {
@@ -78,7 +72,7 @@ class FittedRidge : public Fitted {
 
 class RidgeScorer : public Scorer {
  public:
-  RidgeScorer(const CachedGraph& g, uint64_t seed) : g_(g), seed_(seed), rows_(g.config_rows(all_groups(g))) {}
+  RidgeScorer(const CachedGraph& g, uint64_t seed) : g_(g), seed_(seed), rows_(g.config_rows(g.all_groups())) {}
 
   std::unique_ptr<Fitted> fit(const Measured& m, const std::string&) override {
     const int64_t w = g_.config_row_elems;
@@ -188,7 +182,7 @@ class RunScorer : public Scorer {
   }
 
   Prediction predict(const Measured& m, const std::string& dir) override {
-    return beside_ridge(fit(m, dir)->score_rows(g_.config_rows(all_groups(g_))), ridge_.predict(m, dir));
+    return beside_ridge(fit(m, dir)->score_rows(g_.config_rows(g_.all_groups())), ridge_.predict(m, dir));
   }
   std::string name() const override { return "fastslow"; }
 
@@ -216,7 +210,7 @@ class LoadedScorer : public Scorer {
       : model_(std::move(model)), g_(g), ridge_(g, seed) {}
   std::unique_ptr<Fitted> fit(const Measured&, const std::string&) override { return std::make_unique<SharedFitted>(model_); }
   Prediction predict(const Measured& m, const std::string& dir) override {
-    return beside_ridge(model_->score_rows(g_.config_rows(all_groups(g_))), ridge_.predict(m, dir));
+    return beside_ridge(model_->score_rows(g_.config_rows(g_.all_groups())), ridge_.predict(m, dir));
   }
   std::string name() const override { return "run"; }
 

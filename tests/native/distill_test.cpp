@@ -70,12 +70,10 @@ TEST(TeachingConfigs, AreNewLegalDistinctAndAFunctionOfTheSeed) {
   EXPECT_NE(a, other);
   ASSERT_EQ(a.size() % e, 0u);
   EXPECT_GT(static_cast<int64_t>(a.size()) / e, 20);
-  std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
-  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
-  const std::vector<float> known = g.config_rows(all);
+  const std::vector<float> known = g.config_rows(g.all_groups());
   const auto space = config_space(g, known, SpaceKind::Menu);
   std::set<std::vector<float>> rows;
-  for (size_t i = 0; i < all.size(); ++i) rows.insert(std::vector<float>(known.begin() + i * e, known.begin() + (i + 1) * e));
+  for (size_t i = 0; i * e < known.size(); ++i) rows.insert(std::vector<float>(known.begin() + i * e, known.begin() + (i + 1) * e));
   const size_t file_rows = rows.size();
   for (size_t r = 0; r * e < a.size(); ++r) {
     EXPECT_EQ(space->why_illegal(a.data() + r * e), "");
@@ -118,9 +116,8 @@ TEST(TeachingMaterials, ScoreLikeTheTeacherAreKeptAndReusedPerSeed) {
   const LoadedRun teacher = load_run(o.teacher, "cpu");
   const CachedGraph& g = data->train.front().cache;
   const GraphEntry e = std::move(make_entries({g}, teacher.norm, teacher.device).front());
-  std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
-  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
-  const std::vector<double> direct = score_config_rows(*teacher.model, e, teacher.norm, g.config_rows(all), 7, teacher.device);
+  const std::vector<double> direct =
+      score_config_rows(*teacher.model, e, teacher.norm, g.config_rows(g.all_groups()), 7, teacher.device);
   ASSERT_EQ(direct.size(), m.graphs.front().group_score.size());
   for (size_t i = 0; i < direct.size(); ++i) EXPECT_NEAR(direct[i], m.graphs.front().group_score[i], 1e-5) << i;
   const std::vector<double> sampled = score_config_rows(*teacher.model, e, teacher.norm, m.graphs.front().rows, 5, teacher.device);
@@ -231,14 +228,7 @@ TEST(Distill, AResumedStudentEndsAsTheUninterruptedOne) {
 
 TEST(Distill, APerProgramStudentCopiesItsTeachersTableAndHoldsOutWhatItHeldOut) {
   test::TempDir dir;
-  const Collection c = find_collection(tiny_data(), "layout:xla:random");
-  TrainOptions t;
-  t.graph = c.split("train").front();
-  t.holdout = 0.25;
-  t.out = dir.file("teacher");
-  t.epochs = 1;
-  t.hidden = 16;
-  t.layers = 1;
+  TrainOptions t = quick_program_run(dir.file("teacher"));
   t.steps_per_epoch = 3;
   t.seed = 4;
   t.threads = 1;

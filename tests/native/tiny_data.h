@@ -36,6 +36,20 @@ inline TrainOptions small_layout_run(const std::string& out) {
   return o;
 }
 
+// A per-program layout run of one short epoch on the tiny collection's first
+// training graph, a quarter of its configs held out.
+inline TrainOptions quick_program_run(const std::string& out) {
+  TrainOptions o;
+  o.graph = find_collection(tiny_data(), "layout:xla:random").split("train").front();
+  o.holdout = 0.25;
+  o.out = out;
+  o.epochs = 1;
+  o.hidden = 16;
+  o.layers = 1;
+  o.steps_per_epoch = 5;
+  return o;
+}
+
 // A tile run of two steps: for tests that need a run of the other kind.
 inline TrainOptions quick_tile_run(const std::string& out) {
   TrainOptions o;

@@ -215,15 +215,7 @@ TEST(Trainer, TileRunTrainsAndEvaluates) {
 
 TEST(Trainer, PerProgramModeSplitsOneGraph) {
   test::TempDir dir;
-  const Collection c = find_collection(tiny_data(), "layout:xla:random");
-  TrainOptions o;
-  o.graph = c.split("train").front();
-  o.holdout = 0.25;
-  o.out = dir.file("runs/one");
-  o.epochs = 1;
-  o.hidden = 16;
-  o.layers = 1;
-  o.steps_per_epoch = 5;
+  const TrainOptions o = quick_program_run(dir.file("runs/one"));
   train(o);
   const LoadedRun run = load_run(o.out, "cpu");
   EXPECT_DOUBLE_EQ(*run.options.valid_share, 0.1);  // the default

@@ -1,7 +1,6 @@
 #include "fastslow/data/common_settings.h"
 
 #include <map>
-#include <numeric>
 #include <string>
 
 #include "fastslow/error.h"
@@ -15,9 +14,7 @@ SettingShape setting_shape(const CachedGraph& g) {
 }
 
 std::vector<float> most_common_settings(const CachedGraph& g) {
-  std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
-  std::iota(all.begin(), all.end(), int64_t{0});
-  return most_common_settings(g, g.config_rows(all));
+  return most_common_settings(g, g.config_rows(g.all_groups()));
 }
 
 std::vector<float> most_common_settings(const CachedGraph& g, const std::vector<float>& rows) {

@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <numeric>
 #include <nlohmann/json.hpp>
 
 #include "fastslow/error.h"
+#include "fastslow/numeric.h"
 #include "fastslow/io/memory_budget.h"
 #include "fastslow/io/npz_writer.h"
 #include "fastslow/graph/validate.h"
@@ -46,12 +48,6 @@ SourceStamp stamp_of(const std::string& source) {
   s.size = static_cast<int64_t>(st.st_size);
   s.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   return s;
-}
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
 }
 
 uint64_t contents_of(const std::string& source) {
@@ -295,6 +291,12 @@ void CachedGraph::load(std::shared_ptr<NpzReader> reader) {
   const auto& shape = npz.header("config_rows").shape;
   c.config_row_elems = 1;
   for (size_t i = 1; i < shape.size(); ++i) c.config_row_elems *= shape[i];
+}
+
+std::vector<int64_t> CachedGraph::all_groups() const {
+  std::vector<int64_t> all(static_cast<size_t>(groups.num_groups()));
+  std::iota(all.begin(), all.end(), int64_t{0});
+  return all;
 }
 
 std::vector<float> CachedGraph::config_rows(const std::vector<int64_t>& group_ids) const {

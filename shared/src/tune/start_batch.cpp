@@ -1,7 +1,6 @@
 #include "fastslow/tune/start_batch.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "fastslow/data/common_settings.h"
 #include "fastslow/error.h"
@@ -18,9 +17,7 @@ StartFrom parse_start_from(const std::string& name) {
 const char* start_from_name(StartFrom s) { return s == StartFrom::Common ? "common" : "random"; }
 
 int64_t most_common_config(const CachedGraph& g) {
-  std::vector<int64_t> all(static_cast<size_t>(g.groups.num_groups()));
-  std::iota(all.begin(), all.end(), int64_t{0});
-  return most_common_config(g, g.config_rows(all));
+  return most_common_config(g, g.config_rows(g.all_groups()));
 }
 
 int64_t most_common_config(const CachedGraph& g, const std::vector<float>& rows) {

@@ -60,6 +60,8 @@ class CachedGraph {
   // The representative rows of the given groups, in that order
   // (count x config_row_elems).
   std::vector<float> config_rows(const std::vector<int64_t>& group_ids) const;
+  // Every group's id, 0..num_groups-1 (config_rows of it: the file's unique configs).
+  std::vector<int64_t> all_groups() const;
 
  private:
   // Reads the fields from a built cache archive.
