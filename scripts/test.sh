@@ -183,6 +183,8 @@ if [ $quick = 0 ]; then
   rc=$?
   tail -9 "$LOG/web-tests.log"
   grep -h "\[ parity \]" "$LOG/web-tests.log" || true
+  # CI keeps only what this prints: each failed test with the head of its error.
+  grep -E -A 30 "^(    )?not ok " "$LOG/web-tests.log" | grep -v -E "^ +at " | head -150 || true
   j_pass=$(grep -oE '^# pass [0-9]+' "$LOG/web-tests.log" | grep -oE '[0-9]+')
   j_fail=$(grep -oE '^# fail [0-9]+' "$LOG/web-tests.log" | grep -oE '[0-9]+')
   passed=$((passed + ${j_pass:-0})); failed=$((failed + ${j_fail:-0}))
