@@ -82,10 +82,12 @@ int synth_one(const Opts& o) {
     item.model = id.source == "nlp" ? synth::ModelTemplate::Transformer : synth::ModelTemplate::ResNet;
     if (!o.model.empty()) {
       bool known = false;
-      for (auto t : {synth::ModelTemplate::ResNet, synth::ModelTemplate::Transformer, synth::ModelTemplate::Mlp,
-                     synth::ModelTemplate::Rnn})
+      std::string names;
+      for (auto t : synth::all_templates()) {
         if (o.model == synth::template_name(t)) item.model = t, known = true;
-      if (!known) throw Error("unknown template '" + o.model + "' (resnet, transformer, mlp, rnn)");
+        names += std::string(names.empty() ? "" : ", ") + synth::template_name(t);
+      }
+      if (!known) throw Error("unknown template '" + o.model + "' (" + names + ")");
     }
     prefix = synth::template_name(item.model);
   }
@@ -135,7 +137,7 @@ Command add_synth_command(CLI::App& app) {
   sub->add_option("--price", o->price,
                   "a generated .npz: print config,runtime_ns, the generator's noise-free runtime of each config "
                   "(rounded to ns as in its answers file), made again from the record in its answers file");
-  sub->add_option("--template", o->model, "with --graph (layout): resnet, transformer, mlp or rnn");
+  sub->add_option("--template", o->model, "with --graph (layout): resnet, transformer, mlp, rnn or unet (a training step)");
   return {sub, [o, sub] {
             if (!o->price.empty()) {
               if (!o->graph.empty()) throw Error("--price and --graph do not go together");

@@ -12,8 +12,7 @@
 namespace fastslow::synth {
 namespace {
 
-const std::vector<ModelTemplate> kTemplates = {ModelTemplate::ResNet, ModelTemplate::Transformer,
-                                               ModelTemplate::Mlp, ModelTemplate::Rnn};
+const std::vector<ModelTemplate>& kTemplates = all_templates();
 
 // What every generated graph promises, beyond check_graph's own checks.
 void expect_sound(const HloGraph& g) {
@@ -89,7 +88,7 @@ TEST(SynthTemplates, HasSeveralComputationsAndTuples) {
     }
     EXPECT_GE(max_splits, 2u);
     EXPECT_TRUE(saw_tuple);
-    if (t == ModelTemplate::Rnn) {
+    if (t == ModelTemplate::Rnn || t == ModelTemplate::UnetTraining) {
       EXPECT_TRUE(saw_gte);
     }
   }
@@ -174,7 +173,8 @@ TEST(SynthTemplates, SameSeedSameGraphOnEveryBuild) {
     uint64_t want;
   };
   for (const Case& c : {Case{ModelTemplate::ResNet, 5576228373261831475ull}, Case{ModelTemplate::Transformer, 6078266047253897674ull},
-                        Case{ModelTemplate::Mlp, 9773917737341446941ull}, Case{ModelTemplate::Rnn, 4388874168120024326ull}}) {
+                        Case{ModelTemplate::Mlp, 9773917737341446941ull}, Case{ModelTemplate::Rnn, 4388874168120024326ull},
+                        Case{ModelTemplate::UnetTraining, 14759917263917803579ull}}) {
     Rng rng(11);
     const uint64_t got = fingerprint(generate(c.t, rng, 600));
     std::printf("[ fingerprint ] %s %llu\n", template_name(c.t), static_cast<unsigned long long>(got));

@@ -26,7 +26,7 @@ namespace fastslow::synth {
 
 namespace {
 
-constexpr int kManifestVersion = 3;  // 2: templates drawn by quota per split; 3: layout menus, plateau costs
+constexpr int kManifestVersion = 4;  // 2: templates drawn by quota per split; 3: layout menus, plateau costs; 4: unet training steps
 // The largest published layout file holds 871 MB of config features
 // (100040 x 121 x 18 float32); big graphs get fewer configs to stay within it.
 constexpr int64_t kMaxConfigFeatBytes = 900ll << 20;
@@ -85,37 +85,46 @@ Sizes tile_sizes(SynthScale scale) {
   return {};
 }
 
-// xla collections are mostly conv nets, nlp mostly transformers.
+// The template mix of a collection, in thousandths. xla collections are
+// mostly conv nets, nlp mostly transformers. Training steps (unet) are xla
+// files from `small` up: at `tiny` sizes (150-400 nodes) a training step is
+// a two-level net, and the tests' tiny datasets keep their inference mix.
+struct Share {
+  ModelTemplate model;
+  int64_t thousandths;
+};
+std::vector<Share> template_mix(SynthScale scale, bool nlp) {
+  if (nlp) return {{ModelTemplate::Transformer, 800}, {ModelTemplate::Mlp, 100}, {ModelTemplate::Rnn, 100}};
+  if (scale == SynthScale::Tiny) return {{ModelTemplate::ResNet, 700}, {ModelTemplate::Mlp, 150}, {ModelTemplate::Rnn, 150}};
+  return {{ModelTemplate::ResNet, 500}, {ModelTemplate::UnetTraining, 200}, {ModelTemplate::Mlp, 150},
+          {ModelTemplate::Rnn, 150}};
+}
+
 // The templates of a split, in shuffled order. Drawn per file, a 10-file
 // training split came out all ResNets one time in 35 and validation then held
 // a template training never saw; quotas keep each split close to the mix and
 // give training at least one graph of every template.
-std::vector<ModelTemplate> split_templates(Rng& rng, bool nlp, int files, bool train) {
-  const std::array<ModelTemplate, 3> kinds = {nlp ? ModelTemplate::Transformer : ModelTemplate::ResNet,
-                                              ModelTemplate::Mlp, ModelTemplate::Rnn};
-  // Shares in thousandths so the quotas need no floating point.
-  const std::array<int64_t, 3> share = nlp ? std::array<int64_t, 3>{800, 100, 100}
-                                           : std::array<int64_t, 3>{700, 150, 150};
-  std::array<int64_t, 3> count{};
-  const int64_t floor = train && files >= 3 ? 1 : 0;
-  const int64_t rest = files - 3 * floor;
-  std::array<int64_t, 3> remainder{};
+std::vector<ModelTemplate> split_templates(Rng& rng, const std::vector<Share>& mix, int files, bool train) {
+  const size_t kinds = mix.size();
+  std::vector<int64_t> count(kinds), remainder(kinds);
+  const int64_t floor = train && files >= static_cast<int>(kinds) ? 1 : 0;
+  const int64_t rest = files - static_cast<int64_t>(kinds) * floor;
   int64_t given = 0;
-  for (size_t k = 0; k < 3; ++k) {
-    count[k] = floor + rest * share[k] / 1000;
-    remainder[k] = rest * share[k] % 1000;
+  for (size_t k = 0; k < kinds; ++k) {
+    count[k] = floor + rest * mix[k].thousandths / 1000;
+    remainder[k] = rest * mix[k].thousandths % 1000;
     given += count[k];
   }
   while (given < files) {  // largest remainder; ties go to the commoner template
     size_t best = 0;
-    for (size_t k = 1; k < 3; ++k)
+    for (size_t k = 1; k < kinds; ++k)
       if (remainder[k] > remainder[best]) best = k;
     ++count[best];
     remainder[best] = -1;
     ++given;
   }
   std::vector<ModelTemplate> out;
-  for (size_t k = 0; k < 3; ++k) out.insert(out.end(), static_cast<size_t>(count[k]), kinds[k]);
+  for (size_t k = 0; k < kinds; ++k) out.insert(out.end(), static_cast<size_t>(count[k]), mix[k].model);
   for (size_t i = out.size(); i > 1; --i) std::swap(out[i - 1], out[rng.uniform_int(0, static_cast<int64_t>(i) - 1)]);
   return out;
 }
@@ -284,7 +293,7 @@ std::vector<SynthItem> synth_plan(SynthScale scale, uint64_t seed) {
     for (int s = 0; s < 3; ++s) {
       Rng split_rng(splitmix(splitmix(seed) ^ (c_index << 8) ^ static_cast<uint64_t>(s + 1)));
       const std::vector<ModelTemplate> models =
-          tile ? std::vector<ModelTemplate>{} : split_templates(split_rng, nlp, counts[ci][s], s == 0);
+          tile ? std::vector<ModelTemplate>{} : split_templates(split_rng, template_mix(scale, nlp), counts[ci][s], s == 0);
       for (int f = 0; f < counts[ci][s]; ++f, ++index) {
         SynthItem item;
         item.collection = ids[ci];

@@ -508,6 +508,22 @@ int HloBuilder::reduce_window(int x, int init, const Window& w) {
   return add(std::move(n));
 }
 
+int HloBuilder::select_and_scatter(int x, int source, int init, const Window& w) {
+  const HloNode& a = operand(x);
+  const HloNode& src = operand(source);
+  if (operand(init).rank() != 0) fail("select-and-scatter: init must be a scalar");
+  check_window(w, a.dims.size(), "select-and-scatter");
+  if (src.type != a.type || src.rank() != a.rank()) fail("select-and-scatter: source and operand differ in type or rank");
+  for (size_t i = 0; i < a.dims.size(); ++i)
+    if (window_output(a.dims[i], w.size[i], w.stride[i], w.pad_low[i], w.pad_high[i], w.window_dilation[i],
+                      w.base_dilation[i]) != src.dims[i])
+      fail("select-and-scatter: source " + dims_str(src.dims) + " is not one value per window of " + dims_str(a.dims));
+  HloNode n = node_of(opcode("select-and-scatter"), array_shape(a.type, a.dims));
+  n.window = w;
+  n.operands = {x, source, init};
+  return add(std::move(n));
+}
+
 int HloBuilder::convolution(int input, int kernel, const Window& w, const ConvDimensionNumbers& d,
                             int64_t fgc, int64_t bgc) {
   const HloNode& in = operand(input);

@@ -37,7 +37,9 @@ void add_option(std::vector<Slots>& options, const Slots& s) {
 // input and output its (feature, batch) pair in either order, the layouts
 // TPU convolutions use (the real files' convolutions offer exactly those).
 // A convolution's output keeps its feature dim minor-most, as the real
-// files' forward convolutions do.
+// files' forward convolutions do; a weight-gradient convolution's output
+// (its "batch" dim is the weight's input features, not dim 0) is offered
+// both orders of the pair, as real unet3d's menus offer them.
 // `pair`: conv/dot layouts name their two minor-most dims; reshapes name
 // whole orders. `feature`, `batch`: a convolution's dims of this tensor,
 // -1 elsewhere.
@@ -53,7 +55,7 @@ std::vector<Slots> tensor_options(const HloNode& t, bool pair, int feature, int 
     if (!conv_output) add_option(out, slots_of({b[1], b[0]}));
     if (feature >= 0 && batch >= 0 && feature != batch && feature < r && batch < r) {
       add_option(out, slots_of({feature, batch}));
-      if (!conv_output) add_option(out, slots_of({batch, feature}));
+      if (!conv_output || batch != 0) add_option(out, slots_of({batch, feature}));
     }
   } else {
     add_option(out, slots_of(b));

@@ -41,7 +41,7 @@ int64_t scalar(const NpzReader& npz, const char* name) {
 HloGraph generated_graph(const GeneratorRecord& r) {
   Rng rng(r.seed);
   if (r.template_id < 0) return tile_kernel(rng, r.target_nodes);
-  if (r.template_id > static_cast<int>(ModelTemplate::Rnn)) throw Error("generator record: unknown template " + std::to_string(r.template_id));
+  if (r.template_id >= static_cast<int>(all_templates().size())) throw Error("generator record: unknown template " + std::to_string(r.template_id));
   return generate(static_cast<ModelTemplate>(r.template_id), rng, r.target_nodes);
 }
 

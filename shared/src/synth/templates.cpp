@@ -133,8 +133,15 @@ const char* template_name(ModelTemplate t) {
     case ModelTemplate::Transformer: return "transformer";
     case ModelTemplate::Mlp: return "mlp";
     case ModelTemplate::Rnn: return "rnn";
+    case ModelTemplate::UnetTraining: return "unet";
   }
   return "";
+}
+
+const std::vector<ModelTemplate>& all_templates() {
+  static const std::vector<ModelTemplate> all = {ModelTemplate::ResNet, ModelTemplate::Transformer, ModelTemplate::Mlp,
+                                                 ModelTemplate::Rnn, ModelTemplate::UnetTraining};
+  return all;
 }
 
 HloGraph generate(ModelTemplate t, Rng& rng, int target_nodes) {
@@ -143,6 +150,7 @@ HloGraph generate(ModelTemplate t, Rng& rng, int target_nodes) {
     case ModelTemplate::Transformer: return transformer_encoder(rng, target_nodes);
     case ModelTemplate::Mlp: return mlp(rng, target_nodes);
     case ModelTemplate::Rnn: return rnn_unrolled(rng, target_nodes);
+    case ModelTemplate::UnetTraining: return unet_training(rng, target_nodes);
   }
   throw Error("synth: unknown model template");
 }

@@ -146,6 +146,9 @@ class HloBuilder {
   // --- reductions and contractions
   int reduce(int x, int init, std::vector<int64_t> reduce_dims);
   int reduce_window(int x, int init, const Window& window);  // window over all dims of x
+  // The gradient of a max-pool: scatters `source` (one value per window of
+  // x) back to where each window's maximum sits; the result has x's shape.
+  int select_and_scatter(int x, int source, int init, const Window& window);
   int convolution(int input, int kernel, const Window& window, const ConvDimensionNumbers& dnums,
                   int64_t feature_group_count = 1, int64_t batch_group_count = 1);
   int dot(int lhs, int rhs, const DotDimensionNumbers& dnums);

@@ -17,9 +17,16 @@ HloGraph resnet_like(Rng& rng, int target_nodes);          // conv/BN/relu resid
 HloGraph transformer_encoder(Rng& rng, int target_nodes);  // LN, attention, GELU MLP
 HloGraph mlp(Rng& rng, int target_nodes);                  // dense layers, fused bias+act
 HloGraph rnn_unrolled(Rng& rng, int target_nodes);         // LSTM steps unrolled + a while loop
+// A training step (forward, loss, backward, all-reduce, Adam) of a 2-D or
+// 3-D U-Net (template_unet_training.cpp). Its size comes from its depth and
+// width, the pair nearest the target; targets beyond ~6,000 nodes get the
+// largest net.
+HloGraph unet_training(Rng& rng, int target_nodes);
 
-enum class ModelTemplate { ResNet, Transformer, Mlp, Rnn };
-const char* template_name(ModelTemplate t);  // "resnet" | "transformer" | "mlp" | "rnn"
+// Ids are stored in answer files (generator_template): append only.
+enum class ModelTemplate { ResNet, Transformer, Mlp, Rnn, UnetTraining };
+const std::vector<ModelTemplate>& all_templates();
+const char* template_name(ModelTemplate t);  // "resnet" | "transformer" | "mlp" | "rnn" | "unet"
 HloGraph generate(ModelTemplate t, Rng& rng, int target_nodes);
 
 // A tile graph: one fused kernel (elementwise, reduce, dot or convolution
