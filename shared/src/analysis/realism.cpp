@@ -7,6 +7,7 @@
 
 #include "fastslow/error.h"
 #include "fastslow/graph/graph_info.h"
+#include "fastslow/graph/hlo_tables.h"
 
 namespace fastslow {
 namespace {
@@ -80,9 +81,10 @@ FileRealism file_realism(const NpzReader& npz) {
   if (measured) {
     const double lo = *std::min_element(best.begin(), best.end());
     const double hi = *std::max_element(best.begin(), best.end());
-    int64_t in1 = 0, in5 = 0;
+    int64_t in01 = 0, in1 = 0, in5 = 0;
     double sum = 0, sq = 0;
     for (double b : best) {
+      in01 += b <= lo * 1.001;
       in1 += b <= lo * 1.01;
       in5 += b <= lo * 1.05;
       const double l = std::log(std::max(b, 1e-9));
@@ -90,6 +92,7 @@ FileRealism file_realism(const NpzReader& npz) {
       sq += l * l;
     }
     const double n = static_cast<double>(best.size());
+    r.within01 = static_cast<double>(in01) / n;
     r.within1 = static_cast<double>(in1) / n;
     r.within5 = static_cast<double>(in5) / n;
     r.max_over_min = lo > 0 ? hi / lo : kNaN;
@@ -112,7 +115,20 @@ FileRealism file_realism(const NpzReader& npz) {
       r.dup_max = *std::max_element(spread.begin(), spread.end());
     }
   }
-  for (int32_t op : g.node_opcode) r.family_share[static_cast<size_t>(op_family(op))] += 1;
+  for (int32_t op : g.node_opcode) {
+    r.family_share[static_cast<size_t>(op_family(op))] += 1;
+    ++r.opcode_counts[op];
+  }
+  static const int dim4 = require_node_feature("shape_dimensions_4");
+  if (g.node_feat_width == static_cast<int64_t>(node_feature_names().size()) && g.num_nodes > 0) {
+    const auto rank5 = [&](int64_t v) { return g.node_feat[static_cast<size_t>(v * g.node_feat_width + dim4)] > 0; };
+    int64_t all = 0, configured = 0;
+    for (int64_t v = 0; v < g.num_nodes; ++v) all += rank5(v);
+    for (int64_t v : g.node_config_ids) configured += rank5(v);
+    r.rank5_share = static_cast<double>(all) / static_cast<double>(g.num_nodes);
+    r.config_rank5_share =
+        static_cast<double>(configured) / static_cast<double>(std::max<int64_t>(1, g.num_configurable()));
+  }
   for (double& s : r.family_share) s /= static_cast<double>(std::max<int64_t>(1, g.num_nodes));
   std::vector<double> users(static_cast<size_t>(g.num_nodes), 0);
   for (int64_t e = 0; e < g.num_edges(); ++e) {
@@ -137,12 +153,13 @@ double realism_max(const RealismGroup& g, double FileRealism::*field) {
 std::string realism_table(const std::vector<RealismGroup>& groups) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-30s %5s %-22s %-22s %-24s %-20s %-16s\n", "runtimes (unique configs)", "files",
-                "within 1% of best", "within 5%", "max/min", "sd(log runtime)", "dup. spread");
+  std::snprintf(line, sizeof line, "%-30s %5s %-22s %-22s %-22s %-24s %-20s %-16s\n", "runtimes (unique configs)", "files",
+                "within 0.1% of best", "within 1%", "within 5%", "max/min", "sd(log runtime)", "dup. spread");
   out += line;
   for (const RealismGroup& g : groups) {
-    std::snprintf(line, sizeof line, "%-30s %5zu %-22s %-22s %-24s %-20s %-16s\n", g.name.c_str(), g.files.size(),
-                  spread(g, &FileRealism::within1, pct).c_str(), spread(g, &FileRealism::within5, pct).c_str(),
+    std::snprintf(line, sizeof line, "%-30s %5zu %-22s %-22s %-22s %-24s %-20s %-16s\n", g.name.c_str(), g.files.size(),
+                  spread(g, &FileRealism::within01, pct).c_str(), spread(g, &FileRealism::within1, pct).c_str(),
+                  spread(g, &FileRealism::within5, pct).c_str(),
                   spread(g, &FileRealism::max_over_min, ratio).c_str(), spread(g, &FileRealism::log_sd, plain).c_str(),
                   tiny_pct(realism_median(g, &FileRealism::dup_median)).c_str());
     out += line;
@@ -174,7 +191,32 @@ std::string realism_table(const std::vector<RealismGroup>& groups) {
                   pct(fam(OpFamily::Control)).c_str(), quantile(p99, 0.5), med_int(&FileRealism::max_fanout));
     out += line;
   }
-  out += "(fan-out: 99th percentile of users per node; dup. spread: median |first/second measurement - 1|)\n";
+  out += "(fan-out: 99th percentile of users per node; dup. spread: median |first/second measurement - 1|)\n\n";
+  // Tensors and opcodes: the share of 5-D tensors, and a group's commonest
+  // opcodes over all its files' nodes.
+  std::snprintf(line, sizeof line, "%-30s %8s %9s  %s\n", "ops and tensors", "rank>=5", "conf. >=5",
+                "commonest opcodes (share of nodes)");
+  out += line;
+  for (const RealismGroup& g : groups) {
+    std::map<int, int64_t> ops;
+    int64_t total = 0;
+    for (const FileRealism& x : g.files)
+      for (const auto& [op, n] : x.opcode_counts) ops[op] += n, total += n;
+    std::vector<std::pair<int64_t, int>> top;
+    for (const auto& [op, n] : ops) top.push_back({-n, op});
+    std::sort(top.begin(), top.end());
+    std::string names;
+    for (size_t i = 0; i < top.size() && i < 6; ++i) {
+      char b[64];
+      std::snprintf(b, sizeof b, "%s%s %.0f%%", i ? ", " : "", opcode_name(top[i].second),
+                    100.0 * static_cast<double>(-top[i].first) / static_cast<double>(std::max<int64_t>(1, total)));
+      names += b;
+    }
+    std::snprintf(line, sizeof line, "%-30s %8s %9s  %s\n", g.name.c_str(),
+                  pct(realism_median(g, &FileRealism::rank5_share)).c_str(),
+                  pct(realism_median(g, &FileRealism::config_rank5_share)).c_str(), names.c_str());
+    out += line;
+  }
   return out;
 }
 
@@ -188,14 +230,19 @@ std::string realism_json(const std::vector<RealismGroup>& groups, int indent) {
       for (int k = 0; k < kOpFamilies; ++k)
         fam[op_family_name(static_cast<OpFamily>(k))] = f.family_share[static_cast<size_t>(k)];
       files.push_back({{"file", f.file}, {"nodes", f.nodes}, {"edges", f.edges}, {"configurable", f.configurable},
-                       {"configs", f.configs}, {"unique_configs", f.unique_configs}, {"within1", n(f.within1)},
+                       {"configs", f.configs}, {"unique_configs", f.unique_configs}, {"within01", n(f.within01)}, {"within1", n(f.within1)},
                        {"within5", n(f.within5)}, {"max_over_min", n(f.max_over_min)}, {"log_sd", n(f.log_sd)},
                        {"dup_median", n(f.dup_median)}, {"dup_max", n(f.dup_max)}, {"families", fam},
-                       {"max_fanout", f.max_fanout}, {"fanout_p99", f.fanout_p99}});
+                       {"max_fanout", f.max_fanout}, {"fanout_p99", f.fanout_p99},
+                       {"rank5_share", n(f.rank5_share)}, {"config_rank5_share", n(f.config_rank5_share)}});
+      nlohmann::json ops = nlohmann::json::object();
+      for (const auto& [op, count] : f.opcode_counts) ops[opcode_name(op)] = count;
+      files.back()["opcodes"] = ops;
     }
     a.push_back({{"name", g.name},
                  {"files", files},
-                 {"median", {{"within1", n(realism_median(g, &FileRealism::within1))},
+                 {"median", {{"within01", n(realism_median(g, &FileRealism::within01))},
+                             {"within1", n(realism_median(g, &FileRealism::within1))},
                              {"within5", n(realism_median(g, &FileRealism::within5))},
                              {"max_over_min", n(realism_median(g, &FileRealism::max_over_min))},
                              {"log_sd", n(realism_median(g, &FileRealism::log_sd))}}}});

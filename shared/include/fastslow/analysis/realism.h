@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,7 @@ struct FileRealism {
   int64_t nodes = 0, edges = 0, configurable = 0, configs = 0, unique_configs = 0;
   // Over unique configs (each at its best measured runtime); NaN without
   // measured runtimes (test files).
-  double within1 = kNaN, within5 = kNaN;  // share within 1 % / 5 % of the best
+  double within01 = kNaN, within1 = kNaN, within5 = kNaN;  // share within 0.1 % / 1 % / 5 % of the best
   double max_over_min = kNaN, log_sd = kNaN;
   // |first / second measurement - 1| over configs measured twice or more:
   // median and largest; NaN without duplicates.
@@ -30,6 +31,11 @@ struct FileRealism {
   std::array<double, kOpFamilies> family_share{};  // share of nodes per opcode family
   int64_t max_fanout = 0;   // most users of one node
   double fanout_p99 = 0;    // 99th percentile of users per node
+  // Shares of nodes, and of configurable nodes, whose tensor has 5 or more
+  // dims (3-D convolutions: layout configs then name dims up to 4); NaN for
+  // files without the published 140 node features (the cleaned AlexNet).
+  double rank5_share = kNaN, config_rank5_share = kNaN;
+  std::map<int, int64_t> opcode_counts;  // opcode id -> nodes
 };
 
 // Layout files only (tile kernels have no layout plateau); throws Error
