@@ -256,33 +256,6 @@ TEST(SynthLayoutCost, TheMatrixUnitReadsSwappedOperandsForFree) {
   EXPECT_EQ(d.mxu, 0);
 }
 
-TEST(SynthLayoutCost, AConvolutionReadsItsInputBatchMinorOrFeatureMinorAlike) {
-  // conv(conv(x)): the second reads what the first (a barrier) wrote in its
-  // built NHWC order. Asking for (feature, batch) or (batch, feature)
-  // minor-most costs no copy, as on real AlexNet and unet3d; a spatial
-  // dim minor-most is a relayout of the whole input.
-  HloBuilder b;
-  const Window w = Window::of({3, 3});
-  const ConvDimensionNumbers nhwc = ConvDimensionNumbers::nhwc(2);
-  const int x = b.parameter(ElementType::F32, {8, 32, 32, 64});
-  const int y = b.convolution(x, b.parameter(ElementType::F32, {3, 3, 64, 64}), w, nhwc);
-  const int z = b.convolution(y, b.parameter(ElementType::F32, {3, 3, 64, 64}), w, nhwc);
-  const HloGraph g = b.build(b.reduce(z, b.constant(ElementType::F32, {}), {1, 2}));
-  const LayoutSpace s = layout_space(g);
-  ASSERT_EQ(s.nodes.size(), 2u);
-  const std::vector<float> def = default_layout_config(g, s);
-  const double base = layout_cost_terms(g, s, def.data()).copies;
-  const auto copies_with_input = [&](float a, float c) {
-    std::vector<float> cfg = def;
-    cfg[kLayoutConfigWidth + 6] = a;  // the second convolution's input layout
-    cfg[kLayoutConfigWidth + 7] = c;
-    return layout_cost_terms(g, s, cfg.data()).copies - base;
-  };
-  EXPECT_EQ(copies_with_input(3, 0), 0);
-  EXPECT_EQ(copies_with_input(0, 3), 0);
-  EXPECT_GT(copies_with_input(1, 3), 0);
-}
-
 TEST(SynthLayoutCost, ARelayoutForABarrierIsCopiedInFullAndFoldedIntoAFusibleUser) {
   // [256, 384] fills whole tiles in either order and keeps the matrix unit
   // busy: only the copy back to the order the user wants differs.

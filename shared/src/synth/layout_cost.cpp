@@ -328,13 +328,6 @@ LayoutCostTerms layout_cost_terms(const HloGraph& g, const LayoutSpace& s, const
       // minds which two dims are minor-most, not their order.
       const bool matrix = node.opcode == o.conv || node.opcode == o.dot;
       if (matrix && k < 2 && minor_pair(stored) == minor_pair(wanted)) continue;
-      // A convolution streams its input batch-minor or feature-minor alike
-      // (real AlexNet and unet3d: configs that differ only there run as
-      // fast, to within 0.3 %).
-      if (node.opcode == o.conv && k == 0 &&
-          minor_pair(wanted) == minor_pair({static_cast<int>(node.conv_dims.input_batch),
-                                            static_cast<int>(node.conv_dims.input_feature)}))
-        continue;
       const double share = fusible(p) || fusible(node) || placed_at_will(g, p) ? kFusedCopyShare : 1.0;
       copies.push_back({v, wanted, share});
     }

@@ -57,9 +57,6 @@
 //           fusion) or the producer is a program parameter or constant. A
 //           convolution or dot reads an operand whose two minor-most dims
 //           are only swapped for free: the matrix unit loads it transposed.
-//           A convolution reads its input free in either order of its
-//           (batch, feature) pair, whatever the producer stores (on real
-//           AlexNet and unet3d such configs run as fast as the rest).
 //           Consumers that want the same layout of one producer share one
 //           copy, made in full if any of them needs it so.
 //           (b) A reshape is a free bitcast when both its input and output
