@@ -260,6 +260,32 @@ TEST(CliSynth, OneCollectionOnly) {
   EXPECT_NE(bad.err.find("unknown collection 'layout:xla'"), std::string::npos) << bad.err;
 }
 
+// A training step (--template unet): a valid layout file with 5-D or 4-D
+// convolutions, which `synth --price` prices as it was written (the answer
+// file records the template); an unknown template is refused by name.
+TEST(CliSynth, WritesAUnetTrainingStep) {
+  fastslow::test::TempDir dir;
+  Result r = run("synth --graph layout:xla:default --template unet --nodes 600 --configs 40 --seed 3 --out " +
+                 dir.file("d"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string file = dir.file("d/unet_600.npz");
+  r = run("info " + file);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const std::vector<int64_t> clean =
+      fastslow::NpzReader::open(dir.file("d/answers/unet_600.npz")).read("config_runtime_clean").to_int64();
+  r = run("synth --price " + file);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream csv(r.out);
+  std::string line;
+  std::getline(csv, line);
+  size_t n = 0;
+  for (; std::getline(csv, line); ++n) EXPECT_EQ(line, std::to_string(n) + "," + std::to_string(clean.at(n)));
+  EXPECT_EQ(n, clean.size());
+  r = run("synth --graph layout:xla:default --template vgg --nodes 600 --out " + dir.file("e"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("unknown template 'vgg' (resnet, transformer, mlp, rnn, unet)"), std::string::npos) << r.err;
+}
+
 // synth --price: the generator's noise-free runtimes of a generated file's
 // configs (its answers' config_runtime_clean) and of configs proposed for it.
 TEST(CliSynth, PricesAGeneratedFileAndTheConfigsProposedForIt) {
