@@ -363,10 +363,10 @@ case $what in
     cmake --build --preset wasm --target fastslow_explorer
     f=build/native/bin/fastslow
     # The page ranks with the demo's architecture (scripts/run.sh): a student
-    # of one graph layer of width 16 distilled from the rank bench's model.
+    # of one graph layer of width 24 distilled from the rank bench's model.
     if [ ! -f $work/rank/student-model/model.onnx ] || [ $work/rank/model/model.onnx -nt $work/rank/student-model/model.onnx ]; then
       rm -rf $work/rank/student $work/rank/student-model
-      $f distill --teacher $work/rank/run --data $work/rank/tiny --collection layout:xla:random --hidden 16 --layers 1 \
+      $f distill --teacher $work/rank/run --data $work/rank/tiny --collection layout:xla:random --hidden 24 --layers 1 \
         --epochs 1 --steps-per-epoch 4 --out $work/rank/student >/dev/null 2>&1
       $f export --run $work/rank/student -o $work/rank/student-model >/dev/null
     fi

@@ -30,12 +30,13 @@ if [ ! -f $demo/model/model.onnx ] || [ ! -f $demo/student/metrics.json ]; then
       $f train --data $demo/small --collection layout:xla:random --out $demo/run --epochs 8
     fi
   fi
-  # The demo: a student distilled from it (one graph layer of width 16, a
-  # quarter of the teacher's bytes; its Kendall beside the teacher's below).
+  # The demo: a student distilled from it (one graph layer of width 24, a
+  # third of the teacher's bytes; its Kendall beside the teacher's below:
+  # on this data width 16 kept 89-95 % of the teacher's, width 24 all of it).
   if [ -f $demo/student/config.json ]; then
     [ -f $demo/student/metrics.json ] || $f train --resume --out $demo/student
   else
-    $f distill --teacher $demo/run --data $demo/small --collection layout:xla:random --hidden 16 --layers 1 \
+    $f distill --teacher $demo/run --data $demo/small --collection layout:xla:random --hidden 24 --layers 1 \
       --epochs 8 --out $demo/student
   fi
   $f export --run $demo/student -o $demo/model
