@@ -17,6 +17,9 @@
 //   Adam      per weight, from its moments, with the bias-corrected rate.
 // Weights live in f32; with bf16 activations every weight is converted in
 // the forward pass and every gradient back for the update.
+// As in templates.cpp, no call gets two arguments that each make a node:
+// GCC and clang evaluate arguments in different orders, and a seed must
+// give one graph natively and in wasm (a test compares fingerprints).
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -118,7 +121,8 @@ class UnetBuilder {
       const int ll = b_.binary("multiply", in[1], b_.unary("log", probs));
       const int sum = b_.reduce(ll, scalar(ElementType::F32), all_dims());
       const int mean = b_.unary("negate", b_.binary("multiply", sum, scalar(ElementType::F32)));
-      const int dz = b_.binary("multiply", b_.binary("subtract", probs, in[1]), splat(ElementType::F32, b_.dims(in[0])));
+      const int diff = b_.binary("subtract", probs, in[1]);
+      const int dz = b_.binary("multiply", diff, splat(ElementType::F32, b_.dims(in[0])));
       return b_.tuple({mean, dz});
     });
     const int loss = b_.get_tuple_element(loss_and_grad, 0);
@@ -145,9 +149,9 @@ class UnetBuilder {
 
     // Adam.
     const int one = scalar(ElementType::F32);
-    const int rate = b_.binary("multiply", lr_,
-                               b_.binary("divide", b_.unary("sqrt", b_.binary("subtract", one, b2t_)),
-                                         b_.binary("subtract", one, b1t_)));
+    const int correction2 = b_.unary("sqrt", b_.binary("subtract", one, b2t_));
+    const int correction = b_.binary("divide", correction2, b_.binary("subtract", one, b1t_));
+    const int rate = b_.binary("multiply", lr_, correction);
     const int beta1 = scalar(ElementType::F32), beta2 = scalar(ElementType::F32), eps = scalar(ElementType::F32);
     const int rest1 = b_.binary("subtract", one, beta1), rest2 = b_.binary("subtract", one, beta2);
     std::vector<int> outputs = {loss};
@@ -155,10 +159,13 @@ class UnetBuilder {
       const Dims d = b_.dims(w);
       const auto bc = [&](int s) { return b_.broadcast(s, d, {}); };
       const int m0 = state(1, w, d), v0 = state(2, w, d);
-      const int m = b_.binary("add", b_.binary("multiply", bc(beta1), m0), b_.binary("multiply", bc(rest1), g));
+      const int m_kept = b_.binary("multiply", bc(beta1), m0);
+      const int m = b_.binary("add", m_kept, b_.binary("multiply", bc(rest1), g));
       const int g2 = b_.binary("multiply", g, g);
-      const int v = b_.binary("add", b_.binary("multiply", bc(beta2), v0), b_.binary("multiply", bc(rest2), g2));
-      const int step = b_.binary("divide", m, b_.binary("add", b_.unary("sqrt", v), bc(eps)));
+      const int v_kept = b_.binary("multiply", bc(beta2), v0);
+      const int v = b_.binary("add", v_kept, b_.binary("multiply", bc(rest2), g2));
+      const int root_v = b_.unary("sqrt", v);
+      const int step = b_.binary("divide", m, b_.binary("add", root_v, bc(eps)));
       outputs.push_back(b_.binary("subtract", w, b_.binary("multiply", bc(rate), step)));
       outputs.push_back(m);
       outputs.push_back(v);
@@ -180,7 +187,9 @@ class UnetBuilder {
     return d;
   }
   int scalar(ElementType t) { return b_.constant(t, {}); }
-  int splat(ElementType t, const Dims& d) { return b_.broadcast(scalar(t), d, {}); }
+  // d by value: making the scalar may move the builder's nodes, and with
+  // them the dims a reference would point into.
+  int splat(ElementType t, Dims d) { return b_.broadcast(scalar(t), std::move(d), {}); }
   int to(int x, ElementType t) { return b_.node(x).type == t ? x : b_.convert(x, t); }
 
   Window pool_window() const {
@@ -277,7 +286,8 @@ class UnetBuilder {
     // Bias: the gradient summed over batch and image.
     Dims lead;
     for (int i = 0; i + 1 < r_; ++i) lead.push_back(i);
-    grads.push_back({c.b, b_.reduce(to(g, ElementType::F32), scalar(ElementType::F32), lead)});
+    const int g32 = to(g, ElementType::F32);
+    grads.push_back({c.b, b_.reduce(g32, scalar(ElementType::F32), lead)});
 
     // Weight: the batch is contracted, so batch and feature swap roles; the
     // window spans the image.
