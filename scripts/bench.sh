@@ -162,10 +162,11 @@ case $what in
       for seed in ${ZERO_SHOT_SEEDS:-1 2 3 4}; do
         m=$(zero_shot_model "$c" "$seed") || exit 1
         k=$($f rank --model "$m" "$g" 2>&1 | grep -E "^kendall|error:" | head -1 || true)
-        case $k in
-          kendall\ -*) line=" no Kendall: every config runs as fast (max/min 1)"; values=""; break ;;
-          kendall*) v=$(echo "$k" | awk '{print $2}'); line="$line seed $seed $v,"; values="$values $v" ;;
-          *) line=" ${k:-no Kendall}"; values=""; break ;;
+        v=$(echo "$k" | awk '$1 == "kendall" {print $2}')
+        case $v in
+          "") line=" ${k:-no Kendall}"; values=""; break ;;
+          -) line=" no Kendall: every config runs as fast (max/min 1)"; values=""; break ;;
+          *) line="$line seed $seed $v,"; values="$values $v" ;;
         esac
       done
       [ -z "$values" ] || line="$line mean $(echo $values | awk '{s = 0; for (i = 1; i <= NF; i++) s += $i; printf "%.4f", s / NF}')"
