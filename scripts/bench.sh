@@ -254,7 +254,9 @@ case $what in
     f=build/native/bin/fastslow
     [ -f $work/rank/graph/resnet_5000.npz ] ||
       $f synth --graph layout:xla:random --nodes 5000 --configs 1000 --seed 1 --out $work/rank/graph
-    $f synth --scale tiny --seed 7 --out $work/rank/tiny  # resumes / skips finished files
+    # Resumes and skips finished files; an older generator's folder is made again.
+    $f synth --scale tiny --seed 7 --out $work/rank/tiny >/dev/null 2>&1 ||
+      { rm -rf $work/rank/tiny; $f synth --scale tiny --seed 7 --out $work/rank/tiny; }
     # Retrained and re-exported whenever fastslow was rebuilt, so the
     # model always has the current architecture and ONNX writer.
     if [ ! -f $work/rank/model/model.onnx ] || [ $f -nt $work/rank/model/model.onnx ]; then
