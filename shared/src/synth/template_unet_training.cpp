@@ -29,11 +29,13 @@
 
 #include "fastslow/error.h"
 #include "fastslow/graph/hlo_tables.h"
+#include "net.h"
 
 namespace fastslow::synth {
 namespace {
 
-using Dims = std::vector<int64_t>;
+using detail::Dims;
+using detail::Net;
 
 struct UnetPlan {
   int spatial = 3;        // 2 (NHWC) or 3 (NDHWC)
@@ -66,8 +68,10 @@ class UnetBuilder {
   // three tuple parameters unpacked by get-tuple-element, as a training
   // loop passes its state; without, as one parameter each (same graph
   // otherwise, 3 nodes fewer: what sizing counts).
-  explicit UnetBuilder(const UnetPlan& p, std::vector<Dims> packed = {})
-      : p_(p), r_(p.spatial + 2), packed_(std::move(packed)) {}
+  // `rng` is the shared helpers' (net.h); nothing this builder calls draws
+  // from it, so every build of one plan is the same graph.
+  UnetBuilder(const UnetPlan& p, Rng& rng, std::vector<Dims> packed = {})
+      : p_(p), r_(p.spatial + 2), f32_{b_, rng, ElementType::F32}, packed_(std::move(packed)) {}
   const std::vector<Dims>& weight_shapes() const { return shapes_; }
 
   HloGraph build() {
@@ -91,7 +95,6 @@ class UnetBuilder {
     int x = x0_;
     int64_t ch = p_.base;
     std::vector<int> skips;
-    std::vector<int> pools;  // max-pool inputs, for select-and-scatter
     for (int l = 0; l < p_.levels; ++l) {
       const int n = p_.convs + (l + 1 == p_.levels ? p_.extra : 0);
       for (int c = 0; c < n; ++c) x = conv(Kind::Same, x, ch, 3, true);
@@ -100,7 +103,6 @@ class UnetBuilder {
       if (p_.strided_down) {
         x = conv(Kind::Down, x, ch, 2, true);
       } else {
-        pools.push_back(x);
         x = b_.reduce_window(x, zero_, pool_window());
       }
       ch = std::min<int64_t>(ch * 2, 512);
@@ -117,7 +119,7 @@ class UnetBuilder {
     // computation of its own (the loss function the program calls).
     const int z = to(logits, ElementType::F32);
     const int loss_and_grad = b_.call({z, labels_}, [&](HloBuilder&, const std::vector<int>& in) {
-      const int probs = softmax(in[0]);
+      const int probs = f32_.softmax(in[0]);
       const int ll = b_.binary("multiply", in[1], b_.unary("log", probs));
       const int sum = b_.reduce(ll, scalar(ElementType::F32), all_dims());
       const int mean = b_.unary("negate", b_.binary("multiply", sum, scalar(ElementType::F32)));
@@ -132,7 +134,7 @@ class UnetBuilder {
     // here by value: g_of_ maps a forward node to its gradient so far.
     g_of_.assign(static_cast<size_t>(b_.size()), -1);
     accumulate(logits, to(dz, p_.act));
-    std::vector<std::pair<int, int>> grads;  // (parameter, gradient) in f32
+    std::vector<std::pair<int, int>> grads;  // (weight, gradient) in f32
     for (auto it = convs_.rbegin(); it != convs_.rend(); ++it) backward(*it, grads);
 
     if (p_.all_reduce) {
@@ -200,18 +202,6 @@ class UnetBuilder {
     return w;
   }
 
-  int softmax(int z) {
-    const Dims d = b_.dims(z);
-    const auto back = [&](int red) {
-      Dims keep;
-      for (int i = 0; i + 1 < r_; ++i) keep.push_back(i);
-      return b_.broadcast(red, d, keep);
-    };
-    const int shifted = b_.binary("subtract", z, back(b_.reduce(z, scalar(ElementType::F32), {r_ - 1})));
-    const int e = b_.unary("exponential", shifted);
-    return b_.binary("divide", e, back(b_.reduce(e, scalar(ElementType::F32), {r_ - 1})));
-  }
-
   // A forward convolution to `cout` channels with window k: Same keeps the
   // image size (SAME padding), Down halves it (stride 2), Up doubles it (a
   // transposed convolution: the input dilated by 2, the kernel reversed).
@@ -261,15 +251,12 @@ class UnetBuilder {
   int weight(const Dims& d) { return state(0, -1, d); }
 
   void accumulate(int node, int g) {
-    if (static_cast<size_t>(node) >= g_of_.size()) g_of_.resize(static_cast<size_t>(node) + 1, -1);
-    int& slot = g_of_[static_cast<size_t>(node)];
+    int& slot = g_of_.at(static_cast<size_t>(node));  // forward nodes only
     slot = slot < 0 ? g : b_.binary("add", slot, g);
   }
 
   // The gradient flowing into `node` from its users, summed.
-  int gradient_of(int node) const {
-    return node < static_cast<int>(g_of_.size()) ? g_of_[static_cast<size_t>(node)] : -1;
-  }
+  int gradient_of(int node) const { return g_of_.at(static_cast<size_t>(node)); }
 
   void backward(const Conv& c, std::vector<std::pair<int, int>>& grads) {
     int g = gradient_of(c.out);
@@ -373,6 +360,7 @@ class UnetBuilder {
   UnetPlan p_;
   int r_;
   HloBuilder b_;
+  Net f32_;  // the shared helpers, in f32 (the loss)
   int x0_ = -1, labels_ = -1, zero_ = -1, lr_ = -1, b1t_ = -1, b2t_ = -1;
   std::vector<Dims> packed_, shapes_;
   std::map<int, int> index_of_;  // weight node -> its place in the state tuples
@@ -414,7 +402,7 @@ HloGraph unet_training(Rng& rng, int target_nodes) {
     p.levels = levels;
     p.convs = convs;
     p.extra = extra;
-    return UnetBuilder(p).build().num_nodes();
+    return UnetBuilder(p, rng).build().num_nodes();
   };
   constexpr int kMaxExtra = 8;
   int64_t best_miss = std::numeric_limits<int64_t>::max();
@@ -437,10 +425,9 @@ HloGraph unet_training(Rng& rng, int target_nodes) {
   p.levels = best_shape[0];
   p.convs = best_shape[1];
   p.extra = best_shape[2];
-  UnetBuilder shapes(p);
-  shapes.build();
-  HloGraph best = UnetBuilder(p, shapes.weight_shapes()).build();
-  return best;
+  UnetBuilder unpacked(p, rng);
+  unpacked.build();  // for its weights' shapes
+  return UnetBuilder(p, rng, unpacked.weight_shapes()).build();
 }
 
 }  // namespace fastslow::synth
