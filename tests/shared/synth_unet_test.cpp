@@ -37,16 +37,76 @@ double macs(const HloGraph& g, const HloNode& n) {
   return product(n.dims) * per;
 }
 
+// The users of each node, by id.
+std::vector<std::vector<int>> users(const HloGraph& g) {
+  std::vector<std::vector<int>> u(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int v : g.nodes[i].operands) u[static_cast<size_t>(v)].push_back(static_cast<int>(i));
+  return u;
+}
+
+// A training loop as the real training files hold one: the state one
+// tuple, unpacked once per element in the body (the body parameter's
+// fan-out is the state's size) and in the entry, packed again into the
+// body's root and the entry's root. Returns the number of weight tensors.
+int check_training_loop(const HloGraph& g) {
+  const HloNode& root = g.nodes.back();
+  const auto u = users(g);
+  const auto is = [&](int id, const char* name) { return op(g.nodes[static_cast<size_t>(id)]) == name; };
+  int loops = 0, w = -1;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (op(g.nodes[i]) == "while") ++loops, w = static_cast<int>(i);
+  EXPECT_EQ(loops, 1);
+  if (w < 0) return 0;
+  const HloNode& loop = g.nodes[static_cast<size_t>(w)];
+  // Adam's three scalars, then weights, first and second moments.
+  const int carried = static_cast<int>(root.operands.size());
+  const int tensors = (carried - 3) / 3;
+  EXPECT_EQ(carried, 3 + 3 * tensors);
+  for (int v : root.operands) {
+    EXPECT_TRUE(is(v, "get-tuple-element"));
+    EXPECT_EQ(g.nodes[static_cast<size_t>(v)].operands, std::vector<int>{w});
+  }
+  // The state: counter, token, then what the entry passed in.
+  EXPECT_EQ(loop.tuple_shapes.size(), static_cast<size_t>(2 + carried));
+  EXPECT_EQ(loop.operands.size(), 3u);  // initial state, condition's root, body's root
+  const HloNode& body_root = g.nodes[static_cast<size_t>(loop.operands[2])];
+  EXPECT_EQ(op(body_root), "tuple");
+  EXPECT_EQ(body_root.operands.size(), loop.tuple_shapes.size());
+  EXPECT_TRUE(is(loop.operands[1], "compare"));
+  // The body's parameter: one get-tuple-element per element, each index once.
+  int body_param = -1;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (g.nodes[i].computation == body_root.computation && op(g.nodes[i]) == "parameter") body_param = static_cast<int>(i);
+  EXPECT_GE(body_param, 0);
+  if (body_param < 0) return tensors;
+  std::set<int64_t> indices;
+  for (int v : u[static_cast<size_t>(body_param)]) {
+    EXPECT_TRUE(is(v, "get-tuple-element"));
+    indices.insert(g.nodes[static_cast<size_t>(v)].tuple_index);
+  }
+  EXPECT_EQ(u[static_cast<size_t>(body_param)].size(), loop.tuple_shapes.size());
+  EXPECT_EQ(indices.size(), loop.tuple_shapes.size());
+  // The batch by infeed (its token from the state), the loss by outfeed.
+  int infeeds = 0, outfeeds = 0;
+  for (const HloNode& n : g.nodes) {
+    if (n.computation != body_root.computation) continue;
+    infeeds += op(n) == "infeed";
+    outfeeds += op(n) == "outfeed";
+  }
+  EXPECT_EQ(infeeds, 1);
+  EXPECT_EQ(outfeeds, 1);
+  return tensors;
+}
+
 TEST(SynthUnet, IsATrainingStepWithWhatRealOnesHold) {
-  int three_d = 0, pooled = 0, reduced = 0, mixed = 0;
+  int three_d = 0, pooled = 0, reduced = 0, mixed = 0, looped = 0;
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     Rng rng(seed);
     const HloGraph g = unet_training(rng, 1500);
     ASSERT_NO_THROW(check_graph(g));
     const auto ops = opcode_counts(g);
-    // Every weight and bias is updated from its two moments: the root tuple
-    // holds the loss and (weight, m, v) per tensor, each a parameter.
     const HloNode& root = g.nodes.back();
     ASSERT_TRUE(root.is_root);
     ASSERT_EQ(op(root), "tuple");
@@ -54,15 +114,26 @@ TEST(SynthUnet, IsATrainingStepWithWhatRealOnesHold) {
     const int params = static_cast<int>(std::count_if(g.nodes.begin(), g.nodes.end(), [&](const HloNode& n) {
       return op(n) == "parameter" && n.computation == entry;
     }));
-    const int tensors = (static_cast<int>(root.operands.size()) - 1) / 3;
-    EXPECT_EQ(static_cast<int>(root.operands.size()), 1 + 3 * tensors);
-    // Input, labels, rate, beta1^t, beta2^t, and the weights and their two
-    // moments as three tuples, unpacked one element at a time.
-    EXPECT_EQ(params, 8);
+    int tensors;
+    if (ops.count("while")) {
+      ++looped;
+      tensors = check_training_loop(g);
+      EXPECT_EQ(params, 1);  // the host's state, one tuple
+    } else {
+      // The step alone: the root tuple holds the loss and (weight, m, v)
+      // per tensor. Input, labels, rate, beta1^t, beta2^t are parameters,
+      // and the weights and their two moments three tuples, unpacked one
+      // element at a time.
+      tensors = (static_cast<int>(root.operands.size()) - 1) / 3;
+      EXPECT_EQ(static_cast<int>(root.operands.size()), 1 + 3 * tensors);
+      EXPECT_EQ(params, 8);
+    }
+    // Every weight and bias is updated from its two moments.
+    EXPECT_GT(tensors, 2);
     EXPECT_GE(ops.at("get-tuple-element"), 3 * tensors);
     EXPECT_GT(ops.at("select"), 0);      // the ReLUs' gradients
     EXPECT_GT(ops.at("sqrt"), tensors);  // Adam
-    three_d += g.nodes.front().rank() == 5;
+    three_d += std::any_of(g.nodes.begin(), g.nodes.end(), [](const HloNode& n) { return n.rank() == 5; });
     pooled += ops.count("select-and-scatter") > 0;
     reduced += ops.count("all-reduce") > 0;
     mixed += ops.count("convert") > 0;
@@ -104,6 +175,8 @@ TEST(SynthUnet, IsATrainingStepWithWhatRealOnesHold) {
   EXPECT_GT(reduced, 0);
   EXPECT_LT(reduced, 12);
   EXPECT_GT(mixed, 0);
+  EXPECT_GT(looped, 0);
+  EXPECT_LT(looped, 12);
 }
 
 TEST(SynthUnet, LandsNearItsTargetAndItsConfigsUseFiveDimensionalLayouts) {
@@ -122,7 +195,7 @@ TEST(SynthUnet, LandsNearItsTargetAndItsConfigsUseFiveDimensionalLayouts) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     Rng rng(seed);
     const HloGraph g = unet_training(rng, 800);
-    if (g.nodes.front().rank() != 5) continue;
+    if (std::none_of(g.nodes.begin(), g.nodes.end(), [](const HloNode& n) { return n.rank() == 5; })) continue;
     const LayoutSpace s = layout_space(g);
     ASSERT_FALSE(s.nodes.empty());
     EXPECT_EQ(*std::max_element(s.out_rank.begin(), s.out_rank.end()), 5);

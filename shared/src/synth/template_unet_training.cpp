@@ -15,6 +15,10 @@
 //             max-pool's select-and-scatter, bias gradients by reduce;
 //   all-reduce the gradients of every replica in one tuple (some programs);
 //   Adam      per weight, from its moments, with the bias-corrected rate.
+// Most programs run the step as the body of a training loop
+// (training_loop.h: the state one tuple, the batch by infeed), as every
+// real training file does; the rest are the step alone, its state in
+// parameters.
 // Weights live in f32; with bf16 activations every weight is converted in
 // the forward pass and every gradient back for the update.
 // As in templates.cpp, no call gets two arguments that each make a node:
@@ -30,6 +34,7 @@
 #include "fastslow/error.h"
 #include "fastslow/graph/hlo_tables.h"
 #include "net.h"
+#include "training_loop.h"
 
 namespace fastslow::synth {
 namespace {
@@ -45,6 +50,7 @@ struct UnetPlan {
   int extra = 0;          // more convolutions at the bottleneck
   bool strided_down = false;  // a stride-2 convolution instead of a max-pool
   bool all_reduce = true;     // gradients summed over replicas
+  bool loop = true;           // the step inside a training loop
   ElementType act = ElementType::BF16;
 };
 
@@ -61,13 +67,20 @@ struct Conv {
   ConvDimensionNumbers dn;
 };
 
+// What one step computes: the loss and the new state, by weight index.
+struct StepOut {
+  int loss = -1, b1t = -1, b2t = -1;  // b1t, b2t: the next powers of the betas (loop only)
+  std::vector<int> w, m, v;
+};
+
 class UnetBuilder {
  public:
   // `packed`: every weight's shape in creation order (weight_shapes() of a
   // first build). Given, the weights and their two Adam moments arrive as
-  // three tuple parameters unpacked by get-tuple-element, as a training
-  // loop passes its state; without, as one parameter each (same graph
-  // otherwise, 3 nodes fewer: what sizing counts).
+  // the elements of tuples unpacked by get-tuple-element: the training
+  // loop's state (p.loop), or three tuple parameters of a step built alone.
+  // Without, as one parameter each, a step alone: the build that finds the
+  // shapes.
   // `rng` is the shared helpers' (net.h); nothing this builder calls draws
   // from it, so every build of one plan is the same graph.
   UnetBuilder(const UnetPlan& p, Rng& rng, std::vector<Dims> packed = {})
@@ -75,10 +88,10 @@ class UnetBuilder {
   const std::vector<Dims>& weight_shapes() const { return shapes_; }
 
   HloGraph build() {
+    if (looped()) return build_loop();
     const Dims image = spatial_dims(p_.size);
     x0_ = b_.parameter(p_.act, with(p_.batch, image, p_.in_ch));
     labels_ = b_.parameter(ElementType::F32, with(p_.batch, image, p_.classes));
-    zero_ = b_.constant(p_.act, {});
     // Adam's scalars: the rate and the running powers of beta1 and beta2
     // arrive with the step; the betas and epsilon are constants.
     lr_ = b_.parameter(ElementType::F32, {});
@@ -90,7 +103,46 @@ class UnetBuilder {
       for (const Dims& d : packed_) state.tuple.push_back(array_shape(ElementType::F32, d));
       for (int& t : state_) t = b_.parameter(state);
     }
+    const StepOut s = step();
+    std::vector<int> outputs = {s.loss};
+    for (size_t i = 0; i < s.w.size(); ++i) {
+      outputs.push_back(s.w[i]);
+      outputs.push_back(s.m[i]);
+      outputs.push_back(s.v[i]);
+    }
+    return b_.build(b_.tuple(outputs));
+  }
 
+ private:
+  bool looped() const { return p_.loop && !packed_.empty(); }
+
+  // The loop's state: Adam's three scalars, then the weights, their first
+  // and their second moments (state() reads them by index).
+  HloGraph build_loop() {
+    std::vector<Shape> carried(3, array_shape(ElementType::F32, {}));
+    for (int kind = 0; kind < 3; ++kind)
+      for (const Dims& d : packed_) carried.push_back(array_shape(ElementType::F32, d));
+    const Dims image = spatial_dims(p_.size);
+    const std::vector<Shape> fed = {array_shape(p_.act, with(p_.batch, image, p_.in_ch)),
+                                    array_shape(ElementType::F32, with(p_.batch, image, p_.classes))};
+    return detail::training_loop(b_, carried, fed, [&](HloBuilder&, const std::vector<int>& c, const std::vector<int>& f) {
+      x0_ = f[0];
+      labels_ = f[1];
+      lr_ = c[0];
+      b1t_ = c[1];
+      b2t_ = c[2];
+      carried_.assign(c.begin() + 3, c.end());
+      const StepOut s = step();
+      detail::StepResult r;
+      r.carried = {lr_, s.b1t, s.b2t};
+      for (const std::vector<int>* part : {&s.w, &s.m, &s.v}) r.carried.insert(r.carried.end(), part->begin(), part->end());
+      r.outfed = {s.loss};
+      return r;
+    });
+  }
+
+  StepOut step() {
+    zero_ = b_.constant(p_.act, {});
     // Forward.
     int x = x0_;
     int64_t ch = p_.base;
@@ -156,7 +208,14 @@ class UnetBuilder {
     const int rate = b_.binary("multiply", lr_, correction);
     const int beta1 = scalar(ElementType::F32), beta2 = scalar(ElementType::F32), eps = scalar(ElementType::F32);
     const int rest1 = b_.binary("subtract", one, beta1), rest2 = b_.binary("subtract", one, beta2);
-    std::vector<int> outputs = {loss};
+    StepOut out;
+    out.loss = loss;
+    if (looped()) {
+      out.b1t = b_.binary("multiply", b1t_, beta1);
+      out.b2t = b_.binary("multiply", b2t_, beta2);
+    }
+    out.w.assign(shapes_.size(), -1);
+    out.m = out.v = out.w;
     for (const auto& [w, g] : grads) {
       const Dims d = b_.dims(w);
       const auto bc = [&](int s) { return b_.broadcast(s, d, {}); };
@@ -168,14 +227,14 @@ class UnetBuilder {
       const int v = b_.binary("add", v_kept, b_.binary("multiply", bc(rest2), g2));
       const int root_v = b_.unary("sqrt", v);
       const int step = b_.binary("divide", m, b_.binary("add", root_v, bc(eps)));
-      outputs.push_back(b_.binary("subtract", w, b_.binary("multiply", bc(rate), step)));
-      outputs.push_back(m);
-      outputs.push_back(v);
+      const size_t i = static_cast<size_t>(index_of_.at(w));
+      out.w[i] = b_.binary("subtract", w, b_.binary("multiply", bc(rate), step));
+      out.m[i] = m;
+      out.v[i] = v;
     }
-    return b_.build(b_.tuple(outputs));
+    return out;
   }
 
- private:
   Dims spatial_dims(int64_t s) const { return Dims(static_cast<size_t>(p_.spatial), s); }
   static Dims with(int64_t n, const Dims& sp, int64_t c) {
     Dims d{n};
@@ -240,8 +299,14 @@ class UnetBuilder {
   // A new weight (kind 0), or weight w's first or second moment.
   int state(int kind, int w, const Dims& d) {
     const int index = kind == 0 ? static_cast<int>(shapes_.size()) : index_of_.at(w);
-    const int v = packed_.empty() ? b_.parameter(ElementType::F32, d)
-                                  : b_.get_tuple_element(state_[static_cast<size_t>(kind)], index);
+    int v;
+    if (packed_.empty()) {
+      v = b_.parameter(ElementType::F32, d);
+    } else if (looped()) {
+      v = carried_.at(static_cast<size_t>(kind) * packed_.size() + static_cast<size_t>(index));
+    } else {
+      v = b_.get_tuple_element(state_[static_cast<size_t>(kind)], index);
+    }
     if (kind == 0) {
       shapes_.push_back(d);
       index_of_[v] = index;
@@ -364,7 +429,8 @@ class UnetBuilder {
   int x0_ = -1, labels_ = -1, zero_ = -1, lr_ = -1, b1t_ = -1, b2t_ = -1;
   std::vector<Dims> packed_, shapes_;
   std::map<int, int> index_of_;  // weight node -> its place in the state tuples
-  std::array<int, 3> state_{-1, -1, -1};
+  std::array<int, 3> state_{-1, -1, -1};  // a step alone: the three state tuples
+  std::vector<int> carried_;               // in the loop: weights, m, v as unpacked
   std::vector<Conv> convs_;
   std::vector<int> g_of_;
 };
@@ -383,6 +449,7 @@ UnetPlan draw_plan(Rng& rng) {
   p.strided_down = rng.chance(0.3);
   p.all_reduce = rng.chance(0.6);
   p.act = rng.chance(0.7) ? ElementType::BF16 : ElementType::F32;
+  p.loop = rng.chance(0.8);
   return p;
 }
 
@@ -402,7 +469,9 @@ HloGraph unet_training(Rng& rng, int target_nodes) {
     p.levels = levels;
     p.convs = convs;
     p.extra = extra;
-    return UnetBuilder(p, rng).build().num_nodes();
+    UnetBuilder unpacked(p, rng);
+    unpacked.build();  // for its weights' shapes
+    return UnetBuilder(p, rng, unpacked.weight_shapes()).build().num_nodes();
   };
   constexpr int kMaxExtra = 8;
   int64_t best_miss = std::numeric_limits<int64_t>::max();
