@@ -245,7 +245,7 @@ case $what in
       $f synth --scale small --seed "$seed" --out "$d" >/dev/null 2>&1 || { rm -rf "$d"; $f synth --scale small --seed "$seed" --out "$d" >/dev/null; }
       roots+=("$d")
     done
-    $f realism "${roots[@]}" data/cleaned_alexnet.npz data/real "${extra_data[@]}" ;;
+    $f realism --by-template "${roots[@]}" data/cleaned_alexnet.npz data/real "${extra_data[@]}" ;;
   rank)
     # 1000 configs of a generated 5,000-node layout graph, scored by the
     # default layout model (briefly trained on tiny data: speed does not

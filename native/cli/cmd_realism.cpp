@@ -63,12 +63,34 @@ std::vector<Pending> groups_of(const std::string& path) {
   return out;
 }
 
+// A generated file's template: its stem without the trailing _NNNN.
+std::string template_of(const std::string& file) {
+  const std::string stem = fs::path(file).stem().string();
+  const size_t cut = stem.rfind('_');
+  return cut == std::string::npos ? stem : stem.substr(0, cut);
+}
+
+// A collection's files split by template, a group each (the collection's
+// medians hide a template that is a fifth of its graphs).
+std::vector<RealismGroup> by_template(const RealismGroup& g) {
+  std::vector<RealismGroup> out;
+  for (const FileRealism& f : g.files) {
+    const std::string name = g.name + " " + template_of(f.file);
+    auto it = std::find_if(out.begin(), out.end(), [&](const RealismGroup& t) { return t.name == name; });
+    if (it == out.end()) it = out.insert(out.end(), RealismGroup{name, {}});
+    it->files.push_back(f);
+  }
+  std::sort(out.begin(), out.end(), [](const RealismGroup& a, const RealismGroup& b) { return a.name < b.name; });
+  return out;
+}
+
 }  // namespace
 
 Command add_realism_command(CLI::App& app) {
   struct Opts {
     std::vector<std::string> paths;
     bool json = false;
+    bool by_template = false;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* sub = app.add_subcommand(
@@ -79,6 +101,9 @@ Command add_realism_command(CLI::App& app) {
       "collection, train and valid files), a folder of .npz files or a file (one row per file).");
   sub->add_option("path", o->paths, "dataset roots, folders or .npz files")->required();
   sub->add_flag("--json", o->json, "print JSON (every file's statistics) instead of the table");
+  sub->add_flag("--by-template", o->by_template,
+                "after each generated collection's row (pooled over roots where there are several), one row per "
+                "template (the file name's prefix: resnet, unet, ...)");
   return {sub, [o] {
             std::vector<Pending> pending;
             size_t total = 0;
@@ -123,6 +148,26 @@ Command add_realism_command(CLI::App& app) {
                 if (groups[i].name.size() > id.size() &&
                     groups[i].name.compare(groups[i].name.size() - id.size(), id.size(), id) == 0)
                   at = i + 1;
+            if (o->by_template) {
+              // Under the pooled rows where there are some, else under each
+              // root's; rows [0, end) are collections, the rest real files.
+              const auto split = [](std::vector<RealismGroup>& rows, size_t end) {
+                std::vector<RealismGroup> with;
+                for (size_t i = 0; i < rows.size(); ++i) {
+                  with.push_back(rows[i]);
+                  if (i < end)
+                    for (RealismGroup& t : by_template(rows[i])) with.push_back(std::move(t));
+                }
+                const size_t added = with.size() - rows.size();
+                rows = std::move(with);
+                return added;
+              };
+              if (pooled.empty()) {
+                at += split(groups, at);
+              } else {
+                split(pooled, pooled.size());
+              }
+            }
             groups.insert(groups.begin() + static_cast<std::ptrdiff_t>(at), pooled.begin(), pooled.end());
             std::printf("%s\n", o->json ? realism_json(groups).c_str() : realism_table(groups).c_str());
             return 0;

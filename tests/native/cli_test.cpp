@@ -1,6 +1,7 @@
 // The CLI as a user runs it: a real process, exit codes, stdout/stderr.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <sys/wait.h>
 
@@ -284,6 +285,52 @@ TEST(CliSynth, WritesAUnetTrainingStep) {
   r = run("synth --graph layout:xla:default --template vgg --nodes 600 --out " + dir.file("e"));
   EXPECT_NE(r.code, 0);
   EXPECT_NE(r.err.find("unknown template 'vgg' (resnet, transformer, mlp, rnn, unet)"), std::string::npos) << r.err;
+}
+
+// realism --by-template: under a collection's row, one row per template its
+// train and valid files come from, their file counts adding up; a real
+// file's row is not split.
+TEST(CliRealism, ByTemplateSplitsACollectionByTheTemplatesOfItsFiles) {
+  fastslow::test::TempDir dir;
+  const std::string out = dir.file("d");
+  ASSERT_EQ(run("synth --out " + out + " --scale tiny --seed 3 --collection layout:xla:default").code, 0);
+  std::map<std::string, int> want;
+  for (const char* split : {"train", "valid"})
+    for (const auto& e : std::filesystem::directory_iterator(out + "/npz/layout/xla/default/" + split)) {
+      const std::string stem = e.path().stem().string();
+      ++want[stem.substr(0, stem.rfind('_'))];
+    }
+  ASSERT_GT(want.size(), 1u);
+  const std::string real = fastslow::test::data_file("real/layout_xla_default_train_unet3d.npz");
+  const Result r = run("realism --by-template " + out + " " + real);
+  ASSERT_EQ(r.code, 0) << r.err;
+  // The runtime table: the rows up to the first blank line.
+  std::istringstream table(r.out.substr(0, r.out.find("\n\n")));
+  std::string line;
+  std::getline(table, line);  // header
+  std::map<std::string, int> got;
+  int collection = -1, real_rows = 0;
+  while (std::getline(table, line)) {
+    std::istringstream row(line);
+    std::vector<std::string> words;
+    for (std::string w; row >> w;) words.push_back(w);
+    ASSERT_GE(words.size(), 3u) << line;
+    if (words[0] == "d" && words[1] == "layout:xla:default") {
+      if (words.size() > 2 && std::isdigit(static_cast<unsigned char>(words[2][0]))) {
+        collection = std::stoi(words[2]);
+      } else {
+        got[words[2]] = std::stoi(words[3]);
+      }
+    } else {
+      ++real_rows;
+      EXPECT_EQ(words[0].rfind("layout_xla_default_train_un", 0), 0u) << line;
+    }
+  }
+  EXPECT_EQ(got, want);
+  int sum = 0;
+  for (const auto& [name, n] : want) sum += n;
+  EXPECT_EQ(collection, sum);
+  EXPECT_EQ(real_rows, 1);
 }
 
 // synth --price: the generator's noise-free runtimes of a generated file's

@@ -153,11 +153,13 @@ double realism_max(const RealismGroup& g, double FileRealism::*field) {
 std::string realism_table(const std::vector<RealismGroup>& groups) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-30s %5s %-22s %-22s %-22s %-24s %-20s %-16s\n", "runtimes (unique configs)", "files",
+  int w = 30;  // the name column: as wide as the longest name
+  for (const RealismGroup& g : groups) w = std::max(w, static_cast<int>(std::min<size_t>(g.name.size(), 60)));
+  std::snprintf(line, sizeof line, "%-*s %5s %-22s %-22s %-22s %-24s %-20s %-16s\n", w, "runtimes (unique configs)", "files",
                 "within 0.1% of best", "within 1%", "within 5%", "max/min", "sd(log runtime)", "dup. spread");
   out += line;
   for (const RealismGroup& g : groups) {
-    std::snprintf(line, sizeof line, "%-30s %5zu %-22s %-22s %-22s %-24s %-20s %-16s\n", g.name.c_str(), g.files.size(),
+    std::snprintf(line, sizeof line, "%-*s %5zu %-22s %-22s %-22s %-24s %-20s %-16s\n", w, g.name.c_str(), g.files.size(),
                   spread(g, &FileRealism::within01, pct).c_str(), spread(g, &FileRealism::within1, pct).c_str(),
                   spread(g, &FileRealism::within5, pct).c_str(),
                   spread(g, &FileRealism::max_over_min, ratio).c_str(), spread(g, &FileRealism::log_sd, plain).c_str(),
@@ -165,7 +167,7 @@ std::string realism_table(const std::vector<RealismGroup>& groups) {
     out += line;
   }
   out += "\n";
-  std::snprintf(line, sizeof line, "%-30s %7s %7s %9s %8s %8s %8s %8s %8s %8s %8s\n", "structure (medians)", "nodes",
+  std::snprintf(line, sizeof line, "%-*s %7s %7s %9s %8s %8s %8s %8s %8s %8s %8s\n", w, "structure (medians)", "nodes",
                 "config", "configs", "unique", "conv/dot", "elemwise", "movement", "control", "fan-out", "max fan");
   out += line;
   for (const RealismGroup& g : groups) {
@@ -184,7 +186,7 @@ std::string realism_table(const std::vector<RealismGroup>& groups) {
       uniq.push_back(static_cast<double>(x.unique_configs) / static_cast<double>(std::max<int64_t>(1, x.configs)));
     std::vector<double> p99;
     for (const FileRealism& x : g.files) p99.push_back(x.fanout_p99);
-    std::snprintf(line, sizeof line, "%-30s %7.0f %7.0f %9.0f %8s %8s %8s %8s %8s %8.1f %8.0f\n", g.name.c_str(),
+    std::snprintf(line, sizeof line, "%-*s %7.0f %7.0f %9.0f %8s %8s %8s %8s %8s %8.1f %8.0f\n", w, g.name.c_str(),
                   med_int(&FileRealism::nodes), med_int(&FileRealism::configurable), med_int(&FileRealism::configs),
                   pct(quantile(uniq, 0.5)).c_str(), pct(fam(OpFamily::Compute)).c_str(),
                   pct(fam(OpFamily::Elementwise)).c_str(), pct(fam(OpFamily::Movement)).c_str(),
@@ -194,7 +196,7 @@ std::string realism_table(const std::vector<RealismGroup>& groups) {
   out += "(fan-out: 99th percentile of users per node; dup. spread: median |first/second measurement - 1|)\n\n";
   // Tensors and opcodes, over all of a group's nodes: the share of 5-D
   // tensors and the commonest opcodes.
-  std::snprintf(line, sizeof line, "%-30s %8s %9s  %s\n", "ops and tensors", "rank>=5", "conf. >=5",
+  std::snprintf(line, sizeof line, "%-*s %8s %9s  %s\n", w, "ops and tensors", "rank>=5", "conf. >=5",
                 "commonest opcodes (share of nodes)");
   out += line;
   for (const RealismGroup& g : groups) {
@@ -222,7 +224,7 @@ std::string realism_table(const std::vector<RealismGroup>& groups) {
       nodes += static_cast<double>(x.nodes);
       configurable += static_cast<double>(x.configurable);
     }
-    std::snprintf(line, sizeof line, "%-30s %8s %9s  %s\n", g.name.c_str(), pct(nodes > 0 ? r5 / nodes : kNaN).c_str(),
+    std::snprintf(line, sizeof line, "%-*s %8s %9s  %s\n", w, g.name.c_str(), pct(nodes > 0 ? r5 / nodes : kNaN).c_str(),
                   pct(configurable > 0 ? c5 / configurable : kNaN).c_str(), names.c_str());
     out += line;
   }
