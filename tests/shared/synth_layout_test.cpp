@@ -309,64 +309,6 @@ TEST(SynthLayoutCost, ALongerMinorDimThanBuiltIsFaster) {
   EXPECT_LT(layout_runtime(t.g, t.s, t.swapped_output().data()), layout_runtime(t.g, t.s, t.def.data()));
 }
 
-// A 3-D weight-gradient convolution as the U-Net template builds one:
-// input [2, 8, 8, 8, cin] (its batch role on the channels, its feature
-// role on the batch of 2), the output gradient [2, 8, 8, 8, 4] as kernel,
-// output [3, 3, 3, cin, 4] with cin as its batch dim.
-struct WeightGradient {
-  HloGraph g;
-  LayoutSpace s;
-  double flops = 0;
-  explicit WeightGradient(int64_t cin) {
-    HloBuilder b;
-    const int x = b.parameter(ElementType::F32, {2, 8, 8, 8, cin});
-    const int dy = b.parameter(ElementType::F32, {2, 8, 8, 8, 4});
-    ConvDimensionNumbers d;
-    d.input_batch = 4;
-    d.input_feature = 0;
-    d.kernel_input_feature = 0;
-    d.kernel_output_feature = 4;
-    d.output_batch = 3;
-    d.output_feature = 4;
-    d.input_spatial = d.kernel_spatial = {1, 2, 3};
-    d.output_spatial = {0, 1, 2};
-    Window w = Window::of({8, 8, 8});
-    w.pad_low = w.pad_high = {1, 1, 1};
-    const int c = b.convolution(x, dy, w, d);
-    g = b.build(b.tuple({c}));
-    s = layout_space(g);
-    flops = 2.0 * (27 * cin * 4) * (8 * 8 * 8 * 2);
-  }
-  // Output and input named (a, b); the kernel as built.
-  LayoutCostTerms terms(std::pair<int, int> out, std::pair<int, int> in) const {
-    std::vector<float> c = default_layout_config(g, s);
-    c[0] = static_cast<float>(out.first);
-    c[1] = static_cast<float>(out.second);
-    c[6] = static_cast<float>(in.first);
-    c[7] = static_cast<float>(in.second);
-    return layout_cost_terms(g, s, c.data());
-  }
-  double runtime(std::pair<int, int> out, std::pair<int, int> in) const { return terms(out, in).total(); }
-};
-
-TEST(SynthLayoutCost, AConvolutionWithOneValuePerLaneOfItsOutputRunsAtALaneOfEach) {
-  // One input channel: an output that names its size-1 batch dim minor-most
-  // while the input's lanes hold its batch of 2 (its feature role) uses one
-  // lane of 128; read with the channel dim minor-most, it does not. Size-1
-  // dims move no data, so every other term is the same in the four configs.
-  const WeightGradient one(1);
-  ASSERT_EQ(one.s.nodes.size(), 1u);
-  const double base = one.runtime({4, 3}, {4, 0});
-  EXPECT_DOUBLE_EQ(one.runtime({4, 3}, {0, 4}), base);
-  EXPECT_DOUBLE_EQ(one.runtime({3, 4}, {4, 0}), base);
-  EXPECT_NEAR(one.runtime({3, 4}, {0, 4}) - base, one.flops / kFlopsPerNs * kDegenerateLaneSlowdown, 1e-6 * base);
-  // Two input channels fill two lanes: the output's batch is no longer a
-  // size-1 dim, and the input's order moves only copies, not the matrix unit.
-  const WeightGradient two(2);
-  EXPECT_DOUBLE_EQ(two.terms({3, 4}, {0, 4}).mxu, two.terms({3, 4}, {4, 0}).mxu);
-  EXPECT_NE(two.runtime({3, 4}, {0, 4}), two.runtime({3, 4}, {4, 0}));
-}
-
 bool test_throws(const DotInto& t, const std::vector<float>& c) {
   try {
     layout_cost_terms(t.g, t.s, c.data());

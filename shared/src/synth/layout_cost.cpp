@@ -227,17 +227,6 @@ std::pair<int, int> minor_pair(const Layout& p) {
   return {std::min(a, b), std::max(a, b)};
 }
 
-// A convolution whose output names a size-1 batch dim minor-most while its
-// input's minor-most dim is not the batch: the output's lanes hold one
-// value each and no bitcast maps the input onto them (real unet3d: its first
-// weight-gradient convolution, output [3,3,3,1,32], makes the whole program
-// 3.05x slower in exactly this case and costs nothing otherwise).
-bool degenerate_lanes(const HloNode& n, const NodeLayouts& l) {
-  const auto ob = static_cast<size_t>(n.conv_dims.output_batch);
-  return !l.out.empty() && !l.in.empty() && ob < n.dims.size() && static_cast<size_t>(l.out[0]) == ob &&
-         n.dims[ob] == 1 && l.in[0] != n.conv_dims.input_batch;
-}
-
 struct Copy {
   int producer;
   Layout wanted;  // physical order
@@ -312,7 +301,6 @@ LayoutCostTerms layout_cost_terms(const HloGraph& g, const LayoutSpace& s, const
         // A small output lives on chip, where the emitter re-tiles it too.
         const double share = off_chip(node) && (starved(node, l.out) || out_share == 1.0) ? 1.0 : kFusedMxuShare;
         t.mxu += share * flops(g, node) / kFlopsPerNs * (slowdown(l.out) - slowdown(built_layout(node)));
-        if (node.opcode == o.conv && degenerate_lanes(node, l)) t.mxu += flops(g, node) / kFlopsPerNs * kDegenerateLaneSlowdown;
       }
       // Only the stored output pads memory: the op streams its operands as
       // they are stored (through a copy where it wants another order, see

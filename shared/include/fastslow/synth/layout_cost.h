@@ -69,13 +69,6 @@
 //           d / (ceil(d/128)*128) of the output's minor-most physical dim
 //           d: flops / kFlopsPerNs x (slowdown as configured - as built).
 //           Negative when the config puts a longer dim minor than built.
-//           Degenerate lanes: a convolution whose output names its batch
-//           dim minor-most while that dim has size 1, and whose input's
-//           minor-most dim is not its batch dim, adds flops / kFlopsPerNs x
-//           kDegenerateLaneSlowdown (one lane of 128 used, uncapped: on real
-//           unet3d one such convolution, a first layer's weight gradient
-//           with one input channel, triples the program in that config and
-//           in no other).
 //
 // The constants are calibrated against the real files (`fastslow realism`,
 // scripts/bench.sh realism): on generated `small` data of seeds 0-2 every
@@ -100,7 +93,6 @@ constexpr double kFusedCopyShare = 0.02;  // memory effects XLA folds into a fus
 constexpr double kLaneTransposeFactor = 4.0;   // minor-most dim moves: through the transpose unit
 constexpr double kSublaneShuffleFactor = 2.0;  // second-minor dim moves: sublane shuffles
 constexpr double kMaxMxuSlowdown = 3.0;   // a starved matrix unit at most quadruples an op
-constexpr double kDegenerateLaneSlowdown = 127.0;  // one lane of 128 holds data
 constexpr double kFusedMxuShare = 0.35;    // a fused op's emitter re-tiles the rest
 constexpr int64_t kTinyLane = 3;          // a minor-most dim this short starves the vector units
 
