@@ -34,7 +34,7 @@
 #include "fastslow/error.h"
 #include "fastslow/graph/hlo_tables.h"
 #include "net.h"
-#include "training_loop.h"
+#include "training_state.h"
 
 namespace fastslow::synth {
 namespace {
@@ -67,81 +67,30 @@ struct Conv {
   ConvDimensionNumbers dn;
 };
 
-// What one step computes: the loss and the new state, by weight index.
-struct StepOut {
-  int loss = -1, b1t = -1, b2t = -1;  // b1t, b2t: the next powers of the betas (loop only)
-  std::vector<int> w, m, v;
-};
-
 class UnetBuilder {
  public:
   // `packed`: every weight's shape in creation order (weight_shapes() of a
-  // first build). Given, the weights and their two Adam moments arrive as
-  // the elements of tuples unpacked by get-tuple-element: the training
-  // loop's state (p.loop), or three tuple parameters of a step built alone.
-  // Without, as one parameter each, a step alone: the build that finds the
-  // shapes.
+  // first build), which picks the program's form (training_state.h); empty
+  // for that first build.
   // `rng` is the shared helpers' (net.h); nothing this builder calls draws
   // from it, so every build of one plan is the same graph.
   UnetBuilder(const UnetPlan& p, Rng& rng, std::vector<Dims> packed = {})
-      : p_(p), r_(p.spatial + 2), f32_{b_, rng, ElementType::F32}, packed_(std::move(packed)) {}
-  const std::vector<Dims>& weight_shapes() const { return shapes_; }
+      : p_(p), r_(p.spatial + 2), f32_{b_, rng, ElementType::F32}, state_(b_, std::move(packed), p.loop, p.all_reduce) {}
+  const std::vector<Dims>& weight_shapes() const { return state_.shapes(); }
 
   HloGraph build() {
-    if (looped()) return build_loop();
-    const Dims image = spatial_dims(p_.size);
-    x0_ = b_.parameter(p_.act, with(p_.batch, image, p_.in_ch));
-    labels_ = b_.parameter(ElementType::F32, with(p_.batch, image, p_.classes));
-    // Adam's scalars: the rate and the running powers of beta1 and beta2
-    // arrive with the step; the betas and epsilon are constants.
-    lr_ = b_.parameter(ElementType::F32, {});
-    b1t_ = b_.parameter(ElementType::F32, {});
-    b2t_ = b_.parameter(ElementType::F32, {});
-    if (!packed_.empty()) {
-      Shape state;
-      state.type = ElementType::Tuple;
-      for (const Dims& d : packed_) state.tuple.push_back(array_shape(ElementType::F32, d));
-      for (int& t : state_) t = b_.parameter(state);
-    }
-    const StepOut s = step();
-    std::vector<int> outputs = {s.loss};
-    for (size_t i = 0; i < s.w.size(); ++i) {
-      outputs.push_back(s.w[i]);
-      outputs.push_back(s.m[i]);
-      outputs.push_back(s.v[i]);
-    }
-    return b_.build(b_.tuple(outputs));
-  }
-
- private:
-  bool looped() const { return p_.loop && !packed_.empty(); }
-
-  // The loop's state: Adam's three scalars, then the weights, their first
-  // and their second moments (state() reads them by index).
-  HloGraph build_loop() {
-    std::vector<Shape> carried(3, array_shape(ElementType::F32, {}));
-    for (int kind = 0; kind < 3; ++kind)
-      for (const Dims& d : packed_) carried.push_back(array_shape(ElementType::F32, d));
     const Dims image = spatial_dims(p_.size);
     const std::vector<Shape> fed = {array_shape(p_.act, with(p_.batch, image, p_.in_ch)),
                                     array_shape(ElementType::F32, with(p_.batch, image, p_.classes))};
-    return detail::training_loop(b_, carried, fed, [&](HloBuilder&, const std::vector<int>& c, const std::vector<int>& f) {
+    return state_.build(fed, [&](const std::vector<int>& f) {
       x0_ = f[0];
       labels_ = f[1];
-      lr_ = c[0];
-      b1t_ = c[1];
-      b2t_ = c[2];
-      carried_.assign(c.begin() + 3, c.end());
-      const StepOut s = step();
-      detail::StepResult r;
-      r.carried = {lr_, s.b1t, s.b2t};
-      for (const std::vector<int>* part : {&s.w, &s.m, &s.v}) r.carried.insert(r.carried.end(), part->begin(), part->end());
-      r.outfed = {s.loss};
-      return r;
+      return step();
     });
   }
 
-  StepOut step() {
+ private:
+  detail::StepGradients step() {
     zero_ = b_.constant(p_.act, {});
     // Forward.
     int x = x0_;
@@ -189,50 +138,7 @@ class UnetBuilder {
     std::vector<std::pair<int, int>> grads;  // (weight, gradient) in f32
     for (auto it = convs_.rbegin(); it != convs_.rend(); ++it) backward(*it, grads);
 
-    if (p_.all_reduce) {
-      std::vector<int> gs;
-      Shape t;
-      t.type = ElementType::Tuple;
-      for (const auto& pg : grads) {
-        gs.push_back(pg.second);
-        t.tuple.push_back(b_.shape(pg.second));
-      }
-      const int summed = b_.op("all-reduce", gs, t);
-      for (size_t i = 0; i < grads.size(); ++i) grads[i].second = b_.get_tuple_element(summed, static_cast<int64_t>(i));
-    }
-
-    // Adam.
-    const int one = scalar(ElementType::F32);
-    const int correction2 = b_.unary("sqrt", b_.binary("subtract", one, b2t_));
-    const int correction = b_.binary("divide", correction2, b_.binary("subtract", one, b1t_));
-    const int rate = b_.binary("multiply", lr_, correction);
-    const int beta1 = scalar(ElementType::F32), beta2 = scalar(ElementType::F32), eps = scalar(ElementType::F32);
-    const int rest1 = b_.binary("subtract", one, beta1), rest2 = b_.binary("subtract", one, beta2);
-    StepOut out;
-    out.loss = loss;
-    if (looped()) {
-      out.b1t = b_.binary("multiply", b1t_, beta1);
-      out.b2t = b_.binary("multiply", b2t_, beta2);
-    }
-    out.w.assign(shapes_.size(), -1);
-    out.m = out.v = out.w;
-    for (const auto& [w, g] : grads) {
-      const Dims d = b_.dims(w);
-      const auto bc = [&](int s) { return b_.broadcast(s, d, {}); };
-      const int m0 = state(1, w, d), v0 = state(2, w, d);
-      const int m_kept = b_.binary("multiply", bc(beta1), m0);
-      const int m = b_.binary("add", m_kept, b_.binary("multiply", bc(rest1), g));
-      const int g2 = b_.binary("multiply", g, g);
-      const int v_kept = b_.binary("multiply", bc(beta2), v0);
-      const int v = b_.binary("add", v_kept, b_.binary("multiply", bc(rest2), g2));
-      const int root_v = b_.unary("sqrt", v);
-      const int step = b_.binary("divide", m, b_.binary("add", root_v, bc(eps)));
-      const size_t i = static_cast<size_t>(index_of_.at(w));
-      out.w[i] = b_.binary("subtract", w, b_.binary("multiply", bc(rate), step));
-      out.m[i] = m;
-      out.v[i] = v;
-    }
-    return out;
+    return {loss, grads};
   }
 
   Dims spatial_dims(int64_t s) const { return Dims(static_cast<size_t>(p_.spatial), s); }
@@ -296,24 +202,7 @@ class UnetBuilder {
     return c.out;
   }
 
-  // A new weight (kind 0), or weight w's first or second moment.
-  int state(int kind, int w, const Dims& d) {
-    const int index = kind == 0 ? static_cast<int>(shapes_.size()) : index_of_.at(w);
-    int v;
-    if (packed_.empty()) {
-      v = b_.parameter(ElementType::F32, d);
-    } else if (looped()) {
-      v = carried_.at(static_cast<size_t>(kind) * packed_.size() + static_cast<size_t>(index));
-    } else {
-      v = b_.get_tuple_element(state_[static_cast<size_t>(kind)], index);
-    }
-    if (kind == 0) {
-      shapes_.push_back(d);
-      index_of_[v] = index;
-    }
-    return v;
-  }
-  int weight(const Dims& d) { return state(0, -1, d); }
+  int weight(const Dims& d) { return state_.weight(d); }
 
   void accumulate(int node, int g) {
     int& slot = g_of_.at(static_cast<size_t>(node));  // forward nodes only
@@ -426,11 +315,8 @@ class UnetBuilder {
   int r_;
   HloBuilder b_;
   Net f32_;  // the shared helpers, in f32 (the loss)
-  int x0_ = -1, labels_ = -1, zero_ = -1, lr_ = -1, b1t_ = -1, b2t_ = -1;
-  std::vector<Dims> packed_, shapes_;
-  std::map<int, int> index_of_;  // weight node -> its place in the state tuples
-  std::array<int, 3> state_{-1, -1, -1};  // a step alone: the three state tuples
-  std::vector<int> carried_;               // in the loop: weights, m, v as unpacked
+  detail::TrainingState state_;
+  int x0_ = -1, labels_ = -1, zero_ = -1;
   std::vector<Conv> convs_;
   std::vector<int> g_of_;
 };

@@ -1,0 +1,72 @@
+// What the training-step templates share (template_unet_training.cpp,
+// template_transformer_training.cpp): the weights and their Adam state in
+// the form the program passes them, the gradients' all-reduce, the Adam
+// update, and the program around the step. Three forms:
+//   plain   one parameter per weight and moment: the first build of a
+//           plan, which finds the weights' shapes (never emitted);
+//   packed  a step compiled alone: weights, first and second moments as
+//           three tuple parameters unpacked by get-tuple-element (the real
+//           nlp training files pass their state so: a parameter with 1,486
+//           get-tuple-element users);
+//   loop    the step as the body of a training loop (training_loop.h), as
+//           the real xla training files run it.
+// Internal to the generator's sources.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "fastslow/synth/hlo.h"
+#include "net.h"
+
+namespace fastslow::synth::detail {
+
+// What a step computes before the update: its loss and each weight's
+// gradient in f32, in any order.
+struct StepGradients {
+  int loss = -1;
+  std::vector<std::pair<int, int>> grads;  // (weight, gradient)
+};
+
+class TrainingState {
+ public:
+  // `packed`: every weight's shape in creation order (shapes() of a plain
+  // build); empty for the plain build. `loop` picks the loop form over the
+  // packed one; `all_reduce` sums the gradients over replicas first, in one
+  // tuple, as a data-parallel step does.
+  TrainingState(HloBuilder& b, std::vector<Dims> packed, bool loop, bool all_reduce);
+  const std::vector<Dims>& shapes() const { return shapes_; }
+
+  // A new f32 weight: call only inside the step.
+  int weight(const Dims& d) { return state(0, -1, d); }
+
+  // The program: `fed` are the batch's shapes (parameters of a step alone,
+  // infeed in the loop); `step` builds forward, loss and backward from the
+  // fed values.
+  using Step = std::function<StepGradients(const std::vector<int>& fed)>;
+  HloGraph build(const std::vector<Shape>& fed, const Step& step);
+
+ private:
+  bool looped() const { return loop_ && !packed_.empty(); }
+  int state(int kind, int w, const Dims& d);  // kind 0: a new weight; 1, 2: weight w's moments
+  int scalar() { return b_.constant(ElementType::F32, {}); }
+
+  struct Updated {
+    int b1t = -1, b2t = -1;  // the next powers of the betas (loop only)
+    std::vector<int> w, m, v;  // by weight index
+  };
+  Updated update(StepGradients s);
+
+  HloBuilder& b_;
+  std::vector<Dims> packed_, shapes_;
+  bool loop_, all_reduce_;
+  int lr_ = -1, b1t_ = -1, b2t_ = -1;
+  std::array<int, 3> tuples_{-1, -1, -1};  // packed: the three state tuples
+  std::vector<int> carried_;               // loop: weights, m, v as unpacked
+  std::map<int, int> index_of_;            // weight node -> its place in the state
+};
+
+}  // namespace fastslow::synth::detail
