@@ -137,7 +137,7 @@ Command add_synth_command(CLI::App& app) {
   sub->add_option("--price", o->price,
                   "a generated .npz: print config,runtime_ns, the generator's noise-free runtime of each config "
                   "(rounded to ns as in its answers file), made again from the record in its answers file");
-  sub->add_option("--template", o->model, "with --graph (layout): resnet, transformer, mlp, rnn or unet (a training step)");
+  sub->add_option("--template", o->model, "with --graph (layout): resnet, transformer, mlp, rnn, unet or bert (the last two training steps)");
   return {sub, [o, sub] {
             if (!o->price.empty()) {
               if (!o->graph.empty()) throw Error("--price and --graph do not go together");

@@ -174,7 +174,7 @@ TEST(SynthTemplates, SameSeedSameGraphOnEveryBuild) {
   };
   for (const Case& c : {Case{ModelTemplate::ResNet, 5576228373261831475ull}, Case{ModelTemplate::Transformer, 6078266047253897674ull},
                         Case{ModelTemplate::Mlp, 9773917737341446941ull}, Case{ModelTemplate::Rnn, 4388874168120024326ull},
-                        Case{ModelTemplate::UnetTraining, 14607904244289739818ull}}) {
+                        Case{ModelTemplate::UnetTraining, 14607904244289739818ull}, Case{ModelTemplate::BertTraining, 13668997714885992434ull}}) {
     Rng rng(11);
     const uint64_t got = fingerprint(generate(c.t, rng, 600));
     std::printf("[ fingerprint ] %s %llu\n", template_name(c.t), static_cast<unsigned long long>(got));

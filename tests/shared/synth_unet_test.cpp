@@ -10,17 +10,10 @@
 #include "fastslow/synth/features.h"
 #include "fastslow/synth/layout_configs.h"
 #include "fastslow/synth/templates.h"
+#include "training_program.h"
 
 namespace fastslow::synth {
 namespace {
-
-std::string op(const HloNode& n) { return opcode_name(n.opcode); }
-
-std::map<std::string, int> opcode_counts(const HloGraph& g) {
-  std::map<std::string, int> c;
-  for (const HloNode& n : g.nodes) ++c[op(n)];
-  return c;
-}
 
 double product(const std::vector<int64_t>& d) {
   double p = 1;
@@ -37,68 +30,6 @@ double macs(const HloGraph& g, const HloNode& n) {
   return product(n.dims) * per;
 }
 
-// The users of each node, by id.
-std::vector<std::vector<int>> users(const HloGraph& g) {
-  std::vector<std::vector<int>> u(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (int v : g.nodes[i].operands) u[static_cast<size_t>(v)].push_back(static_cast<int>(i));
-  return u;
-}
-
-// A training loop as the real training files hold one: the state one
-// tuple, unpacked once per element in the body (the body parameter's
-// fan-out is the state's size) and in the entry, packed again into the
-// body's root and the entry's root. Returns the number of weight tensors.
-int check_training_loop(const HloGraph& g) {
-  const HloNode& root = g.nodes.back();
-  const auto u = users(g);
-  const auto is = [&](int id, const char* name) { return op(g.nodes[static_cast<size_t>(id)]) == name; };
-  int loops = 0, w = -1;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (op(g.nodes[i]) == "while") ++loops, w = static_cast<int>(i);
-  EXPECT_EQ(loops, 1);
-  if (w < 0) return 0;
-  const HloNode& loop = g.nodes[static_cast<size_t>(w)];
-  // Adam's three scalars, then weights, first and second moments.
-  const int carried = static_cast<int>(root.operands.size());
-  const int tensors = (carried - 3) / 3;
-  EXPECT_EQ(carried, 3 + 3 * tensors);
-  for (int v : root.operands) {
-    EXPECT_TRUE(is(v, "get-tuple-element"));
-    EXPECT_EQ(g.nodes[static_cast<size_t>(v)].operands, std::vector<int>{w});
-  }
-  // The state: counter, token, then what the entry passed in.
-  EXPECT_EQ(loop.tuple_shapes.size(), static_cast<size_t>(2 + carried));
-  EXPECT_EQ(loop.operands.size(), 3u);  // initial state, condition's root, body's root
-  const HloNode& body_root = g.nodes[static_cast<size_t>(loop.operands[2])];
-  EXPECT_EQ(op(body_root), "tuple");
-  EXPECT_EQ(body_root.operands.size(), loop.tuple_shapes.size());
-  EXPECT_TRUE(is(loop.operands[1], "compare"));
-  // The body's parameter: one get-tuple-element per element, each index once.
-  int body_param = -1;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (g.nodes[i].computation == body_root.computation && op(g.nodes[i]) == "parameter") body_param = static_cast<int>(i);
-  EXPECT_GE(body_param, 0);
-  if (body_param < 0) return tensors;
-  std::set<int64_t> indices;
-  for (int v : u[static_cast<size_t>(body_param)]) {
-    EXPECT_TRUE(is(v, "get-tuple-element"));
-    indices.insert(g.nodes[static_cast<size_t>(v)].tuple_index);
-  }
-  EXPECT_EQ(u[static_cast<size_t>(body_param)].size(), loop.tuple_shapes.size());
-  EXPECT_EQ(indices.size(), loop.tuple_shapes.size());
-  // The batch by infeed (its token from the state), the loss by outfeed.
-  int infeeds = 0, outfeeds = 0;
-  for (const HloNode& n : g.nodes) {
-    if (n.computation != body_root.computation) continue;
-    infeeds += op(n) == "infeed";
-    outfeeds += op(n) == "outfeed";
-  }
-  EXPECT_EQ(infeeds, 1);
-  EXPECT_EQ(outfeeds, 1);
-  return tensors;
-}
-
 TEST(SynthUnet, IsATrainingStepWithWhatRealOnesHold) {
   int three_d = 0, pooled = 0, reduced = 0, mixed = 0, looped = 0;
   for (uint64_t seed = 1; seed <= 12; ++seed) {
@@ -107,27 +38,9 @@ TEST(SynthUnet, IsATrainingStepWithWhatRealOnesHold) {
     const HloGraph g = unet_training(rng, 1500);
     ASSERT_NO_THROW(check_graph(g));
     const auto ops = opcode_counts(g);
-    const HloNode& root = g.nodes.back();
-    ASSERT_TRUE(root.is_root);
-    ASSERT_EQ(op(root), "tuple");
-    const int entry = static_cast<int>(g.node_splits.size()) - 1;
-    const int params = static_cast<int>(std::count_if(g.nodes.begin(), g.nodes.end(), [&](const HloNode& n) {
-      return op(n) == "parameter" && n.computation == entry;
-    }));
-    int tensors;
-    if (ops.count("while")) {
-      ++looped;
-      tensors = check_training_loop(g);
-      EXPECT_EQ(params, 1);  // the host's state, one tuple
-    } else {
-      // The step alone: the root tuple holds the loss and (weight, m, v)
-      // per tensor. Input, labels, rate, beta1^t, beta2^t are parameters,
-      // and the weights and their two moments three tuples, unpacked one
-      // element at a time.
-      tensors = (static_cast<int>(root.operands.size()) - 1) / 3;
-      EXPECT_EQ(static_cast<int>(root.operands.size()), 1 + 3 * tensors);
-      EXPECT_EQ(params, 8);
-    }
+    // The state in a training loop's tuple, or three tuple parameters of a
+    // step alone beside the input and labels.
+    const int tensors = check_training_program(g, 2, looped);
     // Every weight and bias is updated from its two moments.
     EXPECT_GT(tensors, 2);
     EXPECT_GE(ops.at("get-tuple-element"), 3 * tensors);

@@ -26,7 +26,7 @@ namespace fastslow::synth {
 
 namespace {
 
-constexpr int kManifestVersion = 5;  // 2: templates drawn by quota per split; 3: layout menus, plateau costs; 4: unet training steps; 5: in training loops
+constexpr int kManifestVersion = 6;  // 2: templates drawn by quota per split; 3: layout menus, plateau costs; 4: unet training steps; 5: in training loops; 6: bert training steps
 // The largest published layout file holds 871 MB of config features
 // (100040 x 121 x 18 float32); big graphs get fewer configs to stay within it.
 constexpr int64_t kMaxConfigFeatBytes = 900ll << 20;
@@ -86,15 +86,20 @@ Sizes tile_sizes(SynthScale scale) {
 }
 
 // The template mix of a collection, in thousandths. xla collections are
-// mostly conv nets, nlp mostly transformers. Training steps (unet) are xla
-// files from `small` up: at `tiny` sizes (150-400 nodes) a training step is
-// a two-level net, and the tests' tiny datasets keep their inference mix.
+// mostly conv nets, nlp mostly transformers. Training steps (unet in xla,
+// bert in nlp) come from `small` up: at `tiny` sizes (150-400 nodes) a
+// training step is a two-level net or less than one layer, and the tests'
+// tiny datasets keep their inference mix.
 struct Share {
   ModelTemplate model;
   int64_t thousandths;
 };
 std::vector<Share> template_mix(SynthScale scale, bool nlp) {
-  if (nlp) return {{ModelTemplate::Transformer, 800}, {ModelTemplate::Mlp, 100}, {ModelTemplate::Rnn, 100}};
+  if (nlp && scale == SynthScale::Tiny)
+    return {{ModelTemplate::Transformer, 800}, {ModelTemplate::Mlp, 100}, {ModelTemplate::Rnn, 100}};
+  if (nlp)
+    return {{ModelTemplate::Transformer, 550}, {ModelTemplate::BertTraining, 250}, {ModelTemplate::Mlp, 100},
+            {ModelTemplate::Rnn, 100}};
   if (scale == SynthScale::Tiny) return {{ModelTemplate::ResNet, 700}, {ModelTemplate::Mlp, 150}, {ModelTemplate::Rnn, 150}};
   return {{ModelTemplate::ResNet, 500}, {ModelTemplate::UnetTraining, 200}, {ModelTemplate::Mlp, 150},
           {ModelTemplate::Rnn, 150}};

@@ -23,13 +23,15 @@ const char* template_name(ModelTemplate t) {
     case ModelTemplate::Mlp: return "mlp";
     case ModelTemplate::Rnn: return "rnn";
     case ModelTemplate::UnetTraining: return "unet";
+    case ModelTemplate::BertTraining: return "bert";
   }
   return "";
 }
 
 const std::vector<ModelTemplate>& all_templates() {
   static const std::vector<ModelTemplate> all = {ModelTemplate::ResNet, ModelTemplate::Transformer, ModelTemplate::Mlp,
-                                                 ModelTemplate::Rnn, ModelTemplate::UnetTraining};
+                                                 ModelTemplate::Rnn, ModelTemplate::UnetTraining,
+                                                 ModelTemplate::BertTraining};
   return all;
 }
 
@@ -40,6 +42,7 @@ HloGraph generate(ModelTemplate t, Rng& rng, int target_nodes) {
     case ModelTemplate::Mlp: return mlp(rng, target_nodes);
     case ModelTemplate::Rnn: return rnn_unrolled(rng, target_nodes);
     case ModelTemplate::UnetTraining: return unet_training(rng, target_nodes);
+    case ModelTemplate::BertTraining: return bert_training(rng, target_nodes);
   }
   throw Error("synth: unknown model template");
 }

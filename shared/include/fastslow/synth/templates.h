@@ -22,11 +22,15 @@ HloGraph rnn_unrolled(Rng& rng, int target_nodes);         // LSTM steps unrolle
 // width, the pair nearest the target; targets beyond ~6,000 nodes get the
 // largest net.
 HloGraph unet_training(Rng& rng, int target_nodes);
+// A training step of a transformer encoder with a per-token classifier
+// (BERT-like; template_bert_training.cpp). Its size comes from its depth
+// (about 500-600 nodes a layer, 1 to 48 layers).
+HloGraph bert_training(Rng& rng, int target_nodes);
 
 // Ids are stored in answer files (generator_template): append only.
-enum class ModelTemplate { ResNet, Transformer, Mlp, Rnn, UnetTraining };
+enum class ModelTemplate { ResNet, Transformer, Mlp, Rnn, UnetTraining, BertTraining };
 const std::vector<ModelTemplate>& all_templates();
-const char* template_name(ModelTemplate t);  // "resnet" | "transformer" | "mlp" | "rnn" | "unet"
+const char* template_name(ModelTemplate t);  // "resnet" | "transformer" | "mlp" | "rnn" | "unet" | "bert"
 HloGraph generate(ModelTemplate t, Rng& rng, int target_nodes);
 
 // A tile graph: one fused kernel (elementwise, reduce, dot or convolution

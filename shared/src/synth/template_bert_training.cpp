@@ -1,0 +1,343 @@
+// One training step of a transformer encoder with a per-token classifier
+// (BERT's masked-language-model pre-training has this shape), as XLA
+// compiles a data-parallel replica's step. It stands for the real nlp
+// training programs (the nlp files in data/real: subtract and
+// get-tuple-element among their commonest opcodes, a parameter unpacked by
+// 1,486 get-tuple-elements, select among the attention's ops). The step:
+//   forward   per layer: layer norm, Q/K/V projections (dense layers as XLA
+//             lowers them: the tokens flattened to rows, a dot, a reshape
+//             and transpose into heads), masked scaled dot-product
+//             attention, the output projection and residual, layer norm, a
+//             GELU feed-forward block and residual; a final layer norm and
+//             the classifier over every token;
+//   loss      softmax cross-entropy in f32, in a called computation;
+//   backward  every dense layer's weight gradient (a dot contracting the
+//             rows: both operands read transposed) and input gradient (a
+//             dot with the weight read transposed), the attention's four
+//             gradient dots, the softmax, GELU and layer-norm gradients as
+//             elementwise chains with their reduces;
+//   update    all-reduce (some programs) and Adam (training_state.h).
+// Weights live in f32; with bf16 activations they are converted for the
+// forward pass and the gradients back for the update.
+// No call takes two arguments that each make a node (GCC and clang order
+// them differently, and a seed must give one graph natively and in wasm).
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+
+#include "fastslow/synth/templates.h"
+
+#include "fastslow/error.h"
+#include "net.h"
+#include "training_state.h"
+
+namespace fastslow::synth {
+namespace {
+
+using detail::Dims;
+
+struct BertPlan {
+  int64_t batch = 8, seq = 128, heads = 8, head_dim = 64, ffn = 2048, classes = 1000;
+  int layers = 1;
+  bool all_reduce = true, loop = true;
+  ElementType act = ElementType::BF16;
+  int64_t model() const { return heads * head_dim; }
+  int64_t rows() const { return batch * seq; }
+};
+
+// A dense layer of the forward pass and what its gradient needs.
+struct Dense {
+  int x;       // input rows [R, K], activation type
+  int w, b;    // f32 weight [K, N] and bias [N] (b < 0: none)
+  int wa;      // the weight in the activation type
+};
+
+// A layer norm of the forward pass: normalised rows, 1/sd broadcast, scale.
+struct Norm {
+  int xhat, inv, gamma, beta, gamma_a;
+};
+
+class BertBuilder {
+ public:
+  // `packed`: the weights' shapes of a first build (training_state.h).
+  BertBuilder(const BertPlan& p, std::vector<Dims> packed = {})
+      : p_(p), state_(b_, std::move(packed), p.loop, p.all_reduce) {}
+  const std::vector<Dims>& weight_shapes() const { return state_.shapes(); }
+
+  HloGraph build() {
+    const std::vector<Shape> fed = {array_shape(p_.act, {p_.batch, p_.seq, p_.model()}),  // token embeddings
+                                    array_shape(ElementType::Pred, {p_.batch, p_.seq}),    // attention mask
+                                    array_shape(ElementType::F32, {p_.rows(), p_.classes})};  // labels
+    return state_.build(fed, [&](const std::vector<int>& f) { return step(f[0], f[1], f[2]); });
+  }
+
+ private:
+  detail::StepGradients step(int tokens, int mask, int labels) {
+    const int64_t d = p_.model();
+    // Forward. Positions are a learned [S, D] table added to every sequence.
+    const int pos = to(state_.weight({p_.seq, d}), p_.act);
+    const int pos_b = b_.broadcast(pos, {p_.batch, p_.seq, d}, {1, 2});
+    int h = b_.reshape(b_.binary("add", tokens, pos_b), {p_.rows(), d});
+    const int neg = b_.constant(p_.act, {});
+    mask_ = b_.broadcast(mask, {p_.batch, p_.heads, p_.seq, p_.seq}, {0, 3});
+    mask_fill_ = b_.broadcast(neg, {p_.batch, p_.heads, p_.seq, p_.seq}, {});
+    std::vector<Layer> layers;
+    for (int l = 0; l < p_.layers; ++l) {
+      layers.push_back(layer(h));
+      h = layers.back().out;
+    }
+    Norm final_norm;
+    const int top = norm(h, final_norm);
+    Dense head;
+    const int logits = dense(top, p_.classes, head);
+
+    // Loss: softmax cross-entropy in f32 and its gradient, in a computation
+    // of its own.
+    const int z = to(logits, ElementType::F32);
+    const int loss_and_grad = b_.call({z, labels}, [&](HloBuilder&, const std::vector<int>& in) {
+      const int probs = softmax(in[0]);
+      const int ll = b_.binary("multiply", in[1], b_.unary("log", probs));
+      const int zero = scalar(ElementType::F32);
+      const int sum = b_.reduce(ll, zero, {0, 1});
+      const int mean = b_.unary("negate", b_.binary("multiply", sum, scalar(ElementType::F32)));
+      const int diff = b_.binary("subtract", probs, in[1]);
+      const int dz = b_.binary("multiply", diff, splat(ElementType::F32, b_.dims(in[0])));
+      return b_.tuple({mean, dz});
+    });
+    const int loss = b_.get_tuple_element(loss_and_grad, 0);
+    const int dz = b_.get_tuple_element(loss_and_grad, 1);
+
+    // Backward, last layer first.
+    int g = dense_backward(head, to(dz, p_.act));
+    g = norm_backward(final_norm, g);
+    for (auto it = layers.rbegin(); it != layers.rend(); ++it) g = layer_backward(*it, g);
+    const int dtokens = b_.reshape(g, {p_.batch, p_.seq, d});
+    const int dtokens32 = to(dtokens, ElementType::F32);
+    const int dpos = b_.reduce(dtokens32, scalar(ElementType::F32), {0});
+    grads_.push_back({state_weight_of(pos), dpos});
+    return {loss, grads_};
+  }
+
+  // --- one layer
+  struct Layer {
+    int in, out;
+    Norm n1, n2;
+    Dense q, k, v, o, up, down;
+    int qh, kh, vh;        // [B, H, S, Dh]
+    int probs;             // [B, H, S, S]
+    int r1;                // after attention's residual
+    int u, th;             // the GELU's input and tanh
+  };
+
+  Layer layer(int h) {
+    Layer L;
+    L.in = h;
+    const int64_t d = p_.model();
+    const int x = norm(h, L.n1);
+    L.qh = heads(dense(x, d, L.q));
+    L.kh = heads(dense(x, d, L.k));
+    L.vh = heads(dense(x, d, L.v));
+    const int scores = b_.dot(L.qh, L.kh, {{0, 1}, {3}, {0, 1}, {3}});
+    const int scaled = b_.binary("multiply", scores, splat(p_.act, b_.dims(scores)));
+    const int masked = b_.select(mask_, scaled, mask_fill_);
+    L.probs = softmax(masked);
+    const int ctx = b_.dot(L.probs, L.vh, {{0, 1}, {3}, {0, 1}, {2}});
+    const int attn = dense(rows_of(ctx), d, L.o);
+    L.r1 = b_.binary("add", h, attn);
+    const int y = norm(L.r1, L.n2);
+    L.u = dense(y, p_.ffn, L.up);
+    const int act = gelu(L.u, L.th);
+    L.out = b_.binary("add", L.r1, dense(act, d, L.down));
+    return L;
+  }
+
+  int layer_backward(const Layer& L, int g) {
+    // Feed-forward block and its residual.
+    int gf = dense_backward(L.down, g);
+    gf = gelu_backward(L.u, L.th, gf);
+    gf = dense_backward(L.up, gf);
+    gf = norm_backward(L.n2, gf);
+    const int g1 = b_.binary("add", g, gf);
+    // Attention and its residual.
+    const int dctx = heads(dense_backward(L.o, g1));
+    const int dprobs = b_.dot(dctx, L.vh, {{0, 1}, {3}, {0, 1}, {3}});
+    const int dv = b_.dot(L.probs, dctx, {{0, 1}, {2}, {0, 1}, {2}});
+    const int dmasked = softmax_backward(L.probs, dprobs);
+    const int zeros = splat(p_.act, b_.dims(dmasked));
+    const int dscaled = b_.select(mask_, dmasked, zeros);
+    const int dscores = b_.binary("multiply", dscaled, splat(p_.act, b_.dims(dscaled)));
+    const int dq = b_.dot(dscores, L.kh, {{0, 1}, {3}, {0, 1}, {2}});
+    const int dk = b_.dot(dscores, L.qh, {{0, 1}, {2}, {0, 1}, {2}});
+    int dx = dense_backward(L.q, rows_of(dq));
+    const int dxk = dense_backward(L.k, rows_of(dk));
+    dx = b_.binary("add", dx, dxk);
+    const int dxv = dense_backward(L.v, rows_of(dv));
+    dx = b_.binary("add", dx, dxv);
+    const int ga = norm_backward(L.n1, dx);
+    return b_.binary("add", g1, ga);
+  }
+
+  // --- pieces and their gradients
+  // Rows [R, D] into heads [B, H, S, Dh], and back.
+  int heads(int rows) {
+    const int split = b_.reshape(rows, {p_.batch, p_.seq, p_.heads, p_.head_dim});
+    return b_.transpose(split, {0, 2, 1, 3});
+  }
+  int rows_of(int heads_) {
+    const int t = b_.transpose(heads_, {0, 2, 1, 3});
+    return b_.reshape(t, {p_.rows(), p_.model()});
+  }
+
+  int dense(int x, int64_t n, Dense& out) {
+    const int64_t k = b_.dims(x)[1];
+    out.x = x;
+    out.w = state_.weight({k, n});
+    out.b = state_.weight({n});
+    out.wa = to(out.w, p_.act);
+    const int y = b_.matmul(x, out.wa);
+    const int bias = to(out.b, p_.act);
+    return b_.binary("add", y, b_.broadcast(bias, {b_.dims(x)[0], n}, {1}));
+  }
+
+  int dense_backward(const Dense& l, int dy) {
+    const int dw = b_.dot(l.x, dy, {{}, {0}, {}, {0}});  // [K, N]: the rows contracted
+    grads_.push_back({l.w, to(dw, ElementType::F32)});
+    const int dy32 = to(dy, ElementType::F32);
+    grads_.push_back({l.b, b_.reduce(dy32, scalar(ElementType::F32), {0})});
+    return b_.dot(dy, l.wa, {{}, {1}, {}, {1}});  // [R, K]
+  }
+
+  // Layer norm over the last dim of rows [R, D].
+  int norm(int x, Norm& n) {
+    const Dims d = b_.dims(x);
+    const int mean = mean_back(x);
+    const int centred = b_.binary("subtract", x, mean);
+    const int var = mean_back(b_.binary("multiply", centred, centred));
+    const int eps = splat(p_.act, d);
+    n.inv = b_.unary("rsqrt", b_.binary("add", var, eps));
+    n.xhat = b_.binary("multiply", centred, n.inv);
+    n.gamma = state_.weight({d[1]});
+    n.beta = state_.weight({d[1]});
+    n.gamma_a = b_.broadcast(to(n.gamma, p_.act), d, {1});
+    const int scaled = b_.binary("multiply", n.xhat, n.gamma_a);
+    const int beta = to(n.beta, p_.act);
+    return b_.binary("add", scaled, b_.broadcast(beta, d, {1}));
+  }
+
+  int norm_backward(const Norm& n, int dy) {
+    const int gx = to(b_.binary("multiply", dy, n.xhat), ElementType::F32);
+    grads_.push_back({n.gamma, b_.reduce(gx, scalar(ElementType::F32), {0})});
+    const int dy32 = to(dy, ElementType::F32);
+    grads_.push_back({n.beta, b_.reduce(dy32, scalar(ElementType::F32), {0})});
+    const int dxhat = b_.binary("multiply", dy, n.gamma_a);
+    const int m1 = mean_back(dxhat);
+    const int m2 = mean_back(b_.binary("multiply", dxhat, n.xhat));
+    const int centred = b_.binary("subtract", dxhat, m1);
+    const int dx = b_.binary("subtract", centred, b_.binary("multiply", n.xhat, m2));
+    return b_.binary("multiply", dx, n.inv);
+  }
+
+  // GELU, tanh form: 0.5 u (1 + tanh(c (u + 0.044715 u^3))).
+  int gelu(int u, int& th) {
+    const Dims d = b_.dims(u);
+    const int cube = b_.binary("multiply", b_.binary("multiply", u, u), u);
+    const int poly = b_.binary("add", u, b_.binary("multiply", cube, splat(p_.act, d)));
+    th = b_.unary("tanh", b_.binary("multiply", poly, splat(p_.act, d)));
+    const int gate = b_.binary("add", th, splat(p_.act, d));
+    const int ug = b_.binary("multiply", u, gate);
+    return b_.binary("multiply", ug, splat(p_.act, d));
+  }
+
+  // d/du: 0.5 (1 + th) + 0.5 u (1 - th^2) c (1 + 3 * 0.044715 u^2).
+  int gelu_backward(int u, int th, int dy) {
+    const Dims d = b_.dims(u);
+    const int one_th = b_.binary("add", th, splat(p_.act, d));
+    const int left = b_.binary("multiply", one_th, splat(p_.act, d));
+    const int th2 = b_.binary("multiply", th, th);
+    const int sech2 = b_.binary("subtract", splat(p_.act, d), th2);
+    const int u2 = b_.binary("multiply", u, u);
+    const int u2c = b_.binary("multiply", u2, splat(p_.act, d));
+    const int slope = b_.binary("add", splat(p_.act, d), u2c);
+    const int u_sech2 = b_.binary("multiply", u, sech2);
+    const int right = b_.binary("multiply", u_sech2, b_.binary("multiply", slope, splat(p_.act, d)));
+    return b_.binary("multiply", dy, b_.binary("add", left, right));
+  }
+
+  // Softmax over the last dim, shifted by its maximum.
+  int softmax(int x) {
+    const int shifted = b_.binary("subtract", x, reduce_back(x));
+    const int e = b_.unary("exponential", shifted);
+    return b_.binary("divide", e, reduce_back(e));
+  }
+  int softmax_backward(int probs, int dprobs) {
+    const int dot = reduce_back(b_.binary("multiply", dprobs, probs));
+    return b_.binary("multiply", probs, b_.binary("subtract", dprobs, dot));
+  }
+
+  // --- helpers
+  // Reduces the last dim and broadcasts back (the sum; mean_back scales it).
+  int reduce_back(int x) {
+    const Dims d = b_.dims(x);
+    const int r = static_cast<int>(d.size());
+    const int red = b_.reduce(x, scalar(b_.node(x).type), {r - 1});
+    Dims keep;
+    for (int i = 0; i < r - 1; ++i) keep.push_back(i);
+    return b_.broadcast(red, d, keep);
+  }
+  int mean_back(int x) {
+    const int sum = reduce_back(x);
+    return b_.binary("multiply", sum, splat(b_.node(x).type, b_.dims(x)));
+  }
+  int scalar(ElementType t) { return b_.constant(t, {}); }
+  // d by value: making the scalar may move the builder's nodes.
+  int splat(ElementType t, Dims d) { return b_.broadcast(scalar(t), std::move(d), {}); }
+  int to(int x, ElementType t) { return b_.node(x).type == t ? x : b_.convert(x, t); }
+  // The f32 weight a converted one came from.
+  int state_weight_of(int x) const {
+    const HloNode& n = b_.node(x);
+    return n.type == ElementType::F32 ? x : n.operands.at(0);
+  }
+
+  BertPlan p_;
+  HloBuilder b_;
+  detail::TrainingState state_;
+  int mask_ = -1, mask_fill_ = -1;
+  std::vector<std::pair<int, int>> grads_;  // (weight, f32 gradient)
+};
+
+BertPlan draw_plan(Rng& rng) {
+  BertPlan p;
+  // One draw per statement: argument order differs between GCC and clang.
+  p.batch = rng.pick<int64_t>({1, 4, 8, 16, 32});
+  p.seq = rng.pick<int64_t>({64, 128, 256, 512});
+  p.heads = rng.pick<int64_t>({4, 8, 12, 16});
+  p.head_dim = rng.pick<int64_t>({32, 64});
+  p.ffn = p.model() * rng.pick<int64_t>({2, 4});
+  p.classes = rng.pick<int64_t>({2, 1000, 8192, 30522});
+  p.all_reduce = rng.chance(0.6);
+  p.loop = rng.chance(0.5);
+  p.act = rng.chance(0.7) ? ElementType::BF16 : ElementType::F32;
+  return p;
+}
+
+HloGraph build_bert(const BertPlan& p) {
+  BertBuilder plain(p);
+  plain.build();  // for its weights' shapes
+  return BertBuilder(p, plain.weight_shapes()).build();
+}
+
+}  // namespace
+
+HloGraph bert_training(Rng& rng, int target_nodes) {
+  BertPlan p = draw_plan(rng);
+  // Layers add the same nodes each: two builds give the size of any depth.
+  p.layers = 1;
+  const int64_t one = build_bert(p).num_nodes();
+  p.layers = 2;
+  const int64_t per_layer = build_bert(p).num_nodes() - one;
+  const int64_t layers = (target_nodes - one + per_layer / 2) / per_layer + 1;
+  p.layers = static_cast<int>(std::clamp<int64_t>(layers, 1, 48));
+  return build_bert(p);
+}
+
+}  // namespace fastslow::synth
