@@ -89,6 +89,23 @@ take_data_args() {
     esac
   done
 }
+# Generated data of the generator's current version: a folder written by
+# another version (or with other settings) is written again. DIR ARGS...
+synth_current() {
+  local d=$1; shift
+  build/native/bin/fastslow synth "$@" --out "$d" >/dev/null 2>&1 ||
+    { rm -rf "$d"; build/native/bin/fastslow synth "$@" --out "$d" >/dev/null; }
+}
+# A run trained on generated data: kept while its data is older than it
+# (resumed if interrupted), trained again after the data was rewritten.
+# RUN DATA TRAIN-ARGS...
+train_current() {
+  local run=$1 data=$2; shift 2
+  if [ -f $run/metrics.json ] && [ $data/synth.json -nt $run/metrics.json ]; then rm -rf $run; fi
+  [ -f $run/metrics.json ] && return 0
+  if [ -f $run/config.json ]; then build/native/bin/fastslow train --resume --out $run
+  else build/native/bin/fastslow train --data $data "$@" --out $run; fi
+}
 bash scripts/setup.sh
 cmake --preset native >/dev/null
 work=build/bench
@@ -138,15 +155,12 @@ case $what in
     # feature width are refused by name; test files carry no runtimes.
     f=build/native/bin/fastslow
     z=$work/zero-shot
-    [ -d $z/synth-small/npz ] || $f synth --scale small --seed 0 --out $z/synth-small >/dev/null
+    synth_current $z/synth-small --scale small --seed 0
     zero_shot_model() {  # COLLECTION SEED -> the exported model's folder
       local d=$z/${1//:/-}-seed$2
-      if [ ! -f $d/run/metrics.json ]; then
-        mkdir -p $d
-        if [ -f $d/run/config.json ]; then $f train --resume --out $d/run >$d/train.log 2>&1
-        else $f train --data $z/synth-small --collection "$1" --seed "$2" --out $d/run >$d/train.log 2>&1; fi ||
-          { cat $d/train.log >&2; return 1; }
-      fi
+      mkdir -p $d
+      train_current $d/run $z/synth-small --collection "$1" --seed "$2" >$d/train.log 2>&1 ||
+        { cat $d/train.log >&2; return 1; }
       [ $d/model/model.onnx -nt $d/run/metrics.json ] || $f export --run $d/run -o $d/model >/dev/null
       echo $d/model
     }
@@ -179,12 +193,9 @@ case $what in
     cmake --build --preset native --target fastslow fastslow_bench_fewshot
     f=build/native/bin/fastslow
     d=$work/fewshot/synth-small
-    [ -d $d/npz ] || $f synth --scale small --seed 0 --out $d >/dev/null
+    synth_current $d --scale small --seed 0
     prior=$work/fewshot/prior
-    if [ ! -f $prior/metrics.json ]; then
-      if [ -f $prior/config.json ]; then $f train --resume --out $prior; else
-        $f train --data $d --collection layout:xla:random --model focus --epochs 6 --out $prior; fi
-    fi
+    train_current $prior $d --collection layout:xla:random --model focus --epochs 6
     build/native/bin/fastslow_bench_fewshot $work/fewshot --init $prior "$@" \
       data/cleaned_alexnet.npz data/real/layout_xla_default_train_unet3d.npz ;;
   tune)
@@ -206,22 +217,14 @@ case $what in
         propose)
           cmake --build --preset native --target fastslow fastslow_bench_propose
           d=$work/propose/synth-small
-          if [ ! -d $d/npz ]; then
-            build/native/bin/fastslow synth --scale small --seed 0 --out $d --collection layout:xla:random \
-              --collection layout:xla:default --collection layout:nlp:random --collection layout:nlp:default >/dev/null
-          fi
+          synth_current $d --scale small --seed 0 --collection layout:xla:random \
+            --collection layout:xla:default --collection layout:nlp:random --collection layout:nlp:default
           t=$work/propose/synth-small-tile
-          if [ ! -d $t/npz ]; then
-            build/native/bin/fastslow synth --scale small --seed 0 --out $t --collection tile:xla >/dev/null
-          fi
+          synth_current $t --scale small --seed 0 --collection tile:xla
           # The "prior" that scores the valid kernels: a tile collection's run (seconds), trained on
           # another seed's kernels so that none of the kernels it is judged on chose its epoch.
-          if [ ! -f $work/propose/tile-prior/best.pt ]; then
-            build/native/bin/fastslow synth --scale small --seed 1 --out $work/propose/synth-small-tile-seed1 \
-              --collection tile:xla >/dev/null
-            build/native/bin/fastslow train --data $work/propose/synth-small-tile-seed1 --collection tile:xla \
-              --out $work/propose/tile-prior >/dev/null
-          fi
+          synth_current $work/propose/synth-small-tile-seed1 --scale small --seed 1 --collection tile:xla
+          train_current $work/propose/tile-prior $work/propose/synth-small-tile-seed1 --collection tile:xla >/dev/null
           mapfile -t valid < <(find $d/npz/layout $t/npz/tile -path '*/valid/*.npz' | sort)
           # The real files: proposals that land in a held-out half have true runtimes.
           # shellcheck disable=SC2086
