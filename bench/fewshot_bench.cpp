@@ -76,14 +76,19 @@ struct Cell {
   }
 };
 
-// A fastslow run on N measured configs (reused when finished), scored on
-// the held-out configs. Returns false when interrupted.
+// A fastslow run on N measured configs (reused when finished, unless its
+// prior finished after it: a prior trained again on newer generated data),
+// scored on the held-out configs. Returns false when interrupted.
 bool fastslow_scores(const std::string& file, const std::string& dir, const std::string& cache, int64_t n, int draw,
                      const std::string& init, std::vector<double>* scores, std::vector<double>* runtimes,
                      std::vector<double>* table_scores) {
   const train::Callbacks hooks = {std::make_shared<train::StopWhen>([] { return g_stop != 0; })};
   train::TrainResult tr;
-  if (!train::RunDir(dir).has("best.pt") || !train::RunDir(dir).has("metrics.json")) {
+  namespace fs = std::filesystem;
+  const bool finished = train::RunDir(dir).has("best.pt") && train::RunDir(dir).has("metrics.json");
+  const bool stale = finished && !init.empty() &&
+                     fs::last_write_time(fs::path(init) / "metrics.json") > fs::last_write_time(fs::path(dir) / "metrics.json");
+  if (!finished || stale) {
     remove_tree(dir);
     train::TrainOptions o;
     o.graph = file;
