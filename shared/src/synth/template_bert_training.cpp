@@ -22,8 +22,7 @@
 // No call takes two arguments that each make a node (GCC and clang order
 // them differently, and a seed must give one graph natively and in wasm).
 #include <algorithm>
-#include <cstdlib>
-#include <limits>
+#include <utility>
 
 #include "fastslow/synth/templates.h"
 
@@ -60,8 +59,10 @@ struct Norm {
 class BertBuilder {
  public:
   // `packed`: the weights' shapes of a first build (training_state.h).
-  BertBuilder(const BertPlan& p, std::vector<Dims> packed = {})
-      : p_(p), state_(b_, std::move(packed), p.loop, p.all_reduce) {}
+  // `rng` is the shared helpers' (net.h); nothing this builder calls draws
+  // from it, so every build of one plan is the same graph.
+  BertBuilder(const BertPlan& p, Rng& rng, std::vector<Dims> packed = {})
+      : p_(p), f32_{b_, rng, ElementType::F32}, state_(b_, std::move(packed), p.loop, p.all_reduce) {}
   const std::vector<Dims>& weight_shapes() const { return state_.shapes(); }
 
   HloGraph build() {
@@ -91,21 +92,8 @@ class BertBuilder {
     Dense head;
     const int logits = dense(top, p_.classes, head);
 
-    // Loss: softmax cross-entropy in f32 and its gradient, in a computation
-    // of its own.
-    const int z = to(logits, ElementType::F32);
-    const int loss_and_grad = b_.call({z, labels}, [&](HloBuilder&, const std::vector<int>& in) {
-      const int probs = softmax(in[0]);
-      const int ll = b_.binary("multiply", in[1], b_.unary("log", probs));
-      const int zero = scalar(ElementType::F32);
-      const int sum = b_.reduce(ll, zero, {0, 1});
-      const int mean = b_.unary("negate", b_.binary("multiply", sum, scalar(ElementType::F32)));
-      const int diff = b_.binary("subtract", probs, in[1]);
-      const int dz = b_.binary("multiply", diff, splat(ElementType::F32, b_.dims(in[0])));
-      return b_.tuple({mean, dz});
-    });
-    const int loss = b_.get_tuple_element(loss_and_grad, 0);
-    const int dz = b_.get_tuple_element(loss_and_grad, 1);
+    // Loss: mean softmax cross-entropy in f32.
+    const auto [loss, dz] = detail::softmax_cross_entropy(b_, f32_, to(logits, ElementType::F32), labels);
 
     // Backward, last layer first.
     int g = dense_backward(head, to(dz, p_.act));
@@ -300,6 +288,7 @@ class BertBuilder {
 
   BertPlan p_;
   HloBuilder b_;
+  detail::Net f32_;  // the shared helpers, in f32 (the loss)
   detail::TrainingState state_;
   int mask_ = -1, mask_fill_ = -1;
   std::vector<std::pair<int, int>> grads_;  // (weight, f32 gradient)
@@ -322,10 +311,10 @@ BertPlan draw_plan(Rng& rng) {
   return p;
 }
 
-HloGraph build_bert(const BertPlan& p) {
-  BertBuilder plain(p);
+HloGraph build_bert(const BertPlan& p, Rng& rng) {
+  BertBuilder plain(p, rng);
   plain.build();  // for its weights' shapes
-  return BertBuilder(p, plain.weight_shapes()).build();
+  return BertBuilder(p, rng, plain.weight_shapes()).build();
 }
 
 }  // namespace
@@ -334,12 +323,12 @@ HloGraph bert_training(Rng& rng, int target_nodes) {
   BertPlan p = draw_plan(rng);
   // Layers add the same nodes each: two builds give the size of any depth.
   p.layers = 1;
-  const int64_t one = build_bert(p).num_nodes();
+  const int64_t one = build_bert(p, rng).num_nodes();
   p.layers = 2;
-  const int64_t per_layer = build_bert(p).num_nodes() - one;
+  const int64_t per_layer = build_bert(p, rng).num_nodes() - one;
   const int64_t layers = (target_nodes - one + per_layer / 2) / per_layer + 1;
   p.layers = static_cast<int>(std::clamp<int64_t>(layers, 1, 48));
-  return build_bert(p);
+  return build_bert(p, rng);
 }
 
 }  // namespace fastslow::synth

@@ -27,7 +27,6 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <map>
 
 #include "fastslow/synth/templates.h"
 
@@ -116,20 +115,8 @@ class UnetBuilder {
     }
     const int logits = conv(Kind::Same, x, p_.classes, 1, false);
 
-    // Loss: mean softmax cross-entropy in f32, and its gradient, in a
-    // computation of its own (the loss function the program calls).
-    const int z = to(logits, ElementType::F32);
-    const int loss_and_grad = b_.call({z, labels_}, [&](HloBuilder&, const std::vector<int>& in) {
-      const int probs = f32_.softmax(in[0]);
-      const int ll = b_.binary("multiply", in[1], b_.unary("log", probs));
-      const int sum = b_.reduce(ll, scalar(ElementType::F32), all_dims());
-      const int mean = b_.unary("negate", b_.binary("multiply", sum, scalar(ElementType::F32)));
-      const int diff = b_.binary("subtract", probs, in[1]);
-      const int dz = b_.binary("multiply", diff, splat(ElementType::F32, b_.dims(in[0])));
-      return b_.tuple({mean, dz});
-    });
-    const int loss = b_.get_tuple_element(loss_and_grad, 0);
-    const int dz = b_.get_tuple_element(loss_and_grad, 1);
+    // Loss: mean softmax cross-entropy in f32.
+    const auto [loss, dz] = detail::softmax_cross_entropy(b_, f32_, to(logits, ElementType::F32), labels_);
 
     // Backward, last convolution first. Gradients of activations arrive
     // here by value: g_of_ maps a forward node to its gradient so far.

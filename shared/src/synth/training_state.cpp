@@ -5,6 +5,22 @@
 
 namespace fastslow::synth::detail {
 
+std::pair<int, int> softmax_cross_entropy(HloBuilder& b, Net& f32, int logits, int labels) {
+  const int both = b.call({logits, labels}, [&](HloBuilder&, const std::vector<int>& in) {
+    const int probs = f32.softmax(in[0]);
+    const int ll = b.binary("multiply", in[1], b.unary("log", probs));
+    Dims all;
+    for (int i = 0; i < b.node(in[0]).rank(); ++i) all.push_back(i);
+    const int sum = b.reduce(ll, f32.scalar(), all);
+    const int mean = b.unary("negate", b.binary("multiply", sum, f32.scalar()));
+    const int diff = b.binary("subtract", probs, in[1]);
+    const int dz = b.binary("multiply", diff, f32.splat(b.dims(in[0])));
+    return b.tuple({mean, dz});
+  });
+  const int loss = b.get_tuple_element(both, 0);
+  return {loss, b.get_tuple_element(both, 1)};
+}
+
 TrainingState::TrainingState(HloBuilder& b, std::vector<Dims> packed, bool loop, bool all_reduce)
     : b_(b), packed_(std::move(packed)), loop_(loop), all_reduce_(all_reduce) {}
 

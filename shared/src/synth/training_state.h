@@ -31,6 +31,12 @@ struct StepGradients {
   std::vector<std::pair<int, int>> grads;  // (weight, gradient)
 };
 
+// The mean softmax cross-entropy of f32 logits against labels of their
+// shape and its gradient, in a computation of its own (the loss function
+// the program calls): returns (loss, gradient of the logits). `f32` builds
+// on the same builder in f32.
+std::pair<int, int> softmax_cross_entropy(HloBuilder& b, Net& f32, int logits, int labels);
+
 class TrainingState {
  public:
   // `packed`: every weight's shape in creation order (shapes() of a plain
