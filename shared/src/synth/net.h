@@ -31,7 +31,9 @@ struct Net {
 
   int weight(Dims d) { return b.current_computation() == 0 ? b.parameter(t, std::move(d)) : b.constant(t, std::move(d)); }
   int scalar() { return b.constant(t, {}); }
-  int splat(const Dims& d) { return b.broadcast(scalar(), d, {}); }
+  // d by value: making the scalar may move the builder's nodes, and with
+  // them dims a reference would point into (b.dims(x) is one).
+  int splat(Dims d) { return b.broadcast(scalar(), std::move(d), {}); }
   // A [C] vector broadcast along the last dimension of shape d.
   int along_last(int v, const Dims& d) { return b.broadcast(v, d, {static_cast<int64_t>(d.size()) - 1}); }
 
