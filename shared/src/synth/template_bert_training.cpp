@@ -26,7 +26,6 @@
 
 #include "fastslow/synth/templates.h"
 
-#include "fastslow/error.h"
 #include "net.h"
 #include "training_state.h"
 
@@ -108,18 +107,16 @@ class BertBuilder {
 
   // --- one layer
   struct Layer {
-    int in, out;
+    int out;
     Norm n1, n2;
     Dense q, k, v, o, up, down;
     int qh, kh, vh;        // [B, H, S, Dh]
     int probs;             // [B, H, S, S]
-    int r1;                // after attention's residual
     int u, th;             // the GELU's input and tanh
   };
 
   Layer layer(int h) {
     Layer L;
-    L.in = h;
     const int64_t d = p_.model();
     const int x = norm(h, L.n1);
     L.qh = heads(dense(x, d, L.q));
@@ -131,11 +128,11 @@ class BertBuilder {
     L.probs = softmax(masked);
     const int ctx = b_.dot(L.probs, L.vh, {{0, 1}, {3}, {0, 1}, {2}});
     const int attn = dense(rows_of(ctx), d, L.o);
-    L.r1 = b_.binary("add", h, attn);
-    const int y = norm(L.r1, L.n2);
+    const int r1 = b_.binary("add", h, attn);
+    const int y = norm(r1, L.n2);
     L.u = dense(y, p_.ffn, L.up);
     const int act = gelu(L.u, L.th);
-    L.out = b_.binary("add", L.r1, dense(act, d, L.down));
+    L.out = b_.binary("add", r1, dense(act, d, L.down));
     return L;
   }
 
