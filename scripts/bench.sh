@@ -152,7 +152,7 @@ case $what in
     # xla random), one per seed of ZERO_SHOT_SEEDS (default "1 2 3 4": one
     # run's zero-shot Kendall swings by 0.3 between seeds), each ranking the file
     # (`fastslow rank`: Kendall over all its configs). Files of another
-    # feature width are refused by name; test files carry no runtimes.
+    # feature width are named and skipped; test files carry no runtimes.
     f=build/native/bin/fastslow
     z=$work/zero-shot
     synth_current $z/synth-small --scale small --seed 0
@@ -249,7 +249,7 @@ case $what in
     seeds=("${rest[@]}"); [ ${#seeds[@]} -gt 0 ] || seeds=(0 1 2)
     for seed in "${seeds[@]}"; do
       d=$work/realism/small-$seed
-      $f synth --scale small --seed "$seed" --out "$d" >/dev/null 2>&1 || { rm -rf "$d"; $f synth --scale small --seed "$seed" --out "$d" >/dev/null; }
+      synth_current "$d" --scale small --seed "$seed"
       roots+=("$d")
     done
     $f realism --by-template "${roots[@]}" data/cleaned_alexnet.npz data/real "${extra_data[@]}" ;;
@@ -261,9 +261,7 @@ case $what in
     f=build/native/bin/fastslow
     [ -f $work/rank/graph/resnet_5000.npz ] ||
       $f synth --graph layout:xla:random --nodes 5000 --configs 1000 --seed 1 --out $work/rank/graph
-    # Resumes and skips finished files; an older generator's folder is made again.
-    $f synth --scale tiny --seed 7 --out $work/rank/tiny >/dev/null 2>&1 ||
-      { rm -rf $work/rank/tiny; $f synth --scale tiny --seed 7 --out $work/rank/tiny; }
+    synth_current $work/rank/tiny --scale tiny --seed 7
     # Retrained and re-exported whenever fastslow was rebuilt, so the
     # model always has the current architecture and ONNX writer.
     if [ ! -f $work/rank/model/model.onnx ] || [ $f -nt $work/rank/model/model.onnx ]; then

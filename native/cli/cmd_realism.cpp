@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,14 +74,10 @@ std::string template_of(const std::string& file) {
 // A collection's files split by template, a group each (the collection's
 // medians hide a template that is a fifth of its graphs).
 std::vector<RealismGroup> by_template(const RealismGroup& g) {
+  std::map<std::string, std::vector<FileRealism>> files;  // by template, in name order
+  for (const FileRealism& f : g.files) files[template_of(f.file)].push_back(f);
   std::vector<RealismGroup> out;
-  for (const FileRealism& f : g.files) {
-    const std::string name = g.name + " " + template_of(f.file);
-    auto it = std::find_if(out.begin(), out.end(), [&](const RealismGroup& t) { return t.name == name; });
-    if (it == out.end()) it = out.insert(out.end(), RealismGroup{name, {}});
-    it->files.push_back(f);
-  }
-  std::sort(out.begin(), out.end(), [](const RealismGroup& a, const RealismGroup& b) { return a.name < b.name; });
+  for (auto& [name, fs] : files) out.push_back({g.name + " " + name, std::move(fs)});
   return out;
 }
 

@@ -61,7 +61,8 @@ class BertBuilder {
   // `rng` is the shared helpers' (net.h); nothing this builder calls draws
   // from it, so every build of one plan is the same graph.
   BertBuilder(const BertPlan& p, Rng& rng, std::vector<Dims> packed = {})
-      : p_(p), f32_{b_, rng, ElementType::F32}, state_(b_, std::move(packed), p.loop, p.all_reduce) {}
+      : p_(p), act_{b_, rng, p.act}, f32_{b_, rng, ElementType::F32},
+        state_(b_, std::move(packed), p.loop, p.all_reduce) {}
   const std::vector<Dims>& weight_shapes() const { return state_.shapes(); }
 
   HloGraph build() {
@@ -100,7 +101,7 @@ class BertBuilder {
     for (auto it = layers.rbegin(); it != layers.rend(); ++it) g = layer_backward(*it, g);
     const int dtokens = b_.reshape(g, {p_.batch, p_.seq, d});
     const int dtokens32 = to(dtokens, ElementType::F32);
-    const int dpos = b_.reduce(dtokens32, scalar(ElementType::F32), {0});
+    const int dpos = b_.reduce(dtokens32, f32_.scalar(), {0});
     grads_.push_back({state_weight_of(pos), dpos});
     return {loss, grads_};
   }
@@ -123,9 +124,9 @@ class BertBuilder {
     L.kh = heads(dense(x, d, L.k));
     L.vh = heads(dense(x, d, L.v));
     const int scores = b_.dot(L.qh, L.kh, {{0, 1}, {3}, {0, 1}, {3}});
-    const int scaled = b_.binary("multiply", scores, splat(p_.act, b_.dims(scores)));
+    const int scaled = b_.binary("multiply", scores, act_.splat(act_.dims(scores)));
     const int masked = b_.select(mask_, scaled, mask_fill_);
-    L.probs = softmax(masked);
+    L.probs = act_.softmax(masked);
     const int ctx = b_.dot(L.probs, L.vh, {{0, 1}, {3}, {0, 1}, {2}});
     const int attn = dense(rows_of(ctx), d, L.o);
     const int r1 = b_.binary("add", h, attn);
@@ -148,9 +149,9 @@ class BertBuilder {
     const int dprobs = b_.dot(dctx, L.vh, {{0, 1}, {3}, {0, 1}, {3}});
     const int dv = b_.dot(L.probs, dctx, {{0, 1}, {2}, {0, 1}, {2}});
     const int dmasked = softmax_backward(L.probs, dprobs);
-    const int zeros = splat(p_.act, b_.dims(dmasked));
+    const int zeros = act_.splat(act_.dims(dmasked));
     const int dscaled = b_.select(mask_, dmasked, zeros);
-    const int dscores = b_.binary("multiply", dscaled, splat(p_.act, b_.dims(dscaled)));
+    const int dscores = b_.binary("multiply", dscaled, act_.splat(act_.dims(dscaled)));
     const int dq = b_.dot(dscores, L.kh, {{0, 1}, {3}, {0, 1}, {2}});
     const int dk = b_.dot(dscores, L.qh, {{0, 1}, {2}, {0, 1}, {2}});
     int dx = dense_backward(L.q, rows_of(dq));
@@ -188,7 +189,7 @@ class BertBuilder {
     const int dw = b_.dot(l.x, dy, {{}, {0}, {}, {0}});  // [K, N]: the rows contracted
     grads_.push_back({l.w, to(dw, ElementType::F32)});
     const int dy32 = to(dy, ElementType::F32);
-    grads_.push_back({l.b, b_.reduce(dy32, scalar(ElementType::F32), {0})});
+    grads_.push_back({l.b, b_.reduce(dy32, f32_.scalar(), {0})});
     return b_.dot(dy, l.wa, {{}, {1}, {}, {1}});  // [R, K]
   }
 
@@ -198,7 +199,7 @@ class BertBuilder {
     const int mean = mean_back(x);
     const int centred = b_.binary("subtract", x, mean);
     const int var = mean_back(b_.binary("multiply", centred, centred));
-    const int eps = splat(p_.act, d);
+    const int eps = act_.splat(d);
     n.inv = b_.unary("rsqrt", b_.binary("add", var, eps));
     n.xhat = b_.binary("multiply", centred, n.inv);
     n.gamma = state_.weight({d[1]});
@@ -211,9 +212,9 @@ class BertBuilder {
 
   int norm_backward(const Norm& n, int dy) {
     const int gx = to(b_.binary("multiply", dy, n.xhat), ElementType::F32);
-    grads_.push_back({n.gamma, b_.reduce(gx, scalar(ElementType::F32), {0})});
+    grads_.push_back({n.gamma, b_.reduce(gx, f32_.scalar(), {0})});
     const int dy32 = to(dy, ElementType::F32);
-    grads_.push_back({n.beta, b_.reduce(dy32, scalar(ElementType::F32), {0})});
+    grads_.push_back({n.beta, b_.reduce(dy32, f32_.scalar(), {0})});
     const int dxhat = b_.binary("multiply", dy, n.gamma_a);
     const int m1 = mean_back(dxhat);
     const int m2 = mean_back(b_.binary("multiply", dxhat, n.xhat));
@@ -226,56 +227,39 @@ class BertBuilder {
   int gelu(int u, int& th) {
     const Dims d = b_.dims(u);
     const int cube = b_.binary("multiply", b_.binary("multiply", u, u), u);
-    const int poly = b_.binary("add", u, b_.binary("multiply", cube, splat(p_.act, d)));
-    th = b_.unary("tanh", b_.binary("multiply", poly, splat(p_.act, d)));
-    const int gate = b_.binary("add", th, splat(p_.act, d));
+    const int poly = b_.binary("add", u, b_.binary("multiply", cube, act_.splat(d)));
+    th = b_.unary("tanh", b_.binary("multiply", poly, act_.splat(d)));
+    const int gate = b_.binary("add", th, act_.splat(d));
     const int ug = b_.binary("multiply", u, gate);
-    return b_.binary("multiply", ug, splat(p_.act, d));
+    return b_.binary("multiply", ug, act_.splat(d));
   }
 
   // d/du: 0.5 (1 + th) + 0.5 u (1 - th^2) c (1 + 3 * 0.044715 u^2).
   int gelu_backward(int u, int th, int dy) {
     const Dims d = b_.dims(u);
-    const int one_th = b_.binary("add", th, splat(p_.act, d));
-    const int left = b_.binary("multiply", one_th, splat(p_.act, d));
+    const int one_th = b_.binary("add", th, act_.splat(d));
+    const int left = b_.binary("multiply", one_th, act_.splat(d));
     const int th2 = b_.binary("multiply", th, th);
-    const int sech2 = b_.binary("subtract", splat(p_.act, d), th2);
+    const int sech2 = b_.binary("subtract", act_.splat(d), th2);
     const int u2 = b_.binary("multiply", u, u);
-    const int u2c = b_.binary("multiply", u2, splat(p_.act, d));
-    const int slope = b_.binary("add", splat(p_.act, d), u2c);
+    const int u2c = b_.binary("multiply", u2, act_.splat(d));
+    const int slope = b_.binary("add", act_.splat(d), u2c);
     const int u_sech2 = b_.binary("multiply", u, sech2);
-    const int right = b_.binary("multiply", u_sech2, b_.binary("multiply", slope, splat(p_.act, d)));
+    const int right = b_.binary("multiply", u_sech2, b_.binary("multiply", slope, act_.splat(d)));
     return b_.binary("multiply", dy, b_.binary("add", left, right));
   }
 
-  // Softmax over the last dim, shifted by its maximum.
-  int softmax(int x) {
-    const int shifted = b_.binary("subtract", x, reduce_back(x));
-    const int e = b_.unary("exponential", shifted);
-    return b_.binary("divide", e, reduce_back(e));
-  }
   int softmax_backward(int probs, int dprobs) {
-    const int dot = reduce_back(b_.binary("multiply", dprobs, probs));
+    const int dot = act_.reduce_last_back(b_.binary("multiply", dprobs, probs));
     return b_.binary("multiply", probs, b_.binary("subtract", dprobs, dot));
   }
 
   // --- helpers
-  // Reduces the last dim and broadcasts back (the sum; mean_back scales it).
-  int reduce_back(int x) {
-    const Dims d = b_.dims(x);
-    const int r = static_cast<int>(d.size());
-    const int red = b_.reduce(x, scalar(b_.node(x).type), {r - 1});
-    Dims keep;
-    for (int i = 0; i < r - 1; ++i) keep.push_back(i);
-    return b_.broadcast(red, d, keep);
-  }
+  // The mean over the last dim, broadcast back.
   int mean_back(int x) {
-    const int sum = reduce_back(x);
-    return b_.binary("multiply", sum, splat(b_.node(x).type, b_.dims(x)));
+    const int sum = act_.reduce_last_back(x);
+    return b_.binary("multiply", sum, act_.splat(act_.dims(x)));
   }
-  int scalar(ElementType t) { return b_.constant(t, {}); }
-  // d by value: making the scalar may move the builder's nodes.
-  int splat(ElementType t, Dims d) { return b_.broadcast(scalar(t), std::move(d), {}); }
   int to(int x, ElementType t) { return b_.node(x).type == t ? x : b_.convert(x, t); }
   // The f32 weight a converted one came from.
   int state_weight_of(int x) const {
@@ -285,7 +269,8 @@ class BertBuilder {
 
   BertPlan p_;
   HloBuilder b_;
-  detail::Net f32_;  // the shared helpers, in f32 (the loss)
+  detail::Net act_;  // the shared helpers in the activation type (attention, norms, GELU)
+  detail::Net f32_;  // and in f32 (the loss, the gradients' sums)
   detail::TrainingState state_;
   int mask_ = -1, mask_fill_ = -1;
   std::vector<std::pair<int, int>> grads_;  // (weight, f32 gradient)

@@ -135,15 +135,6 @@ class UnetBuilder {
     d.push_back(c);
     return d;
   }
-  Dims all_dims() const {
-    Dims d;
-    for (int i = 0; i < r_; ++i) d.push_back(i);
-    return d;
-  }
-  int scalar(ElementType t) { return b_.constant(t, {}); }
-  // d by value: making the scalar may move the builder's nodes, and with
-  // them the dims a reference would point into.
-  int splat(ElementType t, Dims d) { return b_.broadcast(scalar(t), std::move(d), {}); }
   int to(int x, ElementType t) { return b_.node(x).type == t ? x : b_.convert(x, t); }
 
   Window pool_window() const {
@@ -215,7 +206,7 @@ class UnetBuilder {
     Dims lead;
     for (int i = 0; i + 1 < r_; ++i) lead.push_back(i);
     const int g32 = to(g, ElementType::F32);
-    grads.push_back({c.b, b_.reduce(g32, scalar(ElementType::F32), lead)});
+    grads.push_back({c.b, b_.reduce(g32, f32_.scalar(), lead)});
 
     // Weight: the batch is contracted, so batch and feature swap roles; the
     // window spans the image.
@@ -301,7 +292,7 @@ class UnetBuilder {
   UnetPlan p_;
   int r_;
   HloBuilder b_;
-  Net f32_;  // the shared helpers, in f32 (the loss)
+  Net f32_;  // the shared helpers, in f32 (the loss, the gradients' sums)
   detail::TrainingState state_;
   int x0_ = -1, labels_ = -1, zero_ = -1;
   std::vector<Conv> convs_;

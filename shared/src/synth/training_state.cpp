@@ -14,7 +14,7 @@ std::pair<int, int> softmax_cross_entropy(HloBuilder& b, Net& f32, int logits, i
     const int sum = b.reduce(ll, f32.scalar(), all);
     const int mean = b.unary("negate", b.binary("multiply", sum, f32.scalar()));
     const int diff = b.binary("subtract", probs, in[1]);
-    const int dz = b.binary("multiply", diff, f32.splat(b.dims(in[0])));
+    const int dz = b.binary("multiply", diff, f32.splat(f32.dims(in[0])));
     return b.tuple({mean, dz});
   });
   const int loss = b.get_tuple_element(both, 0);
