@@ -151,8 +151,9 @@ case $what in
     # layout_xla_default_... is layout:xla:default; the cleaned AlexNet is
     # xla random), one per seed of ZERO_SHOT_SEEDS (default "1 2 3 4": one
     # run's zero-shot Kendall swings by 0.3 between seeds), each ranking the file
-    # (`fastslow rank`: Kendall over all its configs). Files of another
-    # feature width are named and skipped; test files carry no runtimes.
+    # (`fastslow rank`: Kendall over all its configs), then the generator's
+    # cost model itself on the file. Files of another feature width are
+    # named and skipped; test files carry no runtimes.
     f=build/native/bin/fastslow
     z=$work/zero-shot
     synth_current $z/synth-small --scale small --seed 0
@@ -189,6 +190,10 @@ case $what in
       done
       [ -z "$values" ] || line="$line mean $(echo $values | awk '{s = 0; for (i = 1; i <= NF; i++) s += $i; printf "%.4f", s / NF}')"
       echo "  $name ($c):$line"
+      # The generator's cost model itself on the file's graph, read back from
+      # its features: what the generated data teaches about this file, at best.
+      cost=$($f synth --price "$g" --from-features --out $z/price-${name%.npz}.csv 2>&1 | grep -E "^against|error:" || true)
+      echo "    the generator's cost model on it (synth --price --from-features): ${cost:-no runtimes}"
     done ;;
   fewshot)
     # The prior: the per-program model's graph part (focus) trained on a

@@ -1,13 +1,16 @@
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
 
 #include "commands.h"
+#include "format.h"
 #include "fastslow/data/collection.h"
 #include "fastslow/error.h"
 #include "fastslow/graph/graph.h"
 #include "fastslow/io/write_file.h"
+#include "fastslow/rank/metrics.h"
 #include "fastslow/synth/dataset.h"
 #include "fastslow/synth/price.h"
 #include "progress.h"
@@ -29,11 +32,18 @@ int64_t config_count(const std::string& v) {
 
 // The configs --price prices: the file's own, or another file's of the same
 // graph (proposals written by `fastslow tune --propose`).
-std::vector<float> configs_to_price(const std::string& file, const std::string& other, const synth::Pricer& pricer) {
+// `measured` gets the runtimes the file holds for them (empty where none).
+std::vector<float> configs_to_price(const std::string& file, const std::string& other, const synth::Pricer& pricer,
+                                    std::vector<double>& measured) {
   const std::string from = other.empty() ? file : other;
   const Graph g = load_graph(NpzReader::open(from));
+  const auto keep_measured = [&](const std::vector<double>& target) {
+    measured.clear();
+    if (std::any_of(target.begin(), target.end(), [](double v) { return v > 0; })) measured = target;
+  };
   if (const auto* t = std::get_if<TileGraph>(&g)) {
     if (pricer.kind() != GraphKind::Tile) throw Error(from, "", "holds tile configs; " + file + " is a layout graph");
+    keep_measured(t->target());
     return t->config_feat;
   }
   const auto& l = std::get<LayoutGraph>(g);
@@ -43,12 +53,14 @@ std::vector<float> configs_to_price(const std::string& file, const std::string& 
     throw Error(from, "node_config_ids", "is not a config file of " + file + "'s graph (other nodes)");
   if (l.config_feat_width != synth::kLayoutConfigWidth)
     throw Error(from, "node_config_feat", "has " + std::to_string(l.config_feat_width) + " values per node, not 18");
+  keep_measured(l.target());
   return l.node_config_feat;
 }
 
-int synth_price(const std::string& file, const std::string& configs, const std::string& out) {
-  const synth::Pricer pricer = synth::Pricer::for_file(file);
-  const std::vector<float> rows = configs_to_price(file, configs, pricer);
+int synth_price(const std::string& file, const std::string& configs, const std::string& out, bool from_features) {
+  const synth::Pricer pricer = from_features ? synth::Pricer::from_features(file) : synth::Pricer::for_file(file);
+  std::vector<double> measured;
+  const std::vector<float> rows = configs_to_price(file, configs, pricer, measured);
   std::vector<int64_t> ns;
   try {
     ns = pricer.runtimes_ns(rows);
@@ -62,6 +74,18 @@ int synth_price(const std::string& file, const std::string& configs, const std::
   } else {
     write_file_atomically(out, csv);
     std::printf("%s\n", out.c_str());
+  }
+  // Against the runtimes the file measured: how well the cost model ranks
+  // them (on a real file read back with --from-features, the most a model
+  // trained on generated data could learn of it). Standard error where the
+  // CSV goes to standard output.
+  if (!measured.empty()) {
+    std::vector<double> price(ns.begin(), ns.end());
+    const GraphMetrics m = evaluate_graph(price, measured);
+    std::fprintf(out.empty() ? stderr : stdout,
+                 "against the file's measured runtimes: kendall %s  opa %s  top1err %s  top5err %s  top10err %s\n",
+                 metric_cell(m.kendall).c_str(), metric_cell(m.opa).c_str(), metric_cell(m.top1).c_str(),
+                 metric_cell(m.top5).c_str(), metric_cell(m.top10).c_str());
   }
   return 0;
 }
@@ -109,6 +133,7 @@ Command add_synth_command(CLI::App& app) {
     int nodes = 5000;
     std::string configs = "1000";
     std::string price;
+    bool from_features = false;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* sub = app.add_subcommand(
@@ -137,12 +162,17 @@ Command add_synth_command(CLI::App& app) {
   sub->add_option("--price", o->price,
                   "a generated .npz: print config,runtime_ns, the generator's noise-free runtime of each config "
                   "(rounded to ns as in its answers file), made again from the record in its answers file");
+  sub->add_flag("--from-features", o->from_features,
+               "with --price: read the graph back from the file's node features instead of remaking it from its "
+               "answers file, so any layout file can be priced, a real one too: how the generator's cost model ranks "
+               "a real file's measured configs");
   sub->add_option("--template", o->model, "with --graph (layout): resnet, transformer, mlp, rnn, unet or bert (the last two training steps)");
   return {sub, [o, sub] {
             if (!o->price.empty()) {
               if (!o->graph.empty()) throw Error("--price and --graph do not go together");
-              return synth_price(o->price, sub->count("--configs") ? o->configs : "", o->out);
+              return synth_price(o->price, sub->count("--configs") ? o->configs : "", o->out, o->from_features);
             }
+            if (o->from_features) throw Error("--from-features goes with --price");
             if (o->out.empty()) throw Error("--out is required (the dataset folder)");
             if (!o->graph.empty()) return synth_one(*o);
             const synth::SynthScale scale = synth::parse_synth_scale(o->scale);

@@ -374,6 +374,49 @@ TEST(CliSynth, PricesAGeneratedFileAndTheConfigsProposedForIt) {
   EXPECT_NE(r.err.find("is not a config file of"), std::string::npos) << r.err;
 }
 
+// synth --price --from-features: any layout file's graph read back from its
+// node features; a generated one prices exactly as made, a real one is
+// priced and the cost model's ranking measured against its runtimes.
+TEST(CliSynth, PricesAnyLayoutFileReadBackFromItsFeatures) {
+  fastslow::test::TempDir dir;
+  ASSERT_EQ(run("synth --graph layout:xla:default --template unet --nodes 700 --configs 40 --seed 5 --out " + dir.file("d")).code, 0);
+  const std::string file = dir.file("d/unet_700.npz");
+  const Result made = run("synth --price " + file);
+  ASSERT_EQ(made.code, 0) << made.err;
+  const Result read = run("synth --price " + file + " --from-features");
+  ASSERT_EQ(read.code, 0) << read.err;
+  EXPECT_EQ(read.out, made.out);
+  // The file holds measured (noisy) runtimes: the metrics go to standard
+  // error, the CSV alone to standard output.
+  EXPECT_NE(read.err.find("against the file's measured runtimes: kendall "), std::string::npos) << read.err;
+
+  const std::string unet3d = fastslow::test::data_file("real/layout_xla_default_train_unet3d.npz");
+  Result r = run("synth --price " + unet3d + " --from-features --out " + dir.file("u.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream priced(dir.file("u.csv"));
+  std::string line;
+  size_t n = 0;
+  while (std::getline(priced, line)) ++n;
+  EXPECT_EQ(n, 1160u);  // header and the file's 1,159 configs
+  const size_t at = r.out.find("kendall ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const double kendall = std::stod(r.out.substr(at + 8));
+  EXPECT_GE(kendall, -1.0);
+  EXPECT_LE(kendall, 1.0);
+
+  const std::string alexnet = fastslow::test::data_file("cleaned_alexnet.npz");
+  r = run("synth --price " + alexnet + " --from-features");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(alexnet), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("70 columns"), std::string::npos) << r.err;
+  r = run("synth --price " + unet3d);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--from-features"), std::string::npos) << r.err;
+  r = run("synth --from-features --out " + dir.file("x"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("--from-features goes with --price"), std::string::npos) << r.err;
+}
+
 // train -> eval -> predict -> submit, as the README shows them, on tiny data.
 // The bug: 0 meant "left out", so these trained with 1e-4 and 3 layers.
 TEST(CliTrain, AnExplicitZeroIsHonouredOrRefusedNamingTheOption) {

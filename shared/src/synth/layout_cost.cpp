@@ -263,9 +263,15 @@ LayoutCostTerms layout_cost_terms(const HloGraph& g, const LayoutSpace& s, const
     if (s.kernel_rank[i] > 0) lay[i].kernel = complete_layout(ker, built_layout(*operand(1)));
   }
 
+  // Distinct users: an op reading one tensor twice (x * x) reads it once,
+  // and a file's edges cannot say it twice, so a graph read back from its
+  // features (graph_from_features.h) prices as made.
   std::vector<std::vector<int>> users_of(n);
   for (size_t u = 0; u < n; ++u)
-    for (int v : g.nodes[u].operands) users_of[static_cast<size_t>(v)].push_back(static_cast<int>(u));
+    for (int v : g.nodes[u].operands) {
+      std::vector<int>& users = users_of[static_cast<size_t>(v)];
+      if (users.empty() || users.back() != static_cast<int>(u)) users.push_back(static_cast<int>(u));
+    }
 
   const std::vector<bool> fused = fused_computations(g);
   LayoutCostTerms t;

@@ -5,6 +5,7 @@
 
 #include "fastslow/error.h"
 #include "fastslow/io/npz_reader.h"
+#include "fastslow/synth/graph_from_features.h"
 #include "fastslow/synth/layout_cost.h"
 #include "fastslow/synth/templates.h"
 #include "fastslow/synth/tile_cost.h"
@@ -25,7 +26,7 @@ std::string find_answers(const std::string& path) {
     if (root == root.root_path()) break;
   }
   throw Error(path, "", "no answers file beside it (ROOT/answers/<path> for ROOT/<path>): only files `fastslow synth` "
-                        "wrote can be priced");
+                        "wrote can be priced as made (--from-features prices any layout file as its features describe it)");
 }
 
 int64_t scalar(const NpzReader& npz, const char* name) {
@@ -77,6 +78,19 @@ Pricer Pricer::for_file(const std::string& path) {
     if (file.read("node_config_ids").to_int64("node_config_ids") != p.layout_.nodes)
       throw Error(path, "node_config_ids", "differs from the configurable nodes of the graph made again");
   }
+  return p;
+}
+
+Pricer Pricer::from_features(const std::string& path) {
+  LoadOptions options;
+  options.config_features = false;
+  const Graph file = load_graph(NpzReader::open(path), options);
+  const auto* l = std::get_if<LayoutGraph>(&file);
+  if (!l) throw Error(path, "", "is a tile kernel: only layout graphs are read back from their features");
+  Pricer p;
+  p.answers_ = path;
+  p.g_ = graph_from_features(*l);
+  p.layout_ = layout_space(p.g_);
   return p;
 }
 

@@ -30,6 +30,9 @@ class Pricer {
   // answers file has no generator record (written before there was one:
   // generate the data again), or when the graph made again differs.
   static Pricer for_file(const std::string& path);
+  // Any layout file, real ones included: its graph as its node features
+  // describe it (graph_from_features.h), priced by the same cost model.
+  static Pricer from_features(const std::string& path);
 
   GraphKind kind() const { return tile_ ? GraphKind::Tile : GraphKind::Layout; }
   // Values per config: configurable nodes x 18 (layout) or 24 (tile).
@@ -40,6 +43,8 @@ class Pricer {
   // count x row_elems() configs, rounded to whole ns as the generator
   // writes config_runtime_clean.
   std::vector<int64_t> runtimes_ns(const std::vector<float>& configs) const;
+  // The answers file the graph was made again from; the file itself for
+  // from_features.
   const std::string& answers_file() const { return answers_; }
   // The graph made again, as checked against the file: its node count and
   // (layout) its configurable nodes.

@@ -1,0 +1,34 @@
+// Any layout file's graph read back into the generator's HloGraph from its
+// published node features, edges and node_splits, so that the generator's
+// cost model (layout_cost.h) can price the configs of a graph it did not
+// make, a real one above all. How the cost model ranks a real file's
+// measured configs is the most a model trained on generated data could
+// learn about that file: a direct check of the cost model against TPU
+// measurements, without training anything.
+//
+// What the features do not hold is filled in, and the cost model reads
+// little of it:
+//  - a dot's contracting dims (no published column): the lhs dims whose
+//    size the output lacks, counted from the minor end, and whose product
+//    is the contraction size that the three tensors' element counts imply;
+//  - a convolution's output spatial dims: the output dims that are neither
+//    its batch nor its feature dim, in order;
+//  - a tuple's element shapes: none (the cost model moves no bytes for
+//    tuples);
+//  - a rank over 6 (six published dims): one more dim holding the elements
+//    the six do not account for, so byte counts stay whole.
+#pragma once
+
+#include "fastslow/graph/graph.h"
+#include "fastslow/synth/hlo.h"
+
+namespace fastslow::synth {
+
+// Error naming the file when its node features are not the 140 published
+// columns (a cleaned file such as cleaned_alexnet.npz keeps 70), when an
+// edge names a node outside the graph or a consumer before its producer,
+// or when the file's configurable nodes are not its convolutions, dots and
+// reshapes (the nodes the cost model prices layouts of).
+HloGraph graph_from_features(const LayoutGraph& g);
+
+}  // namespace fastslow::synth

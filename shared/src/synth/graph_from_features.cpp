@@ -1,0 +1,191 @@
+#include "fastslow/synth/graph_from_features.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "fastslow/error.h"
+#include "fastslow/graph/computations.h"
+#include "fastslow/graph/hlo_tables.h"
+
+namespace fastslow::synth {
+namespace {
+
+struct Columns {
+  int is_root = require_node_feature("is_root");
+  int first_type = require_node_feature("shape_element_type_is_invalid_type");
+  int dims0 = require_node_feature("shape_dimensions_0");
+  int dims_product = require_node_feature("shape_dimensions_product");
+  int layout0 = require_node_feature("layout_minor_to_major_0");
+  int parameter_number = require_node_feature("parameter_number");
+  int dimensions0 = require_node_feature("dimensions_0");
+  int window_size0 = require_node_feature("window_size_0");
+  int window_stride0 = require_node_feature("window_stride_0");
+  int pad_low0 = require_node_feature("window_padding_low_0");
+  int pad_high0 = require_node_feature("window_padding_high_0");
+  int input_batch = require_node_feature("convolution_dim_numbers_input_batch_dim");
+  int input_feature = require_node_feature("convolution_dim_numbers_input_feature_dim");
+  int input_spatial0 = require_node_feature("convolution_dim_numbers_input_spatial_dims_0");
+  int kernel_in = require_node_feature("convolution_dim_numbers_kernel_input_feature_dim");
+  int kernel_out = require_node_feature("convolution_dim_numbers_kernel_output_feature_dim");
+  int kernel_spatial0 = require_node_feature("convolution_dim_numbers_kernel_spatial_dims_0");
+  int output_batch = require_node_feature("convolution_dim_numbers_output_batch_dim");
+  int output_feature = require_node_feature("convolution_dim_numbers_output_feature_dim");
+  int feature_groups = require_node_feature("feature_group_count");
+  int batch_groups = require_node_feature("batch_group_count");
+};
+
+constexpr int kPublishedDims = 6;
+constexpr int kPublishedSpatial = 4;
+
+int64_t whole(float v) { return static_cast<int64_t>(std::llround(v)); }
+
+std::vector<int64_t> read_ints(const float* row, int first, int count) {
+  std::vector<int64_t> out;
+  for (int i = 0; i < count; ++i) out.push_back(whole(row[first + i]));
+  return out;
+}
+
+double product(const std::vector<int64_t>& dims, size_t from = 0) {
+  double p = 1;
+  for (size_t i = from; i < dims.size(); ++i) p *= static_cast<double>(dims[i]);
+  return p;
+}
+
+// Dims up to the last non-zero one; a seventh dim (and beyond) folded into
+// one that holds the elements the published six miss.
+std::vector<int64_t> read_dims(const Columns& c, const float* row) {
+  std::vector<int64_t> dims = read_ints(row, c.dims0, kPublishedDims);
+  while (!dims.empty() && dims.back() == 0) dims.pop_back();
+  const double want = row[c.dims_product], have = product(dims);
+  if (dims.size() == kPublishedDims && have > 0 && want > have * 1.5)
+    dims.push_back(static_cast<int64_t>(std::llround(want / have)));
+  return dims;
+}
+
+std::vector<int> read_layout(const Columns& c, const float* row, size_t rank) {
+  std::vector<int> m2m;
+  for (size_t i = 0; i < std::min<size_t>(rank, kPublishedDims); ++i) m2m.push_back(static_cast<int>(whole(row[c.layout0 + static_cast<int>(i)])));
+  std::vector<int> sorted = m2m;
+  std::sort(sorted.begin(), sorted.end());
+  bool permutation = sorted.size() == rank;
+  for (size_t i = 0; permutation && i < sorted.size(); ++i) permutation = sorted[i] == static_cast<int>(i);
+  return permutation ? m2m : default_layout(static_cast<int>(rank));
+}
+
+// The lhs dims a dot contracts, which no published column names. With b the
+// elements of the leading dims lhs and output share (batch dims),
+// |lhs| |rhs| = |out| b K^2 gives the contraction size K; the contracting
+// dims are the fewest lhs dims from the minor end (after the batch) whose
+// product is K. Where no such dims exist, the one dim nearest K in size.
+std::vector<int64_t> dot_contracting(const std::vector<int64_t>& lhs, const std::vector<int64_t>& rhs,
+                                     const std::vector<int64_t>& out) {
+  if (lhs.empty()) return {};
+  const double ab = product(lhs) * product(rhs), o = product(out);
+  size_t shared = 0;
+  while (shared + 1 < lhs.size() && shared < out.size() && shared < rhs.size() && lhs[shared] == out[shared] &&
+         rhs[shared] == out[shared])
+    ++shared;
+  for (size_t nb = shared + 1; nb-- > 0;) {
+    const double k = std::sqrt(ab / (o * product(std::vector<int64_t>(lhs.begin(), lhs.begin() + static_cast<std::ptrdiff_t>(nb)))));
+    double p = 1;
+    std::vector<int64_t> dims;
+    for (size_t d = lhs.size(); d-- > nb && p < k * 0.999;) {
+      p *= static_cast<double>(lhs[d]);
+      dims.push_back(static_cast<int64_t>(d));
+    }
+    if (std::fabs(p - k) <= 1e-6 * k) return dims;
+  }
+  const double k = std::sqrt(ab / std::max(o, 1.0));
+  size_t best = lhs.size() - 1;
+  for (size_t d = 0; d < lhs.size(); ++d)
+    if (std::fabs(std::log(static_cast<double>(std::max<int64_t>(lhs[d], 1)) / k)) <
+        std::fabs(std::log(static_cast<double>(std::max<int64_t>(lhs[best], 1)) / k)))
+      best = d;
+  return {static_cast<int64_t>(best)};
+}
+
+void read_convolution(const Columns& c, const float* row, HloNode& n, int spatial) {
+  n.has_conv_dims = true;
+  ConvDimensionNumbers& d = n.conv_dims;
+  d.input_batch = whole(row[c.input_batch]);
+  d.input_feature = whole(row[c.input_feature]);
+  d.kernel_input_feature = whole(row[c.kernel_in]);
+  d.kernel_output_feature = whole(row[c.kernel_out]);
+  d.output_batch = whole(row[c.output_batch]);
+  d.output_feature = whole(row[c.output_feature]);
+  const int named = std::min(spatial, kPublishedSpatial);
+  d.input_spatial = read_ints(row, c.input_spatial0, named);
+  d.kernel_spatial = read_ints(row, c.kernel_spatial0, named);
+  for (int64_t i = 0; i < n.rank(); ++i)
+    if (i != d.output_batch && i != d.output_feature) d.output_spatial.push_back(i);
+  n.window = Window::of(read_ints(row, c.window_size0, named));
+  n.window.stride = read_ints(row, c.window_stride0, named);
+  n.window.pad_low = read_ints(row, c.pad_low0, named);
+  n.window.pad_high = read_ints(row, c.pad_high0, named);
+  n.feature_group_count = whole(row[c.feature_groups]);
+  n.batch_group_count = whole(row[c.batch_groups]);
+}
+
+}  // namespace
+
+HloGraph graph_from_features(const LayoutGraph& g) {
+  const int64_t width = static_cast<int64_t>(node_feature_names().size());
+  if (g.node_feat_width != width)
+    throw Error(g.file, "node_feat",
+                "has " + std::to_string(g.node_feat_width) + " columns, not the " + std::to_string(width) +
+                    " published ones: the graph cannot be read back from its features (a cleaned file drops columns)");
+  static const Columns c;
+  static const int conv = require_opcode("convolution"), dot = require_opcode("dot");
+  const auto n = static_cast<size_t>(g.num_nodes);
+  HloGraph out;
+  out.nodes.resize(n);
+  for (int64_t e = 0; e < g.num_edges(); ++e) {
+    const int64_t u = g.edge_index[static_cast<size_t>(2 * e)], v = g.edge_index[static_cast<size_t>(2 * e + 1)];
+    if (u < 0 || v < 0 || u >= g.num_nodes || v >= g.num_nodes || u == v)
+      throw Error(g.file, "edge_index", "edge " + std::to_string(e) + " [" + std::to_string(u) + ", " + std::to_string(v) +
+                                            "] names a node outside the graph's " + std::to_string(g.num_nodes) + " or a self-loop");
+    out.nodes[static_cast<size_t>(u)].operands.push_back(static_cast<int>(v));  // file order is operand order
+  }
+  const std::vector<int64_t> starts = computation_starts(g.node_splits, g.num_nodes);
+  out.node_splits = starts.empty() ? std::vector<int64_t>{0} : starts;
+  size_t comp = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const float* row = g.node_feat.data() + i * static_cast<size_t>(width);
+    HloNode& node = out.nodes[i];
+    node.opcode = g.node_opcode[i];
+    while (comp + 1 < out.node_splits.size() && out.node_splits[comp + 1] <= static_cast<int64_t>(i)) ++comp;
+    node.computation = static_cast<int>(comp);
+    node.is_root = row[c.is_root] > 0.5f;
+    node.type = ElementType::Invalid;
+    for (int t = 0; t <= static_cast<int>(ElementType::Token); ++t)
+      if (row[c.first_type + t] > 0.5f) {
+        node.type = static_cast<ElementType>(t);
+        break;
+      }
+    if (node.type != ElementType::Tuple) {
+      node.dims = read_dims(c, row);
+      node.minor_to_major = read_layout(c, row, node.dims.size());
+    }
+    node.parameter_number = whole(row[c.parameter_number]);
+    if (node.opcode == conv) {
+      read_convolution(c, row, node, std::max(0, node.rank() - 2));  // output rank = input rank
+    } else {
+      node.dimensions = read_ints(row, c.dimensions0, kPublishedDims);
+      while (!node.dimensions.empty() && node.dimensions.back() == 0) node.dimensions.pop_back();
+    }
+  }
+  // Dots last: their operands' shapes must be read first, wherever they sit.
+  for (HloNode& node : out.nodes)
+    if (node.opcode == dot && node.operands.size() >= 2)
+      node.dot_dims.lhs_contracting = dot_contracting(out.nodes[static_cast<size_t>(node.operands[0])].dims,
+                                                      out.nodes[static_cast<size_t>(node.operands[1])].dims, node.dims);
+  const std::vector<int64_t> configurable = out.layout_configurable_nodes();
+  if (configurable != g.node_config_ids)
+    throw Error(g.file, "node_config_ids",
+                "names " + std::to_string(g.node_config_ids.size()) + " nodes, not the graph's " +
+                    std::to_string(configurable.size()) + " convolutions, dots and reshapes the cost model prices layouts of");
+  return out;
+}
+
+}  // namespace fastslow::synth

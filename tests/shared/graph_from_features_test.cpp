@@ -1,0 +1,148 @@
+// Reading a graph back from its published features (graph_from_features.h):
+// a generated graph read back from the features the generator wrote is the
+// graph the cost model priced, so both price every config alike; a real
+// file reads and prices; what cannot be read is refused by name.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "fastslow/error.h"
+#include "fastslow/graph/hlo_tables.h"
+#include "fastslow/io/npz_reader.h"
+#include "fastslow/synth/features.h"
+#include "fastslow/synth/graph_from_features.h"
+#include "fastslow/synth/layout_configs.h"
+#include "fastslow/synth/layout_cost.h"
+#include "fastslow/synth/price.h"
+#include "fastslow/synth/templates.h"
+#include "test_support.h"
+
+namespace fastslow::synth {
+namespace {
+
+// The layout file the generator writes of g, as loading it gives.
+LayoutGraph as_file(const HloGraph& g) {
+  LayoutGraph f;
+  f.file = "generated.npz";
+  f.num_nodes = g.num_nodes();
+  f.node_feat_width = static_cast<int64_t>(node_feature_names().size());
+  f.node_feat = node_features(g);
+  f.node_opcode = g.opcodes();
+  f.edge_index = g.edges();
+  f.node_splits = g.node_splits;
+  f.node_config_ids = g.layout_configurable_nodes();
+  return f;
+}
+
+double contraction(const HloGraph& g, const HloNode& n) {
+  const HloNode& lhs = g.nodes[static_cast<size_t>(n.operands[0])];
+  double k = 1;
+  for (int64_t d : n.dot_dims.lhs_contracting) k *= static_cast<double>(lhs.dims[static_cast<size_t>(d)]);
+  return k;
+}
+
+TEST(GraphFromFeatures, AGeneratedGraphReadsBackAsMadeAndPricesAlike) {
+  static const int dot = require_opcode("dot"), conv = require_opcode("convolution");
+  int dots = 0, convs = 0, squares = 0;
+  for (ModelTemplate t : all_templates()) {
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      SCOPED_TRACE(std::string(template_name(t)) + " seed " + std::to_string(seed));
+      Rng rng(seed);
+      const HloGraph g = generate(t, rng, 1200);
+      const HloGraph h = graph_from_features(as_file(g));
+      ASSERT_EQ(h.num_nodes(), g.num_nodes());
+      EXPECT_EQ(h.node_splits, g.node_splits);
+      for (size_t i = 0; i < g.nodes.size(); ++i) {
+        const HloNode &a = g.nodes[i], &b = h.nodes[i];
+        SCOPED_TRACE("node " + std::to_string(i));
+        ASSERT_EQ(b.opcode, a.opcode);
+        ASSERT_EQ(b.type, a.type);
+        ASSERT_EQ(b.dims, a.dims);
+        ASSERT_EQ(b.minor_to_major, a.minor_to_major);
+        ASSERT_EQ(b.computation, a.computation);
+        ASSERT_EQ(b.is_root, a.is_root);
+        // An operand used twice is one edge, so read back once.
+        std::vector<int> distinct;
+        for (int v : a.operands)
+          if (std::find(distinct.begin(), distinct.end(), v) == distinct.end()) distinct.push_back(v);
+        ASSERT_EQ(b.operands, distinct);
+        squares += distinct.size() < a.operands.size();
+        if (a.opcode == conv) {
+          ++convs;
+          EXPECT_EQ(b.conv_dims.kernel_input_feature, a.conv_dims.kernel_input_feature);
+          EXPECT_EQ(b.conv_dims.kernel_spatial, a.conv_dims.kernel_spatial);
+          EXPECT_EQ(b.conv_dims.output_feature, a.conv_dims.output_feature);
+          EXPECT_EQ(b.window.size, a.window.size);
+        }
+        if (a.opcode == dot) {
+          ++dots;
+          EXPECT_EQ(contraction(h, b), contraction(g, a)) << "the contraction size the dims imply";
+        }
+      }
+      const LayoutSpace s = layout_space(g), r = layout_space(h);
+      ASSERT_EQ(r.nodes, s.nodes);
+      EXPECT_EQ(r.in_rank, s.in_rank);
+      EXPECT_EQ(r.kernel_rank, s.kernel_rank);
+      const std::vector<float> configs = sample_layout_configs(g, s, LayoutSearch::Random, 20, rng);
+      const size_t w = static_cast<size_t>(s.size() * kLayoutConfigWidth);
+      for (size_t c = 0; c < 20; ++c) {
+        const float* row = configs.data() + c * w;
+        EXPECT_EQ(layout_runtime(h, r, row), layout_runtime(g, s, row)) << "config " << c;
+      }
+    }
+  }
+  EXPECT_GT(dots, 50);
+  EXPECT_GT(convs, 50);
+  EXPECT_GT(squares, 10) << "ops reading one operand twice (Adam's g * g), which the file holds once";
+}
+
+TEST(GraphFromFeatures, ARealFileReadsAndPricesEveryMeasuredConfig) {
+  const std::string path = test::data_file("real/layout_xla_default_train_unet3d.npz");
+  const LayoutGraph file = load_layout_graph(NpzReader::open(path));
+  const HloGraph g = graph_from_features(file);
+  ASSERT_EQ(g.num_nodes(), file.num_nodes);
+  EXPECT_EQ(g.node_splits.size(), 2u);
+  static const int conv = require_opcode("convolution");
+  int five_d = 0;
+  for (int64_t id : file.node_config_ids) {
+    const HloNode& n = g.nodes[static_cast<size_t>(id)];
+    if (n.opcode != conv) continue;
+    five_d += n.rank() == 5;
+    // A 3-D convolution: three spatial dims, and its kernel has them too.
+    EXPECT_EQ(n.conv_dims.kernel_spatial.size(), 3u);
+    const HloNode& k = g.nodes[static_cast<size_t>(n.operands.at(1))];
+    EXPECT_EQ(k.rank(), 5);
+  }
+  EXPECT_EQ(five_d, 53);
+  const Pricer pricer = Pricer::from_features(path);
+  const std::vector<int64_t> ns = pricer.runtimes_ns(file.node_config_feat);
+  ASSERT_EQ(static_cast<int64_t>(ns.size()), file.num_configs);
+  for (int64_t v : ns) EXPECT_GT(v, 0);
+}
+
+TEST(GraphFromFeatures, RefusesWhatCannotBeReadByName) {
+  const LayoutGraph alexnet = load_layout_graph(NpzReader::open(test::data_file("cleaned_alexnet.npz")));
+  try {
+    graph_from_features(alexnet);
+    FAIL() << "a 70-column file read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cleaned_alexnet.npz"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("70 columns"), std::string::npos) << e.what();
+  }
+  Rng rng(4);
+  const LayoutGraph good = as_file(generate(ModelTemplate::ResNet, rng, 300));
+  LayoutGraph bad = good;
+  bad.edge_index[1] = bad.num_nodes + 5;
+  EXPECT_THROW(graph_from_features(bad), Error);
+  bad = good;
+  bad.node_config_ids.pop_back();
+  try {
+    graph_from_features(bad);
+    FAIL() << "configurable nodes that are not the graph's read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node_config_ids"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fastslow::synth
