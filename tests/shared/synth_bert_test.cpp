@@ -22,15 +22,17 @@ int dots_where(const HloGraph& g, const Ints& lhs_contracting, const Ints& rhs_c
 }
 
 TEST(SynthBert, IsATrainingStepWithWhatRealOnesHold) {
-  int looped = 0, reduced = 0, mixed = 0;
+  int looped = 0, reduced = 0, mixed = 0, dropped = 0, clipped = 0;
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     Rng rng(seed);
     const HloGraph g = bert_training(rng, 2000);
     ASSERT_NO_THROW(check_graph(g));
     const auto ops = opcode_counts(g);
-    // Fed: token embeddings, the attention mask, the labels.
-    const int tensors = check_training_program(g, 3, looped);
+    // Fed: token ids, the attention mask, the labels, and with dropout the
+    // step's random key.
+    const bool dropout = ops.count("xor") > 0;
+    const int tensors = check_training_program(g, dropout ? 4 : 3, looped);
     // Attention, batched over (batch, head): per layer the scores and the
     // probabilities' gradient contract head dims, the context and the
     // queries' gradient the keys, the values' and keys' gradients the queries.
@@ -40,8 +42,34 @@ TEST(SynthBert, IsATrainingStepWithWhatRealOnesHold) {
     EXPECT_EQ(dots_where(g, {3}, {2}, {0, 1}), 2 * layers);
     EXPECT_EQ(dots_where(g, {2}, {2}, {0, 1}), 2 * layers);
     // Per layer Q, K, V, output, two feed-forward dense layers with biases
-    // and two layer norms; positions, the final norm, the classifier.
-    EXPECT_EQ(tensors, 16 * layers + 5);
+    // and two layer norms; the embedding table, positions, the final norm,
+    // the classifier.
+    EXPECT_EQ(tensors, 16 * layers + 6);
+    // The table: rows gathered forward, the gradient scattered into it.
+    EXPECT_EQ(ops.at("gather"), 1);
+    EXPECT_EQ(ops.at("scatter"), 1);
+    // The labels made one-hot against an iota over the classes.
+    EXPECT_GE(ops.at("iota"), 1);
+    if (dropout) {
+      // Two sublayers a layer, two rounds of add, rotate, xor each.
+      ++dropped;
+      EXPECT_EQ(ops.at("xor"), 4 * layers);
+      EXPECT_EQ(ops.at("shift-left"), 4 * layers);
+      EXPECT_EQ(ops.at("shift-right-logical"), 6 * layers);
+      EXPECT_EQ(ops.at("bitcast-convert"), 2 * layers);
+      EXPECT_EQ(ops.at("iota"), 1 + 2 * layers);
+    } else {
+      EXPECT_EQ(ops.count("bitcast-convert"), 0u);
+      EXPECT_EQ(ops.at("iota"), 1);
+    }
+    if (ops.count("minimum")) {
+      // Clipping by global norm: one factor broadcast to every gradient.
+      ++clipped;
+      EXPECT_EQ(ops.at("minimum"), 1);
+      const auto of = users(g);
+      for (size_t i = 0; i < g.nodes.size(); ++i)
+        if (op(g.nodes[i]) == "minimum") EXPECT_EQ(static_cast<int>(of[i].size()), tensors);
+    }
     // Each dense layer's weight gradient contracts the rows (batch x
     // sequence) of its input and of the output's gradient; its input
     // gradient reads the weight transposed.
@@ -53,7 +81,7 @@ TEST(SynthBert, IsATrainingStepWithWhatRealOnesHold) {
     EXPECT_GE(ops.at("sqrt"), tensors);       // Adam
     EXPECT_GT(ops.at("subtract"), tensors);   // Adam's updates among them
     reduced += ops.count("all-reduce") > 0;
-    mixed += ops.count("convert") > 0;
+    mixed += std::any_of(g.nodes.begin(), g.nodes.end(), [](const HloNode& n) { return n.type == ElementType::BF16; });
   }
   // Both forms, replicated and single steps, bf16 and f32 activations.
   EXPECT_GT(looped, 0);
@@ -62,6 +90,10 @@ TEST(SynthBert, IsATrainingStepWithWhatRealOnesHold) {
   EXPECT_LT(reduced, 10);
   EXPECT_GT(mixed, 0);
   EXPECT_LT(mixed, 10);
+  EXPECT_GT(dropped, 0);
+  EXPECT_LT(dropped, 10);
+  EXPECT_GT(clipped, 0);
+  EXPECT_LT(clipped, 10);
 }
 
 TEST(SynthBert, LandsNearItsTargetWithDepth) {

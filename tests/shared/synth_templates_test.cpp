@@ -55,7 +55,9 @@ TEST(SynthTemplates, NodeCountsScaleWithTheTarget) {
     const int64_t small = generate(t, a, 300).num_nodes();
     const int64_t large = generate(t, b, 3000).num_nodes();
     EXPECT_GE(small, 150);
-    EXPECT_LE(small, 900);
+    // A training step of one layer is the floor: BERT's with dropout and
+    // clipping holds about 1,000 nodes.
+    EXPECT_LE(small, 1100);
     EXPECT_GE(large, 2800);
     EXPECT_LE(large, 4000);
   }
@@ -174,7 +176,7 @@ TEST(SynthTemplates, SameSeedSameGraphOnEveryBuild) {
   };
   for (const Case& c : {Case{ModelTemplate::ResNet, 5576228373261831475ull}, Case{ModelTemplate::Transformer, 6078266047253897674ull},
                         Case{ModelTemplate::Mlp, 9773917737341446941ull}, Case{ModelTemplate::Rnn, 4388874168120024326ull},
-                        Case{ModelTemplate::UnetTraining, 14607904244289739818ull}, Case{ModelTemplate::BertTraining, 13668997714885992434ull}}) {
+                        Case{ModelTemplate::UnetTraining, 14607904244289739818ull}, Case{ModelTemplate::BertTraining, 11386654992493050729ull}}) {
     Rng rng(11);
     const uint64_t got = fingerprint(generate(c.t, rng, 600));
     std::printf("[ fingerprint ] %s %llu\n", template_name(c.t), static_cast<unsigned long long>(got));

@@ -4,19 +4,29 @@
 // training programs (the nlp files in data/real: subtract and
 // get-tuple-element among their commonest opcodes, a parameter unpacked by
 // 1,486 get-tuple-elements, select among the attention's ops). The step:
+//   inputs    token ids (s32), looked up in the embedding table by a
+//             gather; labels as ids, made one-hot by comparing them with an
+//             iota; the attention mask; the step's random key (u32);
 //   forward   per layer: layer norm, Q/K/V projections (dense layers as XLA
 //             lowers them: the tokens flattened to rows, a dot, a reshape
 //             and transpose into heads), masked scaled dot-product
 //             attention, the output projection and residual, layer norm, a
 //             GELU feed-forward block and residual; a final layer norm and
-//             the classifier over every token;
+//             the classifier over every token; in most programs dropout on
+//             both sublayers' outputs, its keep mask drawn in the program
+//             from a counter-based hash (Threefry's add, rotate and xor on
+//             u32, then the bits made a float in [0, 1)), as JAX lowers it:
+//             the shift, or, xor and bitcast-convert ops of the real nlp
+//             files;
 //   loss      softmax cross-entropy in f32, in a called computation;
 //   backward  every dense layer's weight gradient (a dot contracting the
 //             rows: both operands read transposed) and input gradient (a
 //             dot with the weight read transposed), the attention's four
 //             gradient dots, the softmax, GELU and layer-norm gradients as
-//             elementwise chains with their reduces;
-//   update    all-reduce (some programs) and Adam (training_state.h).
+//             elementwise chains with their reduces; the embedding's
+//             gradient a scatter-add of the tokens' gradients into the table;
+//   update    all-reduce (some programs), clipping by global norm (most),
+//             and Adam (training_state.h).
 // Weights live in f32; with bf16 activations they are converted for the
 // forward pass and the gradients back for the update.
 // No call takes two arguments that each make a node (GCC and clang order
@@ -35,9 +45,9 @@ namespace {
 using detail::Dims;
 
 struct BertPlan {
-  int64_t batch = 8, seq = 128, heads = 8, head_dim = 64, ffn = 2048, classes = 1000;
+  int64_t batch = 8, seq = 128, heads = 8, head_dim = 64, ffn = 2048, classes = 1000, vocab = 30522;
   int layers = 1;
-  bool all_reduce = true, loop = true;
+  bool all_reduce = true, loop = true, dropout = true, clip = true;
   ElementType act = ElementType::BF16;
   int64_t model() const { return heads * head_dim; }
   int64_t rows() const { return batch * seq; }
@@ -62,20 +72,28 @@ class BertBuilder {
   // from it, so every build of one plan is the same graph.
   BertBuilder(const BertPlan& p, Rng& rng, std::vector<Dims> packed = {})
       : p_(p), act_{b_, rng, p.act}, f32_{b_, rng, ElementType::F32},
-        state_(b_, std::move(packed), p.loop, p.all_reduce) {}
+        state_(b_, std::move(packed), p.loop, p.all_reduce, p.clip) {}
   const std::vector<Dims>& weight_shapes() const { return state_.shapes(); }
 
   HloGraph build() {
-    const std::vector<Shape> fed = {array_shape(p_.act, {p_.batch, p_.seq, p_.model()}),  // token embeddings
-                                    array_shape(ElementType::Pred, {p_.batch, p_.seq}),    // attention mask
-                                    array_shape(ElementType::F32, {p_.rows(), p_.classes})};  // labels
-    return state_.build(fed, [&](const std::vector<int>& f) { return step(f[0], f[1], f[2]); });
+    std::vector<Shape> fed = {array_shape(ElementType::S32, {p_.batch, p_.seq}),   // token ids
+                              array_shape(ElementType::Pred, {p_.batch, p_.seq}),  // attention mask
+                              array_shape(ElementType::S32, {p_.rows()})};         // labels
+    if (p_.dropout) fed.push_back(array_shape(ElementType::U32, {}));             // the step's random key
+    return state_.build(fed, [&](const std::vector<int>& f) {
+      key_ = p_.dropout ? f[3] : -1;
+      return step(f[0], f[1], f[2]);
+    });
   }
 
  private:
-  detail::StepGradients step(int tokens, int mask, int labels) {
+  detail::StepGradients step(int ids, int mask, int label_ids) {
     const int64_t d = p_.model();
-    // Forward. Positions are a learned [S, D] table added to every sequence.
+    // Forward. The tokens' embeddings gathered from the table; positions a
+    // learned [S, D] table added to every sequence.
+    const int table = state_.weight({p_.vocab, d});
+    const int table_a = to(table, p_.act);
+    const int tokens = b_.op("gather", {table_a, ids}, array_shape(p_.act, {p_.batch, p_.seq, d}));
     const int pos = to(state_.weight({p_.seq, d}), p_.act);
     const int pos_b = b_.broadcast(pos, {p_.batch, p_.seq, d}, {1, 2});
     int h = b_.reshape(b_.binary("add", tokens, pos_b), {p_.rows(), d});
@@ -92,7 +110,12 @@ class BertBuilder {
     Dense head;
     const int logits = dense(top, p_.classes, head);
 
-    // Loss: mean softmax cross-entropy in f32.
+    // Loss: mean softmax cross-entropy in f32, against the labels made
+    // one-hot: each id compared with an iota over the classes.
+    const int classes = b_.iota(ElementType::S32, {p_.rows(), p_.classes}, 1);
+    const int wanted = b_.broadcast(label_ids, {p_.rows(), p_.classes}, {0});
+    const int hot = b_.compare(wanted, classes);
+    const int labels = b_.convert(hot, ElementType::F32);
     const auto [loss, dz] = detail::softmax_cross_entropy(b_, f32_, to(logits, ElementType::F32), labels);
 
     // Backward, last layer first.
@@ -103,6 +126,9 @@ class BertBuilder {
     const int dtokens32 = to(dtokens, ElementType::F32);
     const int dpos = b_.reduce(dtokens32, f32_.scalar(), {0});
     grads_.push_back({state_weight_of(pos), dpos});
+    // The table's gradient: each token's gradient added into its row.
+    const int empty = f32_.splat({p_.vocab, d});
+    grads_.push_back({table, b_.op("scatter", {empty, ids, dtokens32}, array_shape(ElementType::F32, {p_.vocab, d}))});
     return {loss, grads_};
   }
 
@@ -114,6 +140,7 @@ class BertBuilder {
     int qh, kh, vh;        // [B, H, S, Dh]
     int probs;             // [B, H, S, S]
     int u, th;             // the GELU's input and tanh
+    int keep_attn = -1, keep_ffn = -1;  // dropout's keep masks (-1: none)
   };
 
   Layer layer(int h) {
@@ -128,24 +155,25 @@ class BertBuilder {
     const int masked = b_.select(mask_, scaled, mask_fill_);
     L.probs = act_.softmax(masked);
     const int ctx = b_.dot(L.probs, L.vh, {{0, 1}, {3}, {0, 1}, {2}});
-    const int attn = dense(rows_of(ctx), d, L.o);
+    const int attn = dropout(dense(rows_of(ctx), d, L.o), L.keep_attn);
     const int r1 = b_.binary("add", h, attn);
     const int y = norm(r1, L.n2);
     L.u = dense(y, p_.ffn, L.up);
     const int act = gelu(L.u, L.th);
-    L.out = b_.binary("add", r1, dense(act, d, L.down));
+    const int down = dropout(dense(act, d, L.down), L.keep_ffn);
+    L.out = b_.binary("add", r1, down);
     return L;
   }
 
   int layer_backward(const Layer& L, int g) {
     // Feed-forward block and its residual.
-    int gf = dense_backward(L.down, g);
+    int gf = dense_backward(L.down, dropout_backward(L.keep_ffn, g));
     gf = gelu_backward(L.u, L.th, gf);
     gf = dense_backward(L.up, gf);
     gf = norm_backward(L.n2, gf);
     const int g1 = b_.binary("add", g, gf);
     // Attention and its residual.
-    const int dctx = heads(dense_backward(L.o, g1));
+    const int dctx = heads(dense_backward(L.o, dropout_backward(L.keep_attn, g1)));
     const int dprobs = b_.dot(dctx, L.vh, {{0, 1}, {3}, {0, 1}, {3}});
     const int dv = b_.dot(L.probs, dctx, {{0, 1}, {2}, {0, 1}, {2}});
     const int dmasked = softmax_backward(L.probs, dprobs);
@@ -254,6 +282,51 @@ class BertBuilder {
     return b_.binary("multiply", probs, b_.binary("subtract", dprobs, dot));
   }
 
+  // --- dropout
+  // Keeps an element where a hash of its index and the step's key, as a
+  // float in [0, 1), reaches the rate; the kept are scaled by 1 / (1 - rate).
+  int dropout(int x, int& keep) {
+    if (key_ < 0) return x;
+    const Dims d = act_.dims(x);
+    keep = keep_mask(d);
+    const int scaled = b_.binary("multiply", x, act_.splat(d));
+    const int zeros = act_.splat(d);
+    return b_.select(keep, scaled, zeros);
+  }
+  int dropout_backward(int keep, int g) {
+    if (keep < 0) return g;
+    const Dims d = act_.dims(g);
+    const int scaled = b_.binary("multiply", g, act_.splat(d));
+    const int zeros = act_.splat(d);
+    return b_.select(keep, scaled, zeros);
+  }
+  // Two rounds of Threefry's mixing of (element index, key + salt) on u32.
+  int keep_mask(const Dims& d) {
+    int64_t count = 1;
+    for (int64_t v : d) count *= v;
+    const int flat = b_.iota(ElementType::U32, {count}, 0);
+    int x0 = b_.reshape(flat, d);
+    const int salt = u32_scalar();
+    const int salted = b_.binary("add", key_, salt);
+    int x1 = b_.broadcast(salted, d, {});
+    for (int round = 0; round < 2; ++round) {
+      x0 = b_.binary("add", x0, x1);
+      const int left = b_.binary("shift-left", x1, u32_splat(d));
+      const int right = b_.binary("shift-right-logical", x1, u32_splat(d));
+      const int rotated = b_.binary("or", left, right);
+      x1 = b_.binary("xor", rotated, x0);
+    }
+    // The top 23 bits as the mantissa of a float in [1, 2), less one.
+    const int mantissa = b_.binary("shift-right-logical", x1, u32_splat(d));
+    const int one_to_two = b_.binary("or", mantissa, u32_splat(d));
+    const int as_float = b_.op("bitcast-convert", {one_to_two}, array_shape(ElementType::F32, d));
+    const int uniform = b_.binary("subtract", as_float, f32_.splat(d));
+    const int rate = f32_.splat(d);
+    return b_.compare(uniform, rate);
+  }
+  int u32_scalar() { return b_.constant(ElementType::U32, {}); }
+  int u32_splat(Dims d) { return b_.broadcast(u32_scalar(), std::move(d), {}); }
+
   // --- helpers
   // The mean over the last dim, broadcast back.
   int mean_back(int x) {
@@ -272,7 +345,7 @@ class BertBuilder {
   detail::Net act_;  // the shared helpers in the activation type (attention, norms, GELU)
   detail::Net f32_;  // and in f32 (the loss, the gradients' sums)
   detail::TrainingState state_;
-  int mask_ = -1, mask_fill_ = -1;
+  int mask_ = -1, mask_fill_ = -1, key_ = -1;
   std::vector<std::pair<int, int>> grads_;  // (weight, f32 gradient)
 };
 
@@ -290,6 +363,9 @@ BertPlan draw_plan(Rng& rng) {
   // some programs loop over steps on the device.
   p.loop = rng.chance(0.2);
   p.act = rng.chance(0.7) ? ElementType::BF16 : ElementType::F32;
+  p.vocab = rng.pick<int64_t>({8192, 30522, 32000});
+  p.dropout = rng.chance(0.7);
+  p.clip = rng.chance(0.6);
   return p;
 }
 

@@ -21,8 +21,8 @@ std::pair<int, int> softmax_cross_entropy(HloBuilder& b, Net& f32, int logits, i
   return {loss, b.get_tuple_element(both, 1)};
 }
 
-TrainingState::TrainingState(HloBuilder& b, std::vector<Dims> packed, bool loop, bool all_reduce)
-    : b_(b), packed_(std::move(packed)), loop_(loop), all_reduce_(all_reduce) {}
+TrainingState::TrainingState(HloBuilder& b, std::vector<Dims> packed, bool loop, bool all_reduce, bool clip)
+    : b_(b), packed_(std::move(packed)), loop_(loop), all_reduce_(all_reduce), clip_(clip) {}
 
 int TrainingState::state(int kind, int w, const Dims& d) {
   const int index = kind == 0 ? static_cast<int>(shapes_.size()) : index_of_.at(w);
@@ -55,6 +55,7 @@ TrainingState::Updated TrainingState::update(StepGradients s) {
     const int summed = b_.op("all-reduce", gs, t);
     for (size_t i = 0; i < s.grads.size(); ++i) s.grads[i].second = b_.get_tuple_element(summed, static_cast<int64_t>(i));
   }
+  if (clip_) clip_by_global_norm(s.grads);
   // Adam, with the bias-corrected rate; the betas and epsilon are
   // constants broadcast to every weight.
   const int one = scalar();
@@ -89,6 +90,29 @@ TrainingState::Updated TrainingState::update(StepGradients s) {
   for (int x : out.w)
     if (x < 0) throw Error("synth: a training step left a weight without a gradient");
   return out;
+}
+
+void TrainingState::clip_by_global_norm(std::vector<std::pair<int, int>>& grads) {
+  int total = -1;
+  for (const auto& pg : grads) {
+    const int g = pg.second;
+    const int sq = b_.binary("multiply", g, g);
+    Dims all;
+    for (int i = 0; i < b_.node(g).rank(); ++i) all.push_back(i);
+    const int zero = scalar();
+    const int part = b_.reduce(sq, zero, all);
+    total = total < 0 ? part : b_.binary("add", total, part);
+  }
+  if (total < 0) return;
+  const int norm = b_.unary("sqrt", total);
+  const int limit = scalar();
+  const int one = scalar();
+  const int ratio = b_.binary("divide", limit, norm);
+  const int factor = b_.binary("minimum", one, ratio);
+  for (auto& pg : grads) {
+    const int spread = b_.broadcast(factor, b_.dims(pg.second), {});
+    pg.second = b_.binary("multiply", pg.second, spread);
+  }
 }
 
 HloGraph TrainingState::build(const std::vector<Shape>& fed, const Step& step) {

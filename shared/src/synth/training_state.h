@@ -42,8 +42,10 @@ class TrainingState {
   // `packed`: every weight's shape in creation order (shapes() of a plain
   // build); empty for the plain build. `loop` picks the loop form over the
   // packed one; `all_reduce` sums the gradients over replicas first, in one
-  // tuple, as a data-parallel step does.
-  TrainingState(HloBuilder& b, std::vector<Dims> packed, bool loop, bool all_reduce);
+  // tuple, as a data-parallel step does; `clip` then scales every gradient
+  // by min(1, limit / global norm), as optimisers clip by global norm (one
+  // scalar broadcast to every gradient: the real files' fan-out).
+  TrainingState(HloBuilder& b, std::vector<Dims> packed, bool loop, bool all_reduce, bool clip = false);
   const std::vector<Dims>& shapes() const { return shapes_; }
 
   // A new f32 weight: call only inside the step.
@@ -65,10 +67,11 @@ class TrainingState {
     std::vector<int> w, m, v;  // by weight index
   };
   Updated update(StepGradients s);
+  void clip_by_global_norm(std::vector<std::pair<int, int>>& grads);
 
   HloBuilder& b_;
   std::vector<Dims> packed_, shapes_;
-  bool loop_, all_reduce_;
+  bool loop_, all_reduce_, clip_;
   int lr_ = -1, b1t_ = -1, b2t_ = -1;
   std::array<int, 3> tuples_{-1, -1, -1};  // packed: the three state tuples
   std::vector<int> carried_;               // loop: weights, m, v as unpacked
