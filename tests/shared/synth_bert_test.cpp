@@ -63,12 +63,20 @@ TEST(SynthBert, IsATrainingStepWithWhatRealOnesHold) {
       EXPECT_EQ(ops.at("iota"), 1);
     }
     if (ops.count("minimum")) {
-      // Clipping by global norm: one factor broadcast to every gradient.
+      // Clipping by global norm: one factor broadcast to every gradient's
+      // shape (one broadcast per shape: CSE) and multiplied into it.
       ++clipped;
       EXPECT_EQ(ops.at("minimum"), 1);
       const auto of = users(g);
-      for (size_t i = 0; i < g.nodes.size(); ++i)
-        if (op(g.nodes[i]) == "minimum") EXPECT_EQ(static_cast<int>(of[i].size()), tensors);
+      for (size_t i = 0; i < g.nodes.size(); ++i) {
+        if (op(g.nodes[i]) != "minimum") continue;
+        int scaled = 0;
+        for (int spread : of[i]) {
+          EXPECT_EQ(op(g.nodes[static_cast<size_t>(spread)]), "broadcast");
+          scaled += static_cast<int>(of[static_cast<size_t>(spread)].size());
+        }
+        EXPECT_EQ(scaled, tensors);
+      }
     }
     // Each dense layer's weight gradient contracts the rows (batch x
     // sequence) of its input and of the output's gradient; its input

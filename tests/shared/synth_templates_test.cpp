@@ -58,7 +58,7 @@ TEST(SynthTemplates, NodeCountsScaleWithTheTarget) {
     // A training step of one layer is the floor: BERT's with dropout and
     // clipping holds about 1,000 nodes.
     EXPECT_LE(small, 1100);
-    EXPECT_GE(large, 2800);
+    EXPECT_GE(large, 2600);  // templates add whole layers: a BERT layer holds several hundred nodes
     EXPECT_LE(large, 4000);
   }
 }
@@ -174,15 +174,15 @@ TEST(SynthTemplates, SameSeedSameGraphOnEveryBuild) {
     ModelTemplate t;
     uint64_t want;
   };
-  for (const Case& c : {Case{ModelTemplate::ResNet, 5576228373261831475ull}, Case{ModelTemplate::Transformer, 6078266047253897674ull},
-                        Case{ModelTemplate::Mlp, 9773917737341446941ull}, Case{ModelTemplate::Rnn, 4388874168120024326ull},
-                        Case{ModelTemplate::UnetTraining, 14607904244289739818ull}, Case{ModelTemplate::BertTraining, 11386654992493050729ull}}) {
+  for (const Case& c : {Case{ModelTemplate::ResNet, 7539589924693346690ull}, Case{ModelTemplate::Transformer, 18120628876815272296ull},
+                        Case{ModelTemplate::Mlp, 15149809169097980330ull}, Case{ModelTemplate::Rnn, 4504533484070872455ull},
+                        Case{ModelTemplate::UnetTraining, 13229806273830976553ull}, Case{ModelTemplate::BertTraining, 4048084330725542976ull}}) {
     Rng rng(11);
     const uint64_t got = fingerprint(generate(c.t, rng, 600));
     std::printf("[ fingerprint ] %s %llu\n", template_name(c.t), static_cast<unsigned long long>(got));
     EXPECT_EQ(got, c.want) << template_name(c.t);
   }
-  const uint64_t kernels[] = {11174955930143012402ull, 16354274146326511761ull, 16678653193957445746ull};
+  const uint64_t kernels[] = {2066649098615598432ull, 4260447283751496786ull, 1492441230029378800ull};
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     Rng rng(seed);
     EXPECT_EQ(fingerprint(tile_kernel(rng, 40)), kernels[seed - 1]) << "kernel seed " << seed;

@@ -288,7 +288,17 @@ int HloBuilder::parameter(ElementType type, std::vector<int64_t> dims) {
 }
 
 int HloBuilder::constant(ElementType type, std::vector<int64_t> dims) {
-  return add(node_of(opcode("constant"), array_shape(type, std::move(dims))));
+  if (!dims.empty()) return add(node_of(opcode("constant"), array_shape(type, std::move(dims))));
+  const int c = current_computation();
+  int64_t k = scalars_asked_[{c, static_cast<int>(type)}]++;
+  int slot = 0;
+  for (++k; (k & 1) == 0 && slot < 7; k >>= 1) ++slot;
+  const auto key = std::make_tuple(c, static_cast<int>(type), slot);
+  const auto found = scalar_nodes_.find(key);
+  if (found != scalar_nodes_.end()) return found->second;
+  const int id = add(node_of(opcode("constant"), array_shape(type, {})));
+  scalar_nodes_[key] = id;
+  return id;
 }
 
 int HloBuilder::iota(ElementType type, std::vector<int64_t> dims, int64_t iota_dimension) {
@@ -358,10 +368,15 @@ int HloBuilder::broadcast(int x, std::vector<int64_t> out_dims, std::vector<int6
     if (out_dims[bdims[i]] != a.dims[i])
       fail("broadcast: operand " + dims_str(a.dims) + " does not fit " + dims_str(out_dims));
   }
+  auto key = std::make_tuple(x, out_dims, bdims);
+  const auto found = broadcasts_.find(key);
+  if (found != broadcasts_.end()) return found->second;
   HloNode n = node_of(opcode("broadcast"), array_shape(a.type, std::move(out_dims)));
   n.dimensions = std::move(bdims);
   n.operands = {x};
-  return add(std::move(n));
+  const int id = add(std::move(n));
+  broadcasts_[std::move(key)] = id;
+  return id;
 }
 
 int HloBuilder::reshape(int x, std::vector<int64_t> dims) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "fastslow/error.h"
 #include "fastslow/graph/hlo_tables.h"
@@ -101,10 +102,12 @@ LayoutRow default_row(const HloGraph& g, const LayoutSpace& s, size_t i) {
 
 }  // namespace
 
-LayoutSpace layout_space(const HloGraph& g) {
+LayoutSpace layout_space(const HloGraph& g) { return layout_space(g, g.layout_configurable_nodes()); }
+
+LayoutSpace layout_space(const HloGraph& g, std::vector<int64_t> nodes) {
   static const int reshape = require_opcode("reshape");
   LayoutSpace s;
-  s.nodes = g.layout_configurable_nodes();
+  s.nodes = std::move(nodes);
   for (int64_t id : s.nodes) {
     const HloNode& n = g.nodes[static_cast<size_t>(id)];
     const auto operand_rank = [&](size_t k) {

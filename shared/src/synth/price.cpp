@@ -90,7 +90,7 @@ Pricer Pricer::from_features(const std::string& path) {
   Pricer p;
   p.answers_ = path;
   p.g_ = graph_from_features(*l);
-  p.layout_ = layout_space(p.g_);
+  p.layout_ = layout_space(p.g_, l->node_config_ids);
   return p;
 }
 

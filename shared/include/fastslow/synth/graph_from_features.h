@@ -13,6 +13,9 @@
 //    is the contraction size that the three tensors' element counts imply;
 //  - a convolution's output spatial dims: the output dims that are neither
 //    its batch nor its feature dim, in order;
+//  - a convolution's or dot's operand order: the files list a node's
+//    operands by producer id, so which is the input (lhs) and which the
+//    kernel (rhs) is read from the shapes;
 //  - a tuple's element shapes: none (the cost model moves no bytes for
 //    tuples);
 //  - a rank over 6 (six published dims): one more dim holding the elements
@@ -27,8 +30,8 @@ namespace fastslow::synth {
 // Error naming the file when its node features are not the 140 published
 // columns (a cleaned file such as cleaned_alexnet.npz keeps 70), when an
 // edge names a node outside the graph or a consumer before its producer,
-// or when the file's configurable nodes are not its convolutions, dots and
-// reshapes (the nodes the cost model prices layouts of).
+// or when a configurable node of the file is not one of its convolutions,
+// dots and reshapes (the nodes the cost model prices layouts of).
 HloGraph graph_from_features(const LayoutGraph& g);
 
 }  // namespace fastslow::synth

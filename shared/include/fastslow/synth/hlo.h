@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <tuple>
 #include <string_view>
 #include <vector>
 
@@ -115,6 +117,17 @@ class HloBuilder {
 
   // --- leaves
   // Parameters are numbered 0, 1, ... per computation in creation order.
+  //
+  // Common subexpressions are merged as XLA's CSE pass merges them before
+  // layout assignment, which is where the real files' constants and
+  // broadcasts get their fan-out (real nlp: one constant with 1,072 users):
+  //  - scalar constants: the generator's constants carry no values, so the
+  //    k-th scalar constant of a type in a computation stands for one of at
+  //    most 8 values, value j taking a 2^-(j+1) share of them (most are
+  //    zeros and ones): k and k' with the same count of trailing zero bits
+  //    in k + 1 are one node;
+  //  - broadcasts of one operand to one shape along the same dims.
+  // Larger constants (an inference graph's folded weights) stay distinct.
   int parameter(const Shape& shape);
   int parameter(ElementType type, std::vector<int64_t> dims);
   int constant(ElementType type, std::vector<int64_t> dims);
@@ -199,6 +212,12 @@ class HloBuilder {
   std::vector<int> next_parameter_; // per computation
   std::vector<int> roots_;          // per computation, -1 while open
   int num_computations_ = 0;
+  // What CSE merges (see the leaves): per (computation, type) the scalar
+  // constants asked for, and their nodes by value slot; broadcasts by what
+  // makes one.
+  std::map<std::pair<int, int>, int64_t> scalars_asked_;
+  std::map<std::tuple<int, int, int>, int> scalar_nodes_;
+  std::map<std::tuple<int, std::vector<int64_t>, std::vector<int64_t>>, int> broadcasts_;
 };
 
 }  // namespace fastslow::synth

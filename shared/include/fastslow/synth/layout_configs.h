@@ -39,6 +39,9 @@ struct LayoutSpace {
 };
 
 LayoutSpace layout_space(const HloGraph& g);
+// The space of some of them: a real file's configurable nodes, which need
+// not be every convolution, dot and reshape (graph_from_features.h).
+LayoutSpace layout_space(const HloGraph& g, std::vector<int64_t> nodes);
 
 using LayoutRow = std::array<float, kLayoutConfigWidth>;
 
