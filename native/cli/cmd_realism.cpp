@@ -23,6 +23,7 @@ namespace {
 struct Pending {
   std::string name;
   std::vector<std::string> files;
+  bool dataset = false;  // a dataset root's collection
 };
 
 bool is_layout(const std::string& file) {
@@ -38,7 +39,7 @@ std::vector<Pending> groups_of(const std::string& path) {
     const std::string label = fs::path(path).lexically_normal().filename().string();
     for (const Collection& c : discover_collections(path)) {
       if (c.id.kind != GraphKind::Layout) continue;
-      Pending p{label + " " + c.id.str(), c.split("train")};
+      Pending p{label + " " + c.id.str(), c.split("train"), true};
       for (const std::string& f : c.split("valid")) p.files.push_back(f);
       if (!p.files.empty()) out.push_back(std::move(p));
     }
@@ -59,7 +60,7 @@ std::vector<Pending> groups_of(const std::string& path) {
   for (const std::string& f : files) {
     std::string name = fs::path(f).stem().string();
     if (name.size() > 30) name = name.substr(0, 27) + "...";  // real stems end in 32-digit hashes
-    out.push_back({name, {f}});
+    out.push_back({name, {f}, false});
   }
   return out;
 }
@@ -77,7 +78,7 @@ std::vector<RealismGroup> by_template(const RealismGroup& g) {
   std::map<std::string, std::vector<FileRealism>> files;  // by template, in name order
   for (const FileRealism& f : g.files) files[template_of(f.file)].push_back(f);
   std::vector<RealismGroup> out;
-  for (auto& [name, fs] : files) out.push_back({g.name + " " + name, std::move(fs)});
+  for (auto& [name, fs] : files) out.push_back({g.name + " " + name, std::move(fs), g.dataset});
   return out;
 }
 
@@ -115,7 +116,7 @@ Command add_realism_command(CLI::App& app) {
             std::vector<RealismGroup> groups;
             size_t done = 0;
             for (const Pending& p : pending) {
-              RealismGroup g{p.name, {}};
+              RealismGroup g{p.name, {}, p.dataset};
               for (const std::string& f : p.files) {
                 g.files.push_back(file_realism(NpzReader::open(f)));
                 bar.update(++done, fs::path(f).filename().string());
@@ -128,7 +129,7 @@ Command add_realism_command(CLI::App& app) {
             // at the mercy of a dozen graphs.
             std::vector<RealismGroup> pooled;
             for (const std::string& id : all_collection_ids()) {
-              RealismGroup all{"all roots " + id, {}};
+              RealismGroup all{"all roots " + id, {}, true};
               int roots = 0;
               for (const RealismGroup& g : groups)
                 if (g.name.size() > id.size() && g.name.compare(g.name.size() - id.size(), id.size(), id) == 0 &&

@@ -331,6 +331,31 @@ TEST(CliRealism, ByTemplateSplitsACollectionByTheTemplatesOfItsFiles) {
   for (const auto& [name, n] : want) sum += n;
   EXPECT_EQ(collection, sum);
   EXPECT_EQ(real_rows, 1);
+  // The ops section: the real file's nodes whose opcodes the tiny inference
+  // graphs never hold (its training loop, its convolutions' gradients).
+  std::istringstream ops(r.out.substr(r.out.find("ops and tensors")));
+  std::getline(ops, line);
+  EXPECT_NE(line.find("unseen"), std::string::npos) << line;
+  int real_ops = 0;
+  while (std::getline(ops, line)) {
+    std::istringstream row(line);
+    std::vector<std::string> words;
+    for (std::string w; row >> w;) words.push_back(w);
+    if (words.size() < 4) continue;
+    if (words[0] == "d") {
+      // A collection row ("d layout:xla:default" and maybe a template):
+      // nothing to compare with.
+      const bool templ = words[2].back() != '%' && words[2] != "-";
+      ASSERT_GT(words.size(), templ ? 5u : 4u) << line;
+      EXPECT_EQ(words[templ ? 5 : 4], "-") << line;
+    }
+    if (words[0].rfind("layout_xla_default_train", 0) == 0) {
+      ++real_ops;
+      EXPECT_EQ(words[3].back(), '%') << line;
+      EXPECT_NE(words[3], "0%") << line;
+    }
+  }
+  EXPECT_EQ(real_ops, 1);
 }
 
 // synth --price: the generator's noise-free runtimes of a generated file's

@@ -98,5 +98,27 @@ TEST(Realism, GroupsSummariseTheirFiles) {
   EXPECT_NE(realism_json({g}).find("\"within1\": 0.4"), std::string::npos);
 }
 
+// What a model trained on the dataset rows never saw: the share of a real
+// file's nodes whose opcode no dataset row holds.
+TEST(Realism, UnseenOpsAreCountedAgainstTheDatasetRows) {
+  const int add = opcode_id("add"), dot = opcode_id("dot"), rng = opcode_id("rng");
+  RealismGroup generated{"gen layout:xla:random", {}, true};
+  FileRealism g1;
+  g1.opcode_counts = {{add, 10}, {dot, 5}};
+  generated.files = {g1};
+  RealismGroup real{"real", {}, false};
+  FileRealism r;
+  r.opcode_counts = {{add, 6}, {rng, 4}};
+  real.files = {r};
+  EXPECT_DOUBLE_EQ(unseen_op_share(real, {generated, real}), 0.4);
+  EXPECT_TRUE(std::isnan(unseen_op_share(generated, {generated, real})));
+  EXPECT_TRUE(std::isnan(unseen_op_share(real, {real})));  // nothing to compare with
+  const std::string table = realism_table({generated, real});
+  const size_t row = table.rfind("\nreal ");
+  ASSERT_NE(row, std::string::npos) << table;
+  EXPECT_NE(table.find("40%", row), std::string::npos) << table;
+  EXPECT_NE(realism_json({generated, real}).find("\"unseen_op_share\": 0.4"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fastslow

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "fastslow/error.h"
@@ -150,6 +151,26 @@ double realism_max(const RealismGroup& g, double FileRealism::*field) {
   return v.empty() ? kNaN : *std::max_element(v.begin(), v.end());
 }
 
+double unseen_op_share(const RealismGroup& g, const std::vector<RealismGroup>& all) {
+  if (g.dataset) return kNaN;
+  std::set<int> seen;
+  bool any = false;
+  for (const RealismGroup& d : all) {
+    if (!d.dataset) continue;
+    any = true;
+    for (const FileRealism& f : d.files)
+      for (const auto& [op, n] : f.opcode_counts) seen.insert(op);
+  }
+  if (!any) return kNaN;
+  int64_t unseen = 0, total = 0;
+  for (const FileRealism& f : g.files)
+    for (const auto& [op, n] : f.opcode_counts) {
+      total += n;
+      if (!seen.count(op)) unseen += n;
+    }
+  return total > 0 ? static_cast<double>(unseen) / static_cast<double>(total) : kNaN;
+}
+
 std::string realism_table(const std::vector<RealismGroup>& groups) {
   std::string out;
   char line[512];
@@ -196,7 +217,7 @@ std::string realism_table(const std::vector<RealismGroup>& groups) {
   out += "(fan-out: 99th percentile of users per node; dup. spread: median |first/second measurement - 1|)\n\n";
   // Tensors and opcodes, over all of a group's nodes: the share of 5-D
   // tensors and the commonest opcodes.
-  std::snprintf(line, sizeof line, "%-*s %8s %9s  %s\n", w, "ops and tensors", "rank>=5", "conf. >=5",
+  std::snprintf(line, sizeof line, "%-*s %8s %9s %8s  %s\n", w, "ops and tensors", "rank>=5", "conf. >=5", "unseen",
                 "commonest opcodes (share of nodes)");
   out += line;
   for (const RealismGroup& g : groups) {
@@ -224,10 +245,13 @@ std::string realism_table(const std::vector<RealismGroup>& groups) {
       nodes += static_cast<double>(x.nodes);
       configurable += static_cast<double>(x.configurable);
     }
-    std::snprintf(line, sizeof line, "%-*s %8s %9s  %s\n", w, g.name.c_str(), pct(nodes > 0 ? r5 / nodes : kNaN).c_str(),
-                  pct(configurable > 0 ? c5 / configurable : kNaN).c_str(), names.c_str());
+    const double unseen = unseen_op_share(g, groups);
+    std::snprintf(line, sizeof line, "%-*s %8s %9s %8s  %s\n", w, g.name.c_str(), pct(nodes > 0 ? r5 / nodes : kNaN).c_str(),
+                  pct(configurable > 0 ? c5 / configurable : kNaN).c_str(),
+                  std::isnan(unseen) ? "-" : (unseen > 0 && unseen < 0.01 ? "<1%" : pct(unseen).c_str()), names.c_str());
     out += line;
   }
+  out += "(unseen: share of the nodes whose opcode no dataset root's files hold: ops a model trained on them never saw)\n";
   return out;
 }
 
@@ -251,6 +275,8 @@ std::string realism_json(const std::vector<RealismGroup>& groups, int indent) {
       files.back()["opcodes"] = ops;
     }
     a.push_back({{"name", g.name},
+                 {"dataset", g.dataset},
+                 {"unseen_op_share", n(unseen_op_share(g, groups))},
                  {"files", files},
                  {"median", {{"within01", n(realism_median(g, &FileRealism::within01))},
                              {"within1", n(realism_median(g, &FileRealism::within1))},

@@ -46,7 +46,15 @@ FileRealism file_realism(const NpzReader& npz);
 struct RealismGroup {
   std::string name;
   std::vector<FileRealism> files;
+  // A dataset root's collection (generated data, usually): what the single
+  // files are compared with.
+  bool dataset = false;
 };
+
+// The share of g's nodes whose opcode no file of a dataset group in `all`
+// holds: ops a model trained on those datasets never saw. NaN for a dataset
+// group itself, or when `all` has no dataset group.
+double unseen_op_share(const RealismGroup& g, const std::vector<RealismGroup>& all);
 
 // Median over a group's files of one statistic (NaN entries skipped; NaN if none).
 double realism_median(const RealismGroup& g, double FileRealism::*field);
