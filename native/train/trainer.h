@@ -84,6 +84,7 @@ class Trainer {
   std::shared_ptr<GradientSync> sync_;
   std::vector<std::shared_ptr<Callback>> callbacks_;
   bool validate_first_ = false;
+  double noise_margin(const std::vector<GraphResult>& results) const;
 
   // Validation results of the valid graphs this process ranks (every
   // world_size-th), gathered from all processes; nullopt when a callback
