@@ -49,9 +49,11 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
   const WideFit f = fit_wide_table(*program.wide, d.train.front(), d.valid.front(), seed);
   char buf[300];
   std::snprintf(buf, sizeof buf,
-                "wide table: ridge on %lld unique configs, %lld weights%s, lambda %g (%s Kendall %.4f, "
+                "wide table: ridge on %lld unique configs%s, %lld weights%s, lambda %g (%s Kendall %.4f, "
                 "residual sd %.2g)",
-                static_cast<long long>(f.rows_used), static_cast<long long>(f.features),
+                static_cast<long long>(f.rows_used),
+                f.cross_validated ? " (the valid ones too: few measurements, cross-validated inside them)" : "",
+                static_cast<long long>(f.features),
                 f.rows ? "" : " (values alone: cross-validation preferred them to whole rows)", f.lambda,
                 f.cross_validated ? "cross-validated" : "valid", f.valid_kendall, f.residual_sd);
   if (say) say(buf);

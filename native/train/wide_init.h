@@ -20,11 +20,13 @@ struct WideFit {
   // Of the fitted table alone, on the valid groups (unique configs); with
   // few measurements, of its out-of-fold predictions (cross_validated).
   double valid_kendall = 0;
-  int64_t rows_used = 0;     // training groups the fit read (a sample on huge graphs)
+  // Groups the fit read: the training groups (a sample on huge graphs);
+  // with few measurements the valid ones too.
+  int64_t rows_used = 0;
   int64_t features = 0;      // indicator features with a weight
   double residual_sd = 0;    // of the fitted table on the training groups, in target units
   bool rows = true;          // whole-row weights fitted (few measurements: when cross-validation favours them)
-  bool cross_validated = false;  // valid_kendall is out-of-fold (few measurements)
+  bool cross_validated = false;  // valid_kendall is out-of-fold, the valid groups fitted too (few measurements)
 };
 
 // `fit` and `valid` are the same graph's entries (train_groups / eval_groups).

@@ -217,6 +217,32 @@ TEST(FewMeasurements, MeasuredRunsHoldOutEverythingElse) {
   EXPECT_NE(e.find("681 unique configs"), std::string::npos) << e;
 }
 
+// Few measurements: the 3 valid configs of 32 fit the table too (its
+// penalty is cross-validated inside all 32), and no epoch replaces the
+// table on their noise: the run's best is the table, and ranks as ridge
+// on the same 32 configs does (the few-shot bench: equal to 4 decimals).
+TEST(FewMeasurements, TheTableFitsEveryMeasuredConfigAndStaysBest) {
+  test::TempDir dir;
+  train::TrainOptions o;
+  o.graph = test::data_file("cleaned_alexnet.npz");
+  o.measured = 32;
+  o.epochs = 3;
+  o.seed = 2;
+  o.out = dir.file("m32");
+  std::vector<std::string> said;
+  struct Listen : train::Callback {
+    std::vector<std::string>* said;
+    void on_message(const std::string& m) override { said->push_back(m); }
+  };
+  auto listen = std::make_shared<Listen>();
+  listen->said = &said;
+  const train::TrainResult r = train::train(o, {listen});
+  EXPECT_EQ(r.best_epoch, -1);
+  bool fitted_all = false;
+  for (const std::string& m : said) fitted_all = fitted_all || m.find("wide table: ridge on 32 unique configs (the valid ones too") == 0;
+  EXPECT_TRUE(fitted_all);
+}
+
 // --init RUN: the new run's graph model starts as the prior's, under its own table.
 TEST(FewMeasurements, InitCopiesThePriorsGraphModelAndRefusesAnotherShape) {
   test::TempDir dir;

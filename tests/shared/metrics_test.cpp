@@ -98,6 +98,29 @@ TEST(KendallTau, HandComputedWithTies) {
   EXPECT_NEAR(kendall_tau({1, 1, 2}, {5, 5, 6}), 1.0, 1e-15);
 }
 
+// The null standard deviation against the tau of random orders: a naive
+// reference (the spread of kendall_tau over many shuffles), n = 3 and 29.
+TEST(KendallTau, NullSdIsTheSpreadOfRandomOrders) {
+  EXPECT_TRUE(std::isnan(kendall_null_sd(1)));
+  EXPECT_NEAR(kendall_null_sd(3), std::sqrt(22.0 / 54.0), 1e-12);
+  std::mt19937 gen(5);
+  for (int n : {3, 29}) {
+    std::vector<double> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    std::iota(a.begin(), a.end(), 0.0);
+    std::iota(b.begin(), b.end(), 0.0);
+    double sum = 0, sq = 0;
+    const int trials = 20000;
+    for (int t = 0; t < trials; ++t) {
+      std::shuffle(b.begin(), b.end(), gen);
+      const double k = kendall_tau(a, b);
+      sum += k;
+      sq += k * k;
+    }
+    const double mean = sum / trials, sd = std::sqrt(sq / trials - mean * mean);
+    EXPECT_NEAR(sd, kendall_null_sd(n), 0.02 * kendall_null_sd(n)) << "n " << n;
+  }
+}
+
 TEST(KendallTau, UndefinedCases) {
   EXPECT_TRUE(std::isnan(kendall_tau({}, {})));
   EXPECT_TRUE(std::isnan(kendall_tau({1}, {2})));

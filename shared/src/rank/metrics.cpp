@@ -186,6 +186,12 @@ double tile_score(const std::vector<int64_t>& ranking,
   return 1.0 - top_k_error(ranking, runtime, 5);
 }
 
+double kendall_null_sd(int64_t n) {
+  if (n < 2) return kNaN;
+  const double v = static_cast<double>(n);
+  return std::sqrt(2.0 * (2.0 * v + 5.0) / (9.0 * v * (v - 1.0)));
+}
+
 GraphMetrics evaluate_graph(const std::vector<double>& score,
                             const std::vector<double>& runtime) {
   check_inputs(score, runtime);

@@ -19,6 +19,12 @@ namespace fastslow {
 double kendall_tau(const std::vector<double>& score,
                    const std::vector<double>& runtime);
 
+// The standard deviation of Kendall's tau between two orders of n items
+// with no association, sqrt(2 (2n + 5) / (9 n (n - 1))): how far two
+// rankers that rank equally well differ on n configs by chance (0.64 at 3,
+// 0.14 at 29). NaN for n < 2.
+double kendall_null_sd(int64_t n);
+
 // Among pairs with runtime_i < runtime_j, the fraction with score_i < score_j
 // (a score tie counts as wrong). O(n log n). NaN if no pair has distinct
 // runtimes.
