@@ -161,7 +161,9 @@ Command add_synth_command(CLI::App& app) {
                   "(default: the file's own)")->capture_default_str();
   sub->add_option("--price", o->price,
                   "a generated .npz: print config,runtime_ns, the generator's noise-free runtime of each config "
-                  "(rounded to ns as in its answers file), made again from the record in its answers file");
+                  "(rounded to ns as in its answers file), made again from the record in its answers file (any "
+                  "layout .npz with --from-features); with the file's measured runtimes, the cost model's Kendall "
+                  "against them too");
   sub->add_flag("--from-features", o->from_features,
                "with --price: read the graph back from the file's node features instead of remaking it from its "
                "answers file, so any layout file can be priced, a real one too: how the generator's cost model ranks "
