@@ -192,14 +192,20 @@ TEST(TuneSession, TheFastslowPredictorTrainsARunOnTheRoundsMeasurements) {
   for (const TuneStep& t : o.trace.steps) EXPECT_TRUE(seen.insert(t.candidate).second);
 }
 
+// A per-program run of a real file on `measured` of its configs.
+train::TrainOptions measured_run(const std::string& file, int64_t measured, int epochs, const std::string& out) {
+  train::TrainOptions o;
+  o.graph = test::data_file(file);
+  o.measured = measured;
+  o.epochs = epochs;
+  o.out = out;
+  return o;
+}
+
 // --measured N: N unique configs learn (and validate), all others are held out.
 TEST(FewMeasurements, MeasuredRunsHoldOutEverythingElse) {
   test::TempDir dir;
-  train::TrainOptions o;
-  o.graph = test::data_file("real/layout_xla_default_train_unet3d.npz");
-  o.measured = 32;
-  o.epochs = 1;
-  o.out = dir.file("m32");
+  const train::TrainOptions o = measured_run("real/layout_xla_default_train_unet3d.npz", 32, 1, dir.file("m32"));
   train::train(o);
   const train::LoadedRun run = train::load_run(dir.file("m32"), "cpu");
   const std::vector<train::GraphEntry> held = train::load_split(run, "holdout");
@@ -223,12 +229,8 @@ TEST(FewMeasurements, MeasuredRunsHoldOutEverythingElse) {
 // on the same 32 configs does (the few-shot bench: equal to 4 decimals).
 TEST(FewMeasurements, TheTableFitsEveryMeasuredConfigAndStaysBest) {
   test::TempDir dir;
-  train::TrainOptions o;
-  o.graph = test::data_file("cleaned_alexnet.npz");
-  o.measured = 32;
-  o.epochs = 3;
+  train::TrainOptions o = measured_run("cleaned_alexnet.npz", 32, 3, dir.file("m32"));
   o.seed = 2;
-  o.out = dir.file("m32");
   std::vector<std::string> said;
   struct Listen : train::Callback {
     std::vector<std::string>* said;
