@@ -183,6 +183,25 @@ TEST(GraphFromFeatures, RefusesWhatCannotBeReadByName) {
   LayoutGraph bad = good;
   bad.edge_index[1] = bad.num_nodes + 5;
   EXPECT_THROW(graph_from_features(bad), Error);
+  // A convolution naming a dim its input lacks: the cost model would index
+  // past the tensor.
+  static const int conv = require_opcode("convolution");
+  bad = good;
+  const int batch = require_node_feature("convolution_dim_numbers_input_batch_dim");
+  int64_t at = -1;
+  for (int64_t i = 0; i < bad.num_nodes && at < 0; ++i)
+    if (bad.node_opcode[static_cast<size_t>(i)] == conv) at = i;
+  ASSERT_GE(at, 0);
+  bad.node_feat[static_cast<size_t>(at * bad.node_feat_width + batch)] = 9;
+  try {
+    graph_from_features(bad);
+    FAIL() << "a convolution with a dim outside its input read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node " + std::to_string(at) + ": a convolution"), std::string::npos) << e.what();
+  }
+  bad = good;
+  bad.node_feat[static_cast<size_t>(at * bad.node_feat_width + require_node_feature("shape_dimensions_0"))] = -3;
+  EXPECT_THROW(graph_from_features(bad), Error);
   bad = good;
   bad.node_config_ids.back() = bad.num_nodes - 1;  // the root tuple
   try {

@@ -159,7 +159,7 @@ bool swap_operands(const HloNode& n, const HloNode& a, const HloNode& b, int con
     int score = 0;
     if (n.opcode == conv) {
       const ConvDimensionNumbers& d = n.conv_dims;
-      const auto at = [](const HloNode& t, int64_t i) { return i < t.rank() ? t.dims[static_cast<size_t>(i)] : -1; };
+      const auto at = [](const HloNode& t, int64_t i) { return i >= 0 && i < t.rank() ? t.dims[static_cast<size_t>(i)] : -1; };
       score += n.batch_group_count <= 1 && at(first, d.input_batch) == at(n, d.output_batch);
       score += at(second, d.kernel_output_feature) == at(n, d.output_feature);
       score += first.rank() == n.rank();
@@ -215,7 +215,9 @@ HloGraph graph_from_features(const LayoutGraph& g) {
     if (u < 0 || v < 0 || u >= g.num_nodes || v >= g.num_nodes || u == v)
       throw Error(g.file, "edge_index", "edge " + std::to_string(e) + " [" + std::to_string(u) + ", " + std::to_string(v) +
                                             "] names a node outside the graph's " + std::to_string(g.num_nodes) + " or a self-loop");
-    out.nodes[static_cast<size_t>(u)].operands.push_back(static_cast<int>(v));  // file order is operand order
+    // The file's order (by producer id); a convolution's or dot's is read
+    // from the shapes below.
+    out.nodes[static_cast<size_t>(u)].operands.push_back(static_cast<int>(v));
   }
   const std::vector<int64_t> starts = computation_starts(g.node_splits, g.num_nodes);
   out.node_splits = starts.empty() ? std::vector<int64_t>{0} : starts;
@@ -235,6 +237,8 @@ HloGraph graph_from_features(const LayoutGraph& g) {
       }
     if (node.type != ElementType::Tuple) {
       node.dims = read_dims(c, row);
+      for (int64_t d : node.dims)
+        if (d < 0) throw Error(g.file, "node_feat", "node " + std::to_string(i) + " has a negative dimension");
       node.minor_to_major = read_layout(c, row, node.dims.size());
     }
     node.parameter_number = whole(row[c.parameter_number]);
@@ -254,6 +258,28 @@ HloGraph graph_from_features(const LayoutGraph& g) {
     if ((node.opcode == dot || node.opcode == conv) && node.operands.size() == 2 &&
         swap_operands(node, out.nodes[static_cast<size_t>(node.operands[0])], out.nodes[static_cast<size_t>(node.operands[1])], conv))
       std::swap(node.operands[0], node.operands[1]);
+  for (size_t i = 0; i < n; ++i) {
+    const HloNode& node = out.nodes[i];
+    if (node.opcode != conv) continue;
+    // What the cost model indexes tensors by: every named dim must be one.
+    const ConvDimensionNumbers& d = node.conv_dims;
+    const auto within = [](const HloNode& t, const std::vector<int64_t>& dims) {
+      return std::all_of(dims.begin(), dims.end(), [&](int64_t x) { return x >= 0 && x < t.rank(); });
+    };
+    bool ok = node.operands.size() == 2 && within(node, {d.output_batch, d.output_feature});
+    if (ok) {
+      const HloNode &input = out.nodes[static_cast<size_t>(node.operands[0])], &kernel = out.nodes[static_cast<size_t>(node.operands[1])];
+      std::vector<int64_t> in = d.input_spatial, ker = d.kernel_spatial;
+      in.push_back(d.input_batch);
+      in.push_back(d.input_feature);
+      ker.push_back(d.kernel_input_feature);
+      ker.push_back(d.kernel_output_feature);
+      ok = within(input, in) && within(kernel, ker);
+    }
+    if (!ok)
+      throw Error(g.file, "node_feat", "node " + std::to_string(i) +
+                                           ": a convolution whose dimension numbers name dims its operands or output lack");
+  }
   for (HloNode& node : out.nodes)
     if (node.opcode == dot && node.operands.size() >= 2)
       node.dot_dims.lhs_contracting = dot_contracting(out.nodes[static_cast<size_t>(node.operands[0])].dims,

@@ -29,8 +29,9 @@ namespace fastslow::synth {
 
 // Error naming the file when its node features are not the 140 published
 // columns (a cleaned file such as cleaned_alexnet.npz keeps 70), when an
-// edge names a node outside the graph or a consumer before its producer,
-// or when a configurable node of the file is not one of its convolutions,
+// edge names a node outside the graph or the node itself, when a node has
+// a negative dimension or a convolution names dims its tensors lack, or
+// when a configurable node of the file is not one of its convolutions,
 // dots and reshapes (the nodes the cost model prices layouts of).
 HloGraph graph_from_features(const LayoutGraph& g);
 
