@@ -1,5 +1,5 @@
 // What the training-step templates share (template_unet_training.cpp,
-// template_transformer_training.cpp): the weights and their Adam state in
+// template_bert_training.cpp): the weights and their Adam state in
 // the form the program passes them, the gradients' all-reduce, the Adam
 // update, and the program around the step. Three forms:
 //   plain   one parameter per weight and moment: the first build of a
