@@ -30,13 +30,12 @@ int64_t config_count(const std::string& v) {
   throw Error("--configs '" + v + "': with --graph, a count of at least 1");
 }
 
-// The configs --price prices: the file's own, or another file's of the same
-// graph (proposals written by `fastslow tune --propose`).
-// `measured` gets the runtimes the file holds for them (empty where none).
-std::vector<float> configs_to_price(const std::string& file, const std::string& other, const synth::Pricer& pricer,
-                                    std::vector<double>& measured) {
-  const std::string from = other.empty() ? file : other;
-  const Graph g = load_graph(NpzReader::open(from));
+// The configs --price prices: `g`, loaded from `from`, is the priced file
+// itself or another file of the same graph (proposals written by
+// `fastslow tune --propose`). `measured` gets the runtimes it holds for
+// them (empty where none).
+std::vector<float> configs_to_price(const std::string& file, const std::string& from, const Graph& g,
+                                    const synth::Pricer& pricer, std::vector<double>& measured) {
   const auto keep_measured = [&](const std::vector<double>& target) {
     measured.clear();
     if (std::any_of(target.begin(), target.end(), [](double v) { return v > 0; })) measured = target;
@@ -58,9 +57,15 @@ std::vector<float> configs_to_price(const std::string& file, const std::string& 
 }
 
 int synth_price(const std::string& file, const std::string& configs, const std::string& out, bool from_features) {
-  const synth::Pricer pricer = from_features ? synth::Pricer::from_features(file) : synth::Pricer::for_file(file);
+  const std::string from = configs.empty() ? file : configs;
+  const Graph g = load_graph(NpzReader::open(from));
+  // --from-features on the file's own configs reads the file once.
+  const auto* own = configs.empty() ? std::get_if<LayoutGraph>(&g) : nullptr;
+  const synth::Pricer pricer = !from_features ? synth::Pricer::for_file(file)
+                               : own          ? synth::Pricer::from_features(*own)
+                                              : synth::Pricer::from_features(file);
   std::vector<double> measured;
-  const std::vector<float> rows = configs_to_price(file, configs, pricer, measured);
+  const std::vector<float> rows = configs_to_price(file, from, g, pricer, measured);
   std::vector<int64_t> ns;
   try {
     ns = pricer.runtimes_ns(rows);

@@ -71,6 +71,8 @@ class Trainer {
   void save_state();
   TrainResult finish(StopReason reason, std::string message = "");
   void say(const std::string& s);
+  // How much an epoch must beat the best by to replace it (trainer.cpp).
+  double noise_margin(const std::vector<GraphResult>& results) const;
   template <class F>
   Verdict ask(F&& f);  // the first callback's verdict
 
@@ -84,7 +86,6 @@ class Trainer {
   std::shared_ptr<GradientSync> sync_;
   std::vector<std::shared_ptr<Callback>> callbacks_;
   bool validate_first_ = false;
-  double noise_margin(const std::vector<GraphResult>& results) const;
 
   // Validation results of the valid graphs this process ranks (every
   // world_size-th), gathered from all processes; nullopt when a callback

@@ -169,6 +169,30 @@ TEST(GraphFromFeatures, EveryRealLayoutFileReadsAndPricesItsConfigs) {
   }
 }
 
+// Attention as the real nlp files hold it: [B, S, H, D] operands batched
+// over B and H, which do not lead (XLA puts them first in the result).
+// Their contraction is read from the shapes, as is which operand is the lhs.
+TEST(GraphFromFeatures, ADotBatchedOverDimsThatDoNotLeadReadsItsContraction) {
+  HloBuilder b;
+  // v first: the file then lists it before the scores, which are ctx's lhs.
+  const int v = b.parameter(ElementType::F32, {4, 16, 2, 8});
+  const int q = b.parameter(ElementType::F32, {4, 16, 2, 8});
+  const int k = b.parameter(ElementType::F32, {4, 16, 2, 8});
+  const int scores = b.dot(q, k, {{0, 2}, {3}, {0, 2}, {3}});     // [4, 2, 16, 16]
+  const int ctx = b.dot(scores, v, {{0, 1}, {3}, {0, 2}, {1}});   // [4, 2, 16, 8]
+  const int dv = b.dot(ctx, scores, {{0, 1}, {2}, {0, 1}, {2}});  // [4, 2, 8, 16]: the lhs contracts dim 2
+  const HloGraph g = b.build(b.tuple({scores, ctx, dv}));
+  const HloGraph h = graph_from_features(as_file(g));
+  int dots = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].opcode != require_opcode("dot")) continue;
+    ++dots;
+    EXPECT_EQ(h.nodes[i].operands, g.nodes[i].operands) << "node " << i;
+    EXPECT_EQ(h.nodes[i].dot_dims.lhs_contracting, g.nodes[i].dot_dims.lhs_contracting) << "node " << i;
+  }
+  EXPECT_EQ(dots, 3);
+}
+
 TEST(GraphFromFeatures, RefusesWhatCannotBeReadByName) {
   const LayoutGraph alexnet = load_layout_graph(NpzReader::open(test::data_file("cleaned_alexnet.npz")));
   try {

@@ -47,9 +47,9 @@ std::vector<int64_t> read_ints(const float* row, int first, int count) {
   return out;
 }
 
-double product(const std::vector<int64_t>& dims, size_t from = 0) {
+double product(const std::vector<int64_t>& dims) {
   double p = 1;
-  for (size_t i = from; i < dims.size(); ++i) p *= static_cast<double>(dims[i]);
+  for (int64_t d : dims) p *= static_cast<double>(d);
   return p;
 }
 
@@ -74,77 +74,62 @@ std::vector<int> read_layout(const Columns& c, const float* row, size_t rank) {
   return permutation ? m2m : default_layout(static_cast<int>(rank));
 }
 
+// The positions of `dims` (among `at`) left once `part` is matched as a
+// subsequence, first match first; nullopt when `part` is not one.
+std::optional<std::vector<int64_t>> without(const std::vector<int64_t>& dims, const std::vector<int64_t>& at,
+                                            const std::vector<int64_t>& part) {
+  std::vector<int64_t> left;
+  size_t k = 0;
+  for (int64_t i : at) {
+    if (k < part.size() && dims[static_cast<size_t>(i)] == part[k]) {
+      ++k;
+    } else {
+      left.push_back(i);
+    }
+  }
+  if (k < part.size()) return std::nullopt;
+  return left;
+}
+
 // The lhs dims a dot contracts, if (lhs, rhs) in this order can make `out`
-// as XLA lays out a dot's result (batch dims leading all three, then the
-// lhs's free dims in order, then the rhs's), both sides contracting the
-// same number of elements; nullopt if they cannot.
+// as XLA lays out a dot's result: its batch dims (anywhere in each operand,
+// in the same order: attention's [B, S, H, D] operands batch B and H), then
+// the lhs's free dims in order, then the rhs's; both sides contracting the
+// same number of elements. nullopt if they cannot.
 std::optional<std::vector<int64_t>> contraction_of(const std::vector<int64_t>& lhs, const std::vector<int64_t>& rhs,
                                                    const std::vector<int64_t>& out) {
-  // The dims of `from` (from index `start`) that are not `part`, matched as
-  // a subsequence; nullopt when `part` is not one.
-  const auto rest = [](const std::vector<int64_t>& from, size_t start, const std::vector<int64_t>& part)
-      -> std::optional<std::vector<int64_t>> {
-    std::vector<int64_t> left;
-    size_t k = 0;
-    for (size_t i = start; i < from.size(); ++i) {
-      if (k < part.size() && from[i] == part[k]) {
-        ++k;
-      } else {
-        left.push_back(static_cast<int64_t>(i));
-      }
-    }
-    if (k < part.size()) return std::nullopt;
-    return left;
+  const auto all = [](const std::vector<int64_t>& dims) {
+    std::vector<int64_t> at(dims.size());
+    for (size_t i = 0; i < at.size(); ++i) at[i] = static_cast<int64_t>(i);
+    return at;
   };
   const auto elements = [](const std::vector<int64_t>& dims, const std::vector<int64_t>& at) {
     double p = 1;
     for (int64_t i : at) p *= static_cast<double>(dims[static_cast<size_t>(i)]);
     return p;
   };
-  for (size_t nb = 0; nb <= lhs.size() && nb <= rhs.size() && nb <= out.size(); ++nb) {
-    if (nb > 0 && (lhs[nb - 1] != out[nb - 1] || rhs[nb - 1] != out[nb - 1])) break;
+  const auto part = [&](size_t from, size_t to) {
+    return std::vector<int64_t>(out.begin() + static_cast<std::ptrdiff_t>(from), out.begin() + static_cast<std::ptrdiff_t>(to));
+  };
+  for (size_t nb = 0; nb <= out.size(); ++nb) {
+    const auto lb = without(lhs, all(lhs), part(0, nb)), rb = without(rhs, all(rhs), part(0, nb));
+    if (!lb || !rb) break;  // a longer batch is no subsequence either
     for (size_t j = nb; j <= out.size(); ++j) {
-      const std::vector<int64_t> mine(out.begin() + static_cast<std::ptrdiff_t>(nb), out.begin() + static_cast<std::ptrdiff_t>(j));
-      const std::vector<int64_t> theirs(out.begin() + static_cast<std::ptrdiff_t>(j), out.end());
-      const auto cl = rest(lhs, nb, mine), cr = rest(rhs, nb, theirs);
+      const auto cl = without(lhs, *lb, part(nb, j)), cr = without(rhs, *rb, part(j, out.size()));
       if (cl && cr && !cl->empty() && elements(lhs, *cl) == elements(rhs, *cr)) return cl;
     }
   }
   return std::nullopt;
 }
 
-// The lhs dims a dot contracts, which no published column names: the one
-// contraction_of finds, else, with b the
-// elements of the leading dims lhs and output share (batch dims),
-// |lhs| |rhs| = |out| b K^2 gives the contraction size K; the contracting
-// dims are the fewest lhs dims from the minor end (after the batch) whose
-// product is K. Where no such dims exist, the one dim nearest K in size.
+// The lhs dims a dot contracts, which no published column names: the ones
+// contraction_of finds, else (no file here has such a dot) the lhs's
+// minor-most dim, the one XLA's dots contract most often.
 std::vector<int64_t> dot_contracting(const std::vector<int64_t>& lhs, const std::vector<int64_t>& rhs,
                                      const std::vector<int64_t>& out) {
   if (lhs.empty()) return {};
   if (const auto read = contraction_of(lhs, rhs, out)) return *read;
-  const double ab = product(lhs) * product(rhs), o = product(out);
-  size_t shared = 0;
-  while (shared + 1 < lhs.size() && shared < out.size() && shared < rhs.size() && lhs[shared] == out[shared] &&
-         rhs[shared] == out[shared])
-    ++shared;
-  for (size_t nb = shared + 1; nb-- > 0;) {
-    const double k = std::sqrt(ab / (o * product(std::vector<int64_t>(lhs.begin(), lhs.begin() + static_cast<std::ptrdiff_t>(nb)))));
-    double p = 1;
-    std::vector<int64_t> dims;
-    for (size_t d = lhs.size(); d-- > nb && p < k * 0.999;) {
-      p *= static_cast<double>(lhs[d]);
-      dims.push_back(static_cast<int64_t>(d));
-    }
-    if (std::fabs(p - k) <= 1e-6 * k) return dims;
-  }
-  const double k = std::sqrt(ab / std::max(o, 1.0));
-  size_t best = lhs.size() - 1;
-  for (size_t d = 0; d < lhs.size(); ++d)
-    if (std::fabs(std::log(static_cast<double>(std::max<int64_t>(lhs[d], 1)) / k)) <
-        std::fabs(std::log(static_cast<double>(std::max<int64_t>(lhs[best], 1)) / k)))
-      best = d;
-  return {static_cast<int64_t>(best)};
+  return {static_cast<int64_t>(lhs.size()) - 1};
 }
 
 // Which of a convolution's or dot's two operands comes first: the files

@@ -87,10 +87,14 @@ Pricer Pricer::from_features(const std::string& path) {
   const Graph file = load_graph(NpzReader::open(path), options);
   const auto* l = std::get_if<LayoutGraph>(&file);
   if (!l) throw Error(path, "", "is a tile kernel: only layout graphs are read back from their features");
+  return from_features(*l);
+}
+
+Pricer Pricer::from_features(const LayoutGraph& file) {
   Pricer p;
-  p.answers_ = path;
-  p.g_ = graph_from_features(*l);
-  p.layout_ = layout_space(p.g_, l->node_config_ids);
+  p.answers_ = file.file;
+  p.g_ = graph_from_features(file);
+  p.layout_ = layout_space(p.g_, file.node_config_ids);
   return p;
 }
 

@@ -8,9 +8,9 @@
 //
 // What the features do not hold is filled in, and the cost model reads
 // little of it:
-//  - a dot's contracting dims (no published column): the lhs dims whose
-//    size the output lacks, counted from the minor end, and whose product
-//    is the contraction size that the three tensors' element counts imply;
+//  - a dot's contracting dims (no published column): read from the shapes
+//    as XLA lays out a dot's result (batch dims, the lhs's free dims, the
+//    rhs's), both sides contracting as many elements;
 //  - a convolution's output spatial dims: the output dims that are neither
 //    its batch nor its feature dim, in order;
 //  - a convolution's or dot's operand order: the files list a node's

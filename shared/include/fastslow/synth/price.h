@@ -33,6 +33,7 @@ class Pricer {
   // Any layout file, real ones included: its graph as its node features
   // describe it (graph_from_features.h), priced by the same cost model.
   static Pricer from_features(const std::string& path);
+  static Pricer from_features(const LayoutGraph& file);  // as loaded (its configs not needed)
 
   GraphKind kind() const { return tile_ ? GraphKind::Tile : GraphKind::Layout; }
   // Values per config: configurable nodes x 18 (layout) or 24 (tile).
