@@ -22,7 +22,7 @@ int dots_where(const HloGraph& g, const Ints& lhs_contracting, const Ints& rhs_c
 }
 
 TEST(SynthBert, IsATrainingStepWithWhatRealOnesHold) {
-  int looped = 0, reduced = 0, mixed = 0, dropped = 0, clipped = 0;
+  int looped = 0, reduced = 0, mixed = 0, dropped = 0, clipped = 0, accumulated = 0;
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     Rng rng(seed);
@@ -33,6 +33,7 @@ TEST(SynthBert, IsATrainingStepWithWhatRealOnesHold) {
     // step's random key.
     const bool dropout = ops.count("xor") > 0;
     const int tensors = check_training_program(g, dropout ? 4 : 3, looped);
+    accumulated += check_accumulation(g, tensors);
     // Attention, batched over (batch, head): per layer the scores and the
     // probabilities' gradient contract head dims, the context and the
     // queries' gradient the keys, the values' and keys' gradients the queries.
@@ -94,6 +95,9 @@ TEST(SynthBert, IsATrainingStepWithWhatRealOnesHold) {
   // Both forms, replicated and single steps, bf16 and f32 activations.
   EXPECT_GT(looped, 0);
   EXPECT_LT(looped, 10);
+  // Some looped programs accumulate gradients, not all.
+  EXPECT_GT(accumulated, 0);
+  EXPECT_LT(accumulated, looped);
   EXPECT_GT(reduced, 0);
   EXPECT_LT(reduced, 10);
   EXPECT_GT(mixed, 0);

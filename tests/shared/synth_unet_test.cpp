@@ -31,7 +31,7 @@ double macs(const HloGraph& g, const HloNode& n) {
 }
 
 TEST(SynthUnet, IsATrainingStepWithWhatRealOnesHold) {
-  int three_d = 0, pooled = 0, reduced = 0, mixed = 0, looped = 0;
+  int three_d = 0, pooled = 0, reduced = 0, mixed = 0, looped = 0, accumulated = 0;
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     Rng rng(seed);
@@ -41,6 +41,7 @@ TEST(SynthUnet, IsATrainingStepWithWhatRealOnesHold) {
     // The state in a training loop's tuple, or three tuple parameters of a
     // step alone beside the input and labels.
     const int tensors = check_training_program(g, 2, looped);
+    accumulated += check_accumulation(g, tensors);
     // Every weight and bias is updated from its two moments.
     EXPECT_GT(tensors, 2);
     EXPECT_GE(ops.at("get-tuple-element"), 3 * tensors);
@@ -90,6 +91,9 @@ TEST(SynthUnet, IsATrainingStepWithWhatRealOnesHold) {
   EXPECT_GT(mixed, 0);
   EXPECT_GT(looped, 0);
   EXPECT_LT(looped, 12);
+  // Some looped programs accumulate gradients, not all.
+  EXPECT_GT(accumulated, 0);
+  EXPECT_LT(accumulated, looped);
 }
 
 TEST(SynthUnet, LandsNearItsTargetAndItsConfigsUseFiveDimensionalLayouts) {

@@ -44,10 +44,12 @@ inline int check_training_loop(const HloGraph& g) {
   EXPECT_EQ(loops, 1);
   if (w < 0) return 0;
   const HloNode& loop = g.nodes[static_cast<size_t>(w)];
-  // Adam's three scalars, then weights, first and second moments.
+  // Adam's three scalars, then weights, first and second moments (and the
+  // gradients' sums, when the program accumulates them).
+  const int kinds = opcode_counts(g).count("conditional") ? 4 : 3;
   const int carried = static_cast<int>(root.operands.size());
-  const int tensors = (carried - 3) / 3;
-  EXPECT_EQ(carried, 3 + 3 * tensors);
+  const int tensors = (carried - 3) / kinds;
+  EXPECT_EQ(carried, 3 + kinds * tensors);
   for (int v : root.operands) {
     EXPECT_TRUE(is(v, "get-tuple-element"));
     EXPECT_EQ(g.nodes[static_cast<size_t>(v)].operands, std::vector<int>{w});
@@ -84,6 +86,40 @@ inline int check_training_loop(const HloGraph& g) {
   return tensors;
 }
 
+// Gradient accumulation (training_state.h): one conditional in the loop
+// body, due when the step counter's remainder compares; both branches get
+// one tuple of the scalars, weights, moments and gradient sums; the one
+// that updates runs Adam on every tensor and returns that tuple's shape
+// anew, the other returns its parameter. Returns whether g accumulates.
+inline bool check_accumulation(const HloGraph& g, int tensors) {
+  const auto is = [&](int id, const char* name) { return op(g.nodes[static_cast<size_t>(id)]) == name; };
+  int conditionals = 0, c = -1;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (op(g.nodes[i]) == "conditional") ++conditionals, c = static_cast<int>(i);
+  if (conditionals == 0) return false;
+  EXPECT_EQ(conditionals, 1);
+  const HloNode& cond = g.nodes[static_cast<size_t>(c)];
+  EXPECT_EQ(cond.operands.size(), 5u);  // predicate, two arguments, two branch roots
+  if (cond.operands.size() != 5) return true;
+  const HloNode& pred = g.nodes[static_cast<size_t>(cond.operands[0])];
+  EXPECT_EQ(op(pred), "compare");
+  EXPECT_TRUE(is(pred.operands.at(0), "remainder"));
+  EXPECT_EQ(cond.operands[1], cond.operands[2]);
+  const HloNode& arg = g.nodes[static_cast<size_t>(cond.operands[1])];
+  EXPECT_EQ(op(arg), "tuple");
+  EXPECT_EQ(arg.operands.size(), static_cast<size_t>(3 + 4 * tensors));
+  const HloNode& apply = g.nodes[static_cast<size_t>(cond.operands[3])];
+  const HloNode& keep = g.nodes[static_cast<size_t>(cond.operands[4])];
+  EXPECT_EQ(op(apply), "tuple");
+  EXPECT_EQ(apply.operands.size(), arg.operands.size());
+  EXPECT_EQ(op(keep), "parameter");
+  EXPECT_NE(apply.computation, keep.computation);
+  EXPECT_NE(apply.computation, cond.computation);
+  int roots = 0;
+  for (const HloNode& n : g.nodes) roots += n.computation == apply.computation && op(n) == "sqrt";
+  EXPECT_GE(roots, tensors + 1);  // Adam's per tensor and its bias correction (and the clipping norm)
+  return true;
+}
 
 // Either form of a training program: in the loop (check_training_loop), or
 // the step alone with `fed` batch parameters, Adam's three scalars and the

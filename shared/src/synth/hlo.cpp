@@ -687,6 +687,20 @@ int HloBuilder::while_loop(int state, const Body& cond, const Body& body) {
   return add(std::move(n));
 }
 
+int HloBuilder::conditional(int pred, int true_arg, int false_arg, const Body& on_true, const Body& on_false) {
+  const HloNode& p = operand(pred);
+  if (p.type != ElementType::Pred || !p.dims.empty()) fail("conditional: the predicate must be a pred scalar");
+  const Shape true_shape = operand(true_arg).shape();
+  const Shape false_shape = operand(false_arg).shape();
+  const int true_root = callee({true_shape}, on_true);
+  const int false_root = callee({false_shape}, on_false);
+  if (!same_shape(nodes_[true_root].shape(), nodes_[false_root].shape()))
+    fail("conditional: the branches must return one shape");
+  HloNode n = node_of(opcode("conditional"), nodes_[true_root].shape());
+  n.operands = {pred, true_arg, false_arg, true_root, false_root};
+  return add(std::move(n));
+}
+
 void HloBuilder::set_layout(int node, std::vector<int> m2m) {
   HloNode& n = nodes_.at(static_cast<size_t>(node));
   std::vector<int64_t> p(m2m.begin(), m2m.end());

@@ -26,7 +26,9 @@
 //             elementwise chains with their reduces; the embedding's
 //             gradient a scatter-add of the tokens' gradients into the table;
 //   update    all-reduce (some programs), clipping by global norm (most),
-//             and Adam (training_state.h).
+//             and Adam (training_state.h); half the looped programs
+//             accumulate gradients and update every 2-8 steps in a
+//             conditional.
 // Weights live in f32; with bf16 activations they are converted for the
 // forward pass and the gradients back for the update.
 // No call takes two arguments that each make a node (GCC and clang order
@@ -48,10 +50,19 @@ struct BertPlan {
   int64_t batch = 8, seq = 128, heads = 8, head_dim = 64, ffn = 2048, classes = 1000, vocab = 30522;
   int layers = 1;
   bool all_reduce = true, loop = true, dropout = true, clip = true;
+  int64_t accumulate = 1;  // steps per update, in the loop form (training_state.h)
   ElementType act = ElementType::BF16;
   int64_t model() const { return heads * head_dim; }
   int64_t rows() const { return batch * seq; }
 };
+
+detail::UpdateOptions update_options(const BertPlan& p) {
+  detail::UpdateOptions o;
+  o.all_reduce = p.all_reduce;
+  o.clip = p.clip;
+  o.accumulate = p.accumulate;
+  return o;
+}
 
 // A dense layer of the forward pass and what its gradient needs.
 struct Dense {
@@ -72,7 +83,7 @@ class BertBuilder {
   // from it, so every build of one plan is the same graph.
   BertBuilder(const BertPlan& p, Rng& rng, std::vector<Dims> packed = {})
       : p_(p), act_{b_, rng, p.act}, f32_{b_, rng, ElementType::F32},
-        state_(b_, std::move(packed), p.loop, p.all_reduce, p.clip) {}
+        state_(b_, std::move(packed), p.loop, update_options(p)) {}
   const std::vector<Dims>& weight_shapes() const { return state_.shapes(); }
 
   HloGraph build() {
@@ -366,6 +377,7 @@ BertPlan draw_plan(Rng& rng) {
   p.vocab = rng.pick<int64_t>({8192, 30522, 32000});
   p.dropout = rng.chance(0.7);
   p.clip = rng.chance(0.6);
+  p.accumulate = p.loop && rng.chance(0.5) ? rng.pick<int64_t>({2, 4, 8}) : 1;
   return p;
 }
 

@@ -14,7 +14,9 @@
 //             dims swapped, the window as large as the image), the
 //             max-pool's select-and-scatter, bias gradients by reduce;
 //   all-reduce the gradients of every replica in one tuple (some programs);
-//   Adam      per weight, from its moments, with the bias-corrected rate.
+//   Adam      per weight, from its moments, with the bias-corrected rate;
+//             in some looped programs every 2-8 steps, in a conditional,
+//             the gradients accumulated in between (training_state.h).
 // Most programs run the step as the body of a training loop
 // (training_loop.h: the state one tuple, the batch by infeed), as every
 // real training file does; the rest are the step alone, its state in
@@ -50,8 +52,16 @@ struct UnetPlan {
   bool strided_down = false;  // a stride-2 convolution instead of a max-pool
   bool all_reduce = true;     // gradients summed over replicas
   bool loop = true;           // the step inside a training loop
+  int64_t accumulate = 1;     // steps per update (training_state.h)
   ElementType act = ElementType::BF16;
 };
+
+detail::UpdateOptions update_options(const UnetPlan& p) {
+  detail::UpdateOptions o;
+  o.all_reduce = p.all_reduce;
+  o.accumulate = p.accumulate;
+  return o;
+}
 
 enum class Kind { Same, Down, Up };
 
@@ -74,7 +84,7 @@ class UnetBuilder {
   // `rng` is the shared helpers' (net.h); nothing this builder calls draws
   // from it, so every build of one plan is the same graph.
   UnetBuilder(const UnetPlan& p, Rng& rng, std::vector<Dims> packed = {})
-      : p_(p), r_(p.spatial + 2), f32_{b_, rng, ElementType::F32}, state_(b_, std::move(packed), p.loop, p.all_reduce) {}
+      : p_(p), r_(p.spatial + 2), f32_{b_, rng, ElementType::F32}, state_(b_, std::move(packed), p.loop, update_options(p)) {}
   const std::vector<Dims>& weight_shapes() const { return state_.shapes(); }
 
   HloGraph build() {
@@ -314,6 +324,7 @@ UnetPlan draw_plan(Rng& rng) {
   p.all_reduce = rng.chance(0.6);
   p.act = rng.chance(0.7) ? ElementType::BF16 : ElementType::F32;
   p.loop = rng.chance(0.8);
+  p.accumulate = rng.chance(0.3) ? rng.pick<int64_t>({2, 4, 8}) : 1;
   return p;
 }
 

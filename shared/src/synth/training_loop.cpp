@@ -52,7 +52,7 @@ HloGraph training_loop(HloBuilder& b, const std::vector<Shape>& carried, const s
         const int fed_token = c.get_tuple_element(feed, 1);
         const std::vector<int> fed_values = unpack(c, batch, 0, fed.size());
         const std::vector<int> carried_in(in.begin() + kFixed, in.end());
-        const StepResult r = step(c, carried_in, fed_values);
+        const StepResult r = step(c, in[0], carried_in, fed_values);
         if (r.carried.size() != carried.size()) throw Error("synth: training_loop: the step returned another state");
         const int sent = c.tuple(r.outfed);
         const int out_token = c.op("outfeed", {sent, fed_token}, token());

@@ -23,9 +23,11 @@ struct StepResult {
   std::vector<int> outfed;   // sent to the host every step (the loss)
 };
 
-// Builds one step inside the loop body. `carried`: the state's elements as
-// the body unpacks them; `fed`: the batch the infeed delivers.
-using StepFn = std::function<StepResult(HloBuilder& b, const std::vector<int>& carried, const std::vector<int>& fed)>;
+// Builds one step inside the loop body. `counter`: the s32 step count;
+// `carried`: the state's elements as the body unpacks them; `fed`: the
+// batch the infeed delivers.
+using StepFn =
+    std::function<StepResult(HloBuilder& b, int counter, const std::vector<int>& carried, const std::vector<int>& fed)>;
 
 // Builds the whole program on `b` (which must be empty): entry, loop
 // condition (a step counter against a constant) and body. The loop's state

@@ -37,15 +37,30 @@ struct StepGradients {
 // on the same builder in f32.
 std::pair<int, int> softmax_cross_entropy(HloBuilder& b, Net& f32, int logits, int labels);
 
+// How a step updates its weights; the templates draw it per program.
+struct UpdateOptions {
+  // Sums the gradients over replicas first, in one tuple, as a
+  // data-parallel step does.
+  bool all_reduce = false;
+  // Scales every gradient by min(1, limit / global norm), as optimisers clip
+  // by global norm (one scalar broadcast to every gradient: the real files'
+  // fan-out).
+  bool clip = false;
+  // Steps per update, in the loop form (a step alone updates every time).
+  // Above 1 the gradients add into accumulators the loop carries, and a
+  // `conditional` on the step counter applies Adam to their mean every
+  // `accumulate` steps while its other branch passes the state through:
+  // gradient accumulation, how a batch larger than the machine holds is
+  // trained, and where XLA programs get their conditionals.
+  int64_t accumulate = 1;
+};
+
 class TrainingState {
  public:
   // `packed`: every weight's shape in creation order (shapes() of a plain
   // build); empty for the plain build. `loop` picks the loop form over the
-  // packed one; `all_reduce` sums the gradients over replicas first, in one
-  // tuple, as a data-parallel step does; `clip` then scales every gradient
-  // by min(1, limit / global norm), as optimisers clip by global norm (one
-  // scalar broadcast to every gradient: the real files' fan-out).
-  TrainingState(HloBuilder& b, std::vector<Dims> packed, bool loop, bool all_reduce, bool clip = false);
+  // packed one.
+  TrainingState(HloBuilder& b, std::vector<Dims> packed, bool loop, UpdateOptions options);
   const std::vector<Dims>& shapes() const { return shapes_; }
 
   // A new f32 weight: call only inside the step.
@@ -59,22 +74,37 @@ class TrainingState {
 
  private:
   bool looped() const { return loop_ && !packed_.empty(); }
-  int state(int kind, int w, const Dims& d);  // kind 0: a new weight; 1, 2: weight w's moments
+  int state(int kind, int w, const Dims& d);  // kind 0: a new weight; 1, 2: weight w's moments; 3: its sum
   int scalar() { return b_.constant(ElementType::F32, {}); }
 
-  struct Updated {
-    int b1t = -1, b2t = -1;  // the next powers of the betas (loop only)
-    std::vector<int> w, m, v;  // by weight index
+  bool accumulating() const { return looped() && o_.accumulate > 1; }
+  // Kinds of state per weight: the weight, Adam's two moments and, when
+  // accumulating, the gradients' sum.
+  size_t kinds() const { return accumulating() ? 4 : 3; }
+
+  // Adam's inputs and outputs, by weight index.
+  struct Adam {
+    int lr = -1, b1t = -1, b2t = -1;  // b1t, b2t: the powers of the betas (outputs: the loop's next ones)
+    std::vector<int> w, m, v;
   };
-  Updated update(StepGradients s);
-  void clip_by_global_norm(std::vector<std::pair<int, int>>& grads);
+  Adam update(StepGradients s);
+  // Adam on the current computation: `in` holds the weights and moments as
+  // read, `g` their gradients.
+  Adam adam(const Adam& in, const std::vector<int>& g);
+  // The accumulating update: adds `g` to the sums and builds the
+  // conditional that applies Adam when the counter says so. Returns the new
+  // state; the new sums go to acc_.
+  Adam accumulate(const Adam& in, const std::vector<int>& g);
+  void clip_by_global_norm(std::vector<int>& grads);
 
   HloBuilder& b_;
   std::vector<Dims> packed_, shapes_;
-  bool loop_, all_reduce_, clip_;
-  int lr_ = -1, b1t_ = -1, b2t_ = -1;
+  bool loop_;
+  UpdateOptions o_;
+  int lr_ = -1, b1t_ = -1, b2t_ = -1, counter_ = -1;
   std::array<int, 3> tuples_{-1, -1, -1};  // packed: the three state tuples
-  std::vector<int> carried_;               // loop: weights, m, v as unpacked
+  std::vector<int> carried_;               // loop: weights, m, v (and sums) as unpacked
+  std::vector<int> acc_;                   // loop: the sums after update() (accumulating)
   std::map<int, int> index_of_;            // weight node -> its place in the state
 };
 

@@ -184,6 +184,11 @@ class HloBuilder {
   // `state` is a tuple; cond and body each get one parameter of its shape;
   // cond returns a pred scalar, body a tuple of the same shape.
   int while_loop(int state, const Body& cond, const Body& body);
+  // `pred` is a pred scalar; on_true gets one parameter of true_arg's shape,
+  // on_false one of false_arg's, and both return one shape (the result's).
+  // The node's operands are (pred, true_arg, false_arg, true root, false
+  // root), as a while lists its state and its callees' roots.
+  int conditional(int pred, int true_arg, int false_arg, const Body& on_true, const Body& on_false);
 
   // Replaces a node's layout (a permutation of 0..rank-1).
   void set_layout(int node, std::vector<int> minor_to_major);
