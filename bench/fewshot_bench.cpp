@@ -10,7 +10,8 @@
 // slowdown, and the share of the predicted top 10 in the slow tail (more
 // than 5 % over the held-out best). Curves go to OUT/fewshot-<stem>.svg.
 // Usage: fastslow_bench_fewshot OUT [--ns 16,32,...] [--draws D] [--init RUN] FILE...
-// Runs go to OUT/<stem>/n<N>-d<D>-<method>; finished ones are reused.
+// Runs go to OUT/<stem>/n<N>-d<D>-<method>; finished ones are reused
+// (unless this binary is newer: stale_run.h).
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -35,6 +36,8 @@
 #include "train/run_dir.h"
 #include "train/run_files.h"
 #include "train/trainer.h"
+
+#include "stale_run.h"
 
 using namespace fastslow;
 
@@ -77,8 +80,9 @@ struct Cell {
 };
 
 // A fastslow run on N measured configs (reused when finished, unless its
-// prior finished after it: a prior trained again on newer generated data),
-// scored on the held-out configs. Returns false when interrupted.
+// prior finished after it, a prior trained again on newer generated data,
+// or this binary was built after it: stale_run.h), scored on the held-out
+// configs. Returns false when interrupted.
 bool fastslow_scores(const std::string& file, const std::string& dir, const std::string& cache, int64_t n, int draw,
                      const std::string& init, std::vector<double>* scores, std::vector<double>* runtimes,
                      std::vector<double>* table_scores) {
@@ -86,8 +90,9 @@ bool fastslow_scores(const std::string& file, const std::string& dir, const std:
   train::TrainResult tr;
   namespace fs = std::filesystem;
   const bool finished = train::RunDir(dir).has("best.pt") && train::RunDir(dir).has("metrics.json");
-  const bool stale = finished && !init.empty() &&
-                     fs::last_write_time(fs::path(init) / "metrics.json") > fs::last_write_time(fs::path(dir) / "metrics.json");
+  const bool stale = finished && ((!init.empty() && fs::last_write_time(fs::path(init) / "metrics.json") >
+                                                         fs::last_write_time(fs::path(dir) / "metrics.json")) ||
+                                   bench::older_than_this_build(fs::path(dir) / "config.json"));
   if (!finished || stale) {
     remove_tree(dir);
     train::TrainOptions o;

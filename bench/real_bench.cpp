@@ -7,7 +7,8 @@
 // measured runtime; "all" repeats Kendall over every measurement, the way
 // `fastslow eval` counts duplicates.
 // Usage: fastslow_bench_real OUT FILE...   (runs go to OUT/<stem>; a
-// finished run is reused, an interrupted one resumed)
+// finished run is reused, an interrupted one resumed, unless this binary
+// was built after it began: stale_run.h)
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -17,6 +18,7 @@
 
 #include "baselines/ridge.h"
 #include "fastslow/error.h"
+#include "fastslow/io/remove_tree.h"
 #include "fastslow/data/graph_cache.h"
 #include "fastslow/rank/metrics.h"
 #include "models/program_model.h"
@@ -24,6 +26,8 @@
 #include "train/run_dir.h"
 #include "train/loaded_run.h"
 #include "train/trainer.h"
+
+#include "stale_run.h"
 
 using namespace fastslow;
 
@@ -132,6 +136,10 @@ bool bench_file(const std::string& out, const std::string& file) {
   progress->stem = stem;
   const train::Callbacks hooks = {progress, std::make_shared<train::StopWhen>([] { return g_stop != 0; })};
   train::TrainResult tr;
+  if (train::RunDir(dir).has("config.json") && bench::older_than_this_build(std::filesystem::path(dir) / "config.json")) {
+    std::fprintf(stderr, "%s: the run predates this build: trained again\n", stem.c_str());
+    remove_tree(dir);
+  }
   if (train::RunDir(dir).has("config.json")) {
     tr = train::resume(dir, std::nullopt, hooks);
   } else {

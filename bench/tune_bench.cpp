@@ -10,7 +10,8 @@
 // separates what the start gives from what the model gives.
 // Usage: fastslow_bench_tune OUT [--starts S] [--fastslow-starts F] [--rounds R] [--batch B]
 //                            [--orders A,B,...] FILE...
-// Sessions go to OUT/<stem>/<order>-s<seed>; finished rounds are reused.
+// Sessions go to OUT/<stem>/<order>-s<seed>; finished rounds are reused
+// (unless this binary was built after them: stale_run.h).
 #include <algorithm>
 #include <cmath>
 #include <csignal>
@@ -21,9 +22,12 @@
 #include <vector>
 
 #include "fastslow/error.h"
+#include "fastslow/io/remove_tree.h"
 #include "fastslow/io/write_file.h"
 #include "fastslow/search/line_chart.h"
 #include "tune/session.h"
+
+#include "stale_run.h"
 
 using namespace fastslow;
 
@@ -64,6 +68,7 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
       t.start_from = o.start_from;
       t.seed = static_cast<uint64_t>(s);
       t.run.cache = out + "/.cache";
+      if (bench::older_than_this_build(std::filesystem::path(t.out) / "tune.json")) remove_tree(t.out);
       const tune::TuneOutcome r = tune::run_session(t, {}, [] { return g_stop != 0; });
       if (r.interrupted) return false;
       best_known = r.best_known;

@@ -10,6 +10,29 @@
 
 namespace fastslow::baselines {
 
+std::vector<int> cv_folds(int64_t n, int folds, uint64_t seed) {
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  Rng rng(seed ^ 0x7269646765ull);  // "ridge"
+  for (int64_t i = n - 1; i > 0; --i) std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(rng.uniform_int(0, i))]);
+  std::vector<int> fold_of(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) fold_of[static_cast<size_t>(order[static_cast<size_t>(i)])] = static_cast<int>(i % folds);
+  return fold_of;
+}
+
+FoldSplit split_fold(const std::vector<float>& rows, int64_t width, const std::vector<double>& y,
+                     const std::vector<int>& fold_of, int fold) {
+  FoldSplit s;
+  for (int64_t r = 0; r < static_cast<int64_t>(y.size()); ++r) {
+    const bool out = fold_of[static_cast<size_t>(r)] == fold;
+    std::vector<float>& to = out ? s.held_rows : s.fit_rows;
+    to.insert(to.end(), rows.begin() + r * width, rows.begin() + (r + 1) * width);
+    if (out) s.held.push_back(r);
+    else s.fit_y.push_back(y[static_cast<size_t>(r)]);
+  }
+  return s;
+}
+
 const std::vector<double>& ridge_penalties() {
   static const std::vector<double> p = {1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0};
   return p;
@@ -22,12 +45,7 @@ RidgeChoice choose_ridge_penalty(const std::vector<float>& rows, int64_t width, 
     throw Error("ridge penalty: " + std::to_string(rows.size()) + " values for " + std::to_string(n) + " rows");
   if (folds < 2) throw Error("ridge penalty: need at least 2 folds");
   if (n < 2 * folds) return {};
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), int64_t{0});
-  Rng rng(seed ^ 0x7269646765ull);  // "ridge"
-  for (int64_t i = n - 1; i > 0; --i) std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(rng.uniform_int(0, i))]);
-  std::vector<int> fold_of(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) fold_of[static_cast<size_t>(order[static_cast<size_t>(i)])] = static_cast<int>(i % folds);
+  const std::vector<int> fold_of = cv_folds(n, folds, seed);
 
   // Out-of-fold predictions of every row, ranked together: one Kendall
   // over all n rows is far steadier than the mean of K Kendalls over n / K
@@ -36,19 +54,11 @@ RidgeChoice choose_ridge_penalty(const std::vector<float>& rows, int64_t width, 
   for (double lambda : ridge_penalties()) {
     std::vector<double> pred(static_cast<size_t>(n), 0.0);
     for (int f = 0; f < folds; ++f) {
-      std::vector<float> fx, vx;
-      std::vector<double> fy;
-      std::vector<int64_t> held;
-      for (int64_t r = 0; r < n; ++r) {
-        const bool out = fold_of[static_cast<size_t>(r)] == f;
-        (out ? vx : fx).insert((out ? vx : fx).end(), rows.begin() + r * width, rows.begin() + (r + 1) * width);
-        if (out) held.push_back(r);
-        else fy.push_back(y[static_cast<size_t>(r)]);
-      }
+      const FoldSplit s = split_fold(rows, width, y, fold_of, f);
       OneHotRidge ridge;
-      ridge.fit(fx, width, fy, lambda);
-      const std::vector<double> p = ridge.predict(vx);
-      for (size_t i = 0; i < held.size(); ++i) pred[static_cast<size_t>(held[i])] = p[i];
+      ridge.fit(s.fit_rows, width, s.fit_y, lambda);
+      const std::vector<double> p = ridge.predict(s.held_rows);
+      for (size_t i = 0; i < s.held.size(); ++i) pred[static_cast<size_t>(s.held[i])] = p[i];
     }
     double k = kendall_tau(pred, y);
     if (!std::isfinite(k)) k = 0.0;

@@ -14,6 +14,21 @@ struct RidgeChoice {
   double cv_kendall = 0;  // of the out-of-fold predictions at that penalty
 };
 
+// Fold of each of n rows (0..folds-1): a seeded portable shuffle dealt
+// round-robin. Every cross-validation of a few-measurement fit uses these,
+// so that their Kendalls compare on the same folds.
+std::vector<int> cv_folds(int64_t n, int folds, uint64_t seed);
+
+// One round of a K-fold cross-validation: the rows of `fold` held out, the
+// others (and their targets) to fit.
+struct FoldSplit {
+  std::vector<float> fit_rows, held_rows;
+  std::vector<double> fit_y;
+  std::vector<int64_t> held;  // indices of the held-out rows
+};
+FoldSplit split_fold(const std::vector<float>& rows, int64_t width, const std::vector<double>& y,
+                     const std::vector<int>& fold_of, int fold);
+
 // The penalties tried, smallest first.
 const std::vector<double>& ridge_penalties();
 

@@ -47,14 +47,18 @@ void write_data_profile(const RunDir& run, const TrainOptions& o, const Prepared
 void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_t seed,
                const std::function<void(const std::string&)>& say) {
   const WideFit f = fit_wide_table(*program.wide, d.train.front(), d.valid.front(), seed);
-  char buf[300];
+  const std::string rows_note =
+      f.sparse_nodes > 0 ? " (the whole rows of " + std::to_string(f.sparse_nodes) +
+                               " node(s) alone: forward selection, cross-validation preferred them)"
+      : f.rows ? std::string()
+               : std::string(" (values alone: cross-validation preferred them to whole rows)");
+  char buf[400];
   std::snprintf(buf, sizeof buf,
                 "wide table: ridge on %lld unique configs%s, %lld weights%s, lambda %g (%s Kendall %.4f, "
                 "residual sd %.2g)",
                 static_cast<long long>(f.rows_used),
                 f.cross_validated ? " (the valid ones too: few measurements, cross-validated inside them)" : "",
-                static_cast<long long>(f.features),
-                f.rows ? "" : " (values alone: cross-validation preferred them to whole rows)", f.lambda,
+                static_cast<long long>(f.features), rows_note.c_str(), f.lambda,
                 f.cross_validated ? "cross-validated" : "valid", f.valid_kendall, f.residual_sd);
   if (say) say(buf);
   torch::NoGradGuard no_grad;

@@ -8,6 +8,7 @@
 
 #include "baselines/ridge.h"
 #include "baselines/ridge_cv.h"
+#include "baselines/sparse_columns.h"
 #include "fastslow/error.h"
 #include "fastslow/rank/metrics.h"
 #include "fastslow/rng.h"
@@ -117,6 +118,8 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   baselines::OneHotRidge chosen;
   bool rows_fitted = use_rows;
   std::vector<float> xv;  // the values alone, the design of a few-measurement fit without rows
+  std::vector<int64_t> sparse;  // few measurements: the nodes whose rows alone make the table
+  std::vector<float> xs;        // their row indices, n x sparse.size()
   if (few) {
     // Few measurements: Kendall on a handful of valid configs is noise; the
     // training configs' own 4-fold cross-validation picks the penalty (too
@@ -131,13 +134,31 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
     if (use_rows) with_rows = baselines::choose_ridge_penalty(x, cols, y, 4, seed);
     // Whole rows add a weight per node and row: they must beat the values
     // by more than the out-of-fold Kendall's noise over n configs.
-    rows_fitted = use_rows && with_rows.cv_kendall > by_values.cv_kendall + kendall_null_sd(n);
-    const baselines::RidgeChoice& cv = rows_fitted ? with_rows : by_values;
-    if (rows_fitted) chosen.fit(x, cols, y, cv.lambda);
+    const double margin = kendall_null_sd(n);
+    rows_fitted = use_rows && with_rows.cv_kendall > by_values.cv_kendall + margin;
+    baselines::RidgeChoice cv = rows_fitted ? with_rows : by_values;
+    // Or the rows of a few nodes only (forward selection,
+    // baselines/sparse_columns.h), under the same rule: where one node
+    // decides, as on real unet3d, they rank at 16-32 configs.
+    if (use_rows) {
+      std::vector<int64_t> row_cols;
+      for (int64_t j = 0; j < nc; ++j) row_cols.push_back(nc * width + j);
+      const std::vector<float> xr = baselines::take_columns(x, cols, row_cols);
+      const baselines::SparseColumnsChoice sc = baselines::choose_sparse_columns(xr, nc, y, 4, seed);
+      if (!sc.columns.empty() && sc.cv_kendall > by_values.cv_kendall + margin && sc.cv_kendall > cv.cv_kendall) {
+        rows_fitted = true;
+        sparse = sc.columns;
+        xs = baselines::take_columns(xr, nc, sparse);
+        cv = {sc.lambda, sc.cv_kendall};
+      }
+    }
+    if (!sparse.empty()) chosen.fit(xs, static_cast<int64_t>(sparse.size()), y, cv.lambda);
+    else if (rows_fitted) chosen.fit(x, cols, y, cv.lambda);
     else chosen.fit(xv, nc * width, y, cv.lambda);
     // Out-of-fold Kendall: a handful of valid configs says nothing.
     best = {cv.lambda, std::isfinite(cv.cv_kendall) ? cv.cv_kendall : 0.0, n, chosen.num_features()};
     best.cross_validated = true;
+    best.sparse_nodes = static_cast<int64_t>(sparse.size());
   } else {
     for (double lambda : {1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0}) {
       baselines::OneHotRidge ridge;
@@ -152,30 +173,35 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   }
 
   {
-    const std::vector<double> p = chosen.predict(rows_fitted ? x : xv);
+    const std::vector<double> p = chosen.predict(!sparse.empty() ? xs : rows_fitted ? x : xv);
     double sq = 0;
     for (int64_t r = 0; r < n; ++r) sq += (p[static_cast<size_t>(r)] - y[static_cast<size_t>(r)]) * (p[static_cast<size_t>(r)] - y[static_cast<size_t>(r)]);
     best.residual_sd = std::sqrt(sq / static_cast<double>(std::max<int64_t>(1, n)));
   }
   torch::NoGradGuard no_grad;
   std::vector<float> vw(static_cast<size_t>(nc * width * LayoutWideImpl::kValues), 0.0f);
-  for (int64_t col = 0; col < nc * width; ++col)
-    for (int64_t v = 0; v < LayoutWideImpl::kValues; ++v)
-      vw[static_cast<size_t>(col * LayoutWideImpl::kValues + v)] =
-          static_cast<float>(chosen.weight(col, static_cast<float>(v - 1)));
+  if (sparse.empty())  // a sparse table has no value weights
+    for (int64_t col = 0; col < nc * width; ++col)
+      for (int64_t v = 0; v < LayoutWideImpl::kValues; ++v)
+        vw[static_cast<size_t>(col * LayoutWideImpl::kValues + v)] =
+            static_cast<float>(chosen.weight(col, static_cast<float>(v - 1)));
   std::vector<float> rw(static_cast<size_t>(nc * LayoutWideImpl::kRowSlots), 0.0f);
   best.rows = rows_fitted;
-  if (rows_fitted)
-    for (int64_t j = 0; j < nc; ++j) {
-      // A row outside the kept ones scores 0 in the table; ridge gave the
-      // "other rows" category a weight of its own. Each config has exactly
-      // one category per node, so shifting them all keeps the ranking.
-      const double other = chosen.weight(nc * width + j, -1.0f);
-      for (int64_t k = 0; k < LayoutWideImpl::kRowSlots; ++k)
-        if (table[static_cast<size_t>(j * LayoutWideImpl::kRowSlots + k)] >= 0)
-          rw[static_cast<size_t>(j * LayoutWideImpl::kRowSlots + k)] =
-              static_cast<float>(chosen.weight(nc * width + j, static_cast<float>(k)) - other);
-    }
+  // Node j's row weights: column `at` of the fitted design.
+  const auto fill_rows = [&](int64_t j, int64_t at) {
+    // A row outside the kept ones scores 0 in the table; ridge gave the
+    // "other rows" category a weight of its own. Each config has exactly
+    // one category per node, so shifting them all keeps the ranking.
+    const double other = chosen.weight(at, -1.0f);
+    for (int64_t k = 0; k < LayoutWideImpl::kRowSlots; ++k)
+      if (table[static_cast<size_t>(j * LayoutWideImpl::kRowSlots + k)] >= 0)
+        rw[static_cast<size_t>(j * LayoutWideImpl::kRowSlots + k)] =
+            static_cast<float>(chosen.weight(at, static_cast<float>(k)) - other);
+  };
+  if (!sparse.empty())
+    for (size_t i = 0; i < sparse.size(); ++i) fill_rows(sparse[i], static_cast<int64_t>(i));
+  else if (rows_fitted)
+    for (int64_t j = 0; j < nc; ++j) fill_rows(j, nc * width + j);
   const auto dev = wide.value_weight.device();
   wide.value_weight.copy_(torch::tensor(vw).to(dev));
   wide.row_weight.copy_(torch::tensor(rw).view({nc, LayoutWideImpl::kRowSlots}).to(dev));

@@ -3,7 +3,8 @@
 // on the one-hot config values and whole rows of the training groups, its
 // penalty chosen by Kendall tau on the valid groups (by 4-fold
 // cross-validation inside the training groups when fewer than kFewValid
-// validate: few measurements). Training then starts
+// validate: few measurements, where the rows of a few nodes picked by
+// forward selection compete too). Training then starts
 // from the linear fit (and never ranks worse than it on the valid share,
 // since the trainer keeps the best epoch).
 #pragma once
@@ -27,6 +28,7 @@ struct WideFit {
   double residual_sd = 0;    // of the fitted table on the training groups, in target units
   bool rows = true;          // whole-row weights fitted (few measurements: when cross-validation favours them)
   bool cross_validated = false;  // valid_kendall is out-of-fold, the valid groups fitted too (few measurements)
+  int64_t sparse_nodes = 0;  // few measurements: the table holds only these many nodes' rows (forward selection)
 };
 
 // `fit` and `valid` are the same graph's entries (train_groups / eval_groups).

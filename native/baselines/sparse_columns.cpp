@@ -1,0 +1,123 @@
+#include "baselines/sparse_columns.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "baselines/ridge.h"
+#include "baselines/ridge_cv.h"
+#include "fastslow/error.h"
+#include "fastslow/rank/metrics.h"
+
+namespace fastslow::baselines {
+namespace {
+
+// Nearly least squares: selection compares how much each column explains,
+// which the penalty should not decide.
+constexpr double kSelectPenalty = 1e-3;
+
+void check(const std::vector<float>& rows, int64_t width, const std::vector<double>& y, const char* what) {
+  if (width <= 0 || rows.size() != y.size() * static_cast<size_t>(width))
+    throw Error(std::string(what) + ": " + std::to_string(rows.size()) + " values for " + std::to_string(y.size()) +
+                " rows of " + std::to_string(width));
+}
+
+}  // namespace
+
+std::vector<float> take_columns(const std::vector<float>& rows, int64_t width, const std::vector<int64_t>& columns) {
+  const int64_t n = width > 0 ? static_cast<int64_t>(rows.size()) / width : 0;
+  std::vector<float> out;
+  out.reserve(static_cast<size_t>(n) * columns.size());
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t c : columns) out.push_back(rows[static_cast<size_t>(r * width + c)]);
+  return out;
+}
+
+std::vector<int64_t> forward_select_columns(const std::vector<float>& rows, int64_t width, const std::vector<double>& y,
+                                            int count) {
+  check(rows, width, y, "forward selection");
+  const auto n = static_cast<int64_t>(y.size());
+  std::vector<int64_t> chosen;
+  std::vector<double> residual = y;
+  {
+    double mean = 0;
+    for (double v : y) mean += v;
+    mean /= static_cast<double>(std::max<int64_t>(1, n));
+    for (double& v : residual) v -= mean;
+  }
+  for (int step = 0; step < count; ++step) {
+    // The column whose values' means explain most of what the chosen ones
+    // leave (the between-group sum of squares of the residual): the
+    // squared error its one-hot fit would remove, for a column on its own.
+    int64_t best = -1;
+    double best_gain = 1e-12;
+    for (int64_t c = 0; c < width; ++c) {
+      if (std::find(chosen.begin(), chosen.end(), c) != chosen.end()) continue;
+      std::map<float, std::pair<double, int64_t>> by_value;
+      for (int64_t r = 0; r < n; ++r) {
+        auto& s = by_value[rows[static_cast<size_t>(r * width + c)]];
+        s.first += residual[static_cast<size_t>(r)];
+        ++s.second;
+      }
+      if (by_value.size() < 2) continue;
+      double gain = 0;
+      for (const auto& kv : by_value) gain += kv.second.first * kv.second.first / static_cast<double>(kv.second.second);
+      if (gain > best_gain) best_gain = gain, best = c;
+    }
+    if (best < 0) break;  // nothing left explains anything
+    chosen.push_back(best);
+    OneHotRidge ridge;
+    const std::vector<float> x = take_columns(rows, width, chosen);
+    ridge.fit(x, static_cast<int64_t>(chosen.size()), y, kSelectPenalty);
+    const std::vector<double> p = ridge.predict(x);
+    for (int64_t r = 0; r < n; ++r) residual[static_cast<size_t>(r)] = y[static_cast<size_t>(r)] - p[static_cast<size_t>(r)];
+  }
+  return chosen;
+}
+
+SparseColumnsChoice choose_sparse_columns(const std::vector<float>& rows, int64_t width, const std::vector<double>& y,
+                                          int folds, uint64_t seed, int max_columns) {
+  check(rows, width, y, "sparse columns");
+  if (folds < 2) throw Error("sparse columns: need at least 2 folds");
+  if (max_columns < 1) throw Error("sparse columns: need at least 1 column");
+  const auto n = static_cast<int64_t>(y.size());
+  SparseColumnsChoice out;
+  if (n < 2 * folds) return out;
+  const std::vector<int> fold_of = cv_folds(n, folds, seed);
+  const std::vector<double>& penalties = ridge_penalties();
+  // pred[k][p]: out-of-fold predictions with the first k + 1 columns of
+  // each fold's own selection, at penalty p.
+  std::vector<std::vector<std::vector<double>>> pred(
+      static_cast<size_t>(max_columns),
+      std::vector<std::vector<double>>(penalties.size(), std::vector<double>(static_cast<size_t>(n), 0.0)));
+  for (int f = 0; f < folds; ++f) {
+    const FoldSplit s = split_fold(rows, width, y, fold_of, f);
+    const std::vector<int64_t> path = forward_select_columns(s.fit_rows, width, s.fit_y, max_columns);
+    for (size_t k = 0; k < static_cast<size_t>(max_columns); ++k) {
+      // A fold whose selection stopped early keeps its last model.
+      const std::vector<int64_t> cols(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(std::min(k + 1, path.size())));
+      if (cols.empty()) continue;  // nothing explained: predictions stay 0
+      const std::vector<float> tx = take_columns(s.fit_rows, width, cols), hx = take_columns(s.held_rows, width, cols);
+      for (size_t p = 0; p < penalties.size(); ++p) {
+        OneHotRidge ridge;
+        ridge.fit(tx, static_cast<int64_t>(cols.size()), s.fit_y, penalties[p]);
+        const std::vector<double> h = ridge.predict(hx);
+        for (size_t i = 0; i < s.held.size(); ++i) pred[k][p][static_cast<size_t>(s.held[i])] = h[i];
+      }
+    }
+  }
+  int best_k = 0;
+  for (int k = 0; k < max_columns; ++k)
+    for (size_t p = 0; p < penalties.size(); ++p) {
+      double t = kendall_tau(pred[static_cast<size_t>(k)][p], y);
+      if (!std::isfinite(t)) t = 0.0;
+      // Strictly better for more columns; at equal columns ties take the
+      // larger penalty (penalties ascend).
+      const bool better = k == best_k ? t >= out.cv_kendall - 1e-12 : t > out.cv_kendall + 1e-12;
+      if (better) out.cv_kendall = t, out.lambda = penalties[p], best_k = k;
+    }
+  out.columns = forward_select_columns(rows, width, y, best_k + 1);
+  return out;
+}
+
+}  // namespace fastslow::baselines
