@@ -17,7 +17,8 @@ HloGraph resnet_like(Rng& rng, int target_nodes);          // conv/BN/relu resid
 HloGraph transformer_encoder(Rng& rng, int target_nodes);  // LN, attention, GELU MLP
 HloGraph mlp(Rng& rng, int target_nodes);                  // dense layers, fused bias+act
 HloGraph rnn_unrolled(Rng& rng, int target_nodes);         // LSTM steps unrolled + a while loop
-// A training step (forward, loss, backward, all-reduce, Adam) of a 2-D or
+// A training step (forward, loss, backward, all-reduce, Adam; some looped
+// programs accumulate gradients and update in a conditional) of a 2-D or
 // 3-D U-Net (template_unet_training.cpp). Its size comes from its depth and
 // width, the pair nearest the target; targets beyond ~6,000 nodes get the
 // largest net.
