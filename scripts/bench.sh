@@ -101,7 +101,10 @@ synth_current() {
 # RUN DATA TRAIN-ARGS...
 train_current() {
   local run=$1 data=$2; shift 2
+  # A run older than its data, or begun before fastslow was last built
+  # (bench/stale_run.h says why), is trained again.
   if [ -f $run/metrics.json ] && [ $data/synth.json -nt $run/metrics.json ]; then rm -rf $run; fi
+  if [ -f $run/config.json ] && [ build/native/bin/fastslow -nt $run/config.json ]; then rm -rf $run; fi
   [ -f $run/metrics.json ] && return 0
   if [ -f $run/config.json ]; then build/native/bin/fastslow train --resume --out $run
   else build/native/bin/fastslow train --data $data "$@" --out $run; fi

@@ -31,8 +31,9 @@ if [ ! -f $demo/model/model.onnx ] || [ ! -f $demo/student/metrics.json ]; then
     fi
   fi
   # The demo: a student distilled from it (one graph layer of width 24, a
-  # third of the teacher's bytes; its Kendall beside the teacher's below:
-  # on this data width 16 kept 89-95 % of the teacher's, width 24 all of it).
+  # third of the teacher's bytes; its Kendall beside the teacher's below,
+  # over 3 validation graphs: width 24 kept all of the teacher's on the
+  # generator of stop 46, 81 % on that of stop 47; width 16 89-95 % earlier).
   if [ -f $demo/student/config.json ]; then
     [ -f $demo/student/metrics.json ] || $f train --resume --out $demo/student
   else
