@@ -12,14 +12,14 @@
 namespace fastslow::baselines {
 namespace {
 
-// Nearly least squares: selection compares how much each column explains,
-// which the penalty should not decide.
-constexpr double kSelectPenalty = 1e-3;
-
-void check(const std::vector<float>& rows, int64_t width, const std::vector<double>& y, const char* what) {
+void check(const std::vector<float>& rows, int64_t width, const std::vector<double>& y, const char* what,
+           const BaseColumns& base = {}) {
   if (width <= 0 || rows.size() != y.size() * static_cast<size_t>(width))
     throw Error(std::string(what) + ": " + std::to_string(rows.size()) + " values for " + std::to_string(y.size()) +
                 " rows of " + std::to_string(width));
+  if (base.width < 0 || base.rows.size() != y.size() * static_cast<size_t>(base.width))
+    throw Error(std::string(what) + ": the base has " + std::to_string(base.rows.size()) + " values for " +
+                std::to_string(y.size()) + " rows of " + std::to_string(base.width));
 }
 
 }  // namespace
@@ -33,13 +33,38 @@ std::vector<float> take_columns(const std::vector<float>& rows, int64_t width, c
   return out;
 }
 
+std::vector<float> join_columns(const BaseColumns& base, const std::vector<float>& rows, int64_t width,
+                                const std::vector<int64_t>& columns) {
+  const int64_t n = width > 0 ? static_cast<int64_t>(rows.size()) / width : 0;
+  if (base.width > 0 && static_cast<int64_t>(base.rows.size()) != n * base.width)
+    throw Error("sparse columns: the base has " + std::to_string(base.rows.size()) + " values for " + std::to_string(n) +
+                " rows of " + std::to_string(base.width));
+  std::vector<float> out;
+  out.reserve(static_cast<size_t>(n) * (static_cast<size_t>(base.width) + columns.size()));
+  for (int64_t r = 0; r < n; ++r) {
+    out.insert(out.end(), base.rows.begin() + r * base.width, base.rows.begin() + (r + 1) * base.width);
+    for (int64_t c : columns) out.push_back(rows[static_cast<size_t>(r * width + c)]);
+  }
+  return out;
+}
+
 std::vector<int64_t> forward_select_columns(const std::vector<float>& rows, int64_t width, const std::vector<double>& y,
-                                            int count) {
-  check(rows, width, y, "forward selection");
+                                            int count, const BaseColumns& base, double penalty) {
+  check(rows, width, y, "forward selection", base);
   const auto n = static_cast<int64_t>(y.size());
   std::vector<int64_t> chosen;
   std::vector<double> residual = y;
-  {
+  // What the base and the picks so far leave.
+  const auto refit = [&] {
+    const std::vector<float> x = join_columns(base, rows, width, chosen);
+    OneHotRidge ridge;
+    ridge.fit(x, base.width + static_cast<int64_t>(chosen.size()), y, penalty);
+    const std::vector<double> p = ridge.predict(x);
+    for (int64_t r = 0; r < n; ++r) residual[static_cast<size_t>(r)] = y[static_cast<size_t>(r)] - p[static_cast<size_t>(r)];
+  };
+  if (base.width > 0) {
+    refit();
+  } else {
     double mean = 0;
     for (double v : y) mean += v;
     mean /= static_cast<double>(std::max<int64_t>(1, n));
@@ -66,18 +91,14 @@ std::vector<int64_t> forward_select_columns(const std::vector<float>& rows, int6
     }
     if (best < 0) break;  // nothing left explains anything
     chosen.push_back(best);
-    OneHotRidge ridge;
-    const std::vector<float> x = take_columns(rows, width, chosen);
-    ridge.fit(x, static_cast<int64_t>(chosen.size()), y, kSelectPenalty);
-    const std::vector<double> p = ridge.predict(x);
-    for (int64_t r = 0; r < n; ++r) residual[static_cast<size_t>(r)] = y[static_cast<size_t>(r)] - p[static_cast<size_t>(r)];
+    refit();
   }
   return chosen;
 }
 
 SparseColumnsChoice choose_sparse_columns(const std::vector<float>& rows, int64_t width, const std::vector<double>& y,
-                                          int folds, uint64_t seed, int max_columns) {
-  check(rows, width, y, "sparse columns");
+                                          int folds, uint64_t seed, int max_columns, const BaseColumns& base) {
+  check(rows, width, y, "sparse columns", base);
   if (folds < 2) throw Error("sparse columns: need at least 2 folds");
   if (max_columns < 1) throw Error("sparse columns: need at least 1 column");
   const auto n = static_cast<int64_t>(y.size());
@@ -92,16 +113,25 @@ SparseColumnsChoice choose_sparse_columns(const std::vector<float>& rows, int64_
       std::vector<std::vector<double>>(penalties.size(), std::vector<double>(static_cast<size_t>(n), 0.0)));
   for (int f = 0; f < folds; ++f) {
     const FoldSplit s = split_fold(rows, width, y, fold_of, f);
-    const std::vector<int64_t> path = forward_select_columns(s.fit_rows, width, s.fit_y, max_columns);
-    for (size_t k = 0; k < static_cast<size_t>(max_columns); ++k) {
-      // A fold whose selection stopped early keeps its last model.
-      const std::vector<int64_t> cols(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(std::min(k + 1, path.size())));
-      if (cols.empty()) continue;  // nothing explained: predictions stay 0
-      const std::vector<float> tx = take_columns(s.fit_rows, width, cols), hx = take_columns(s.held_rows, width, cols);
-      for (size_t p = 0; p < penalties.size(); ++p) {
+    BaseColumns fit_base, held_base;
+    if (base.width > 0) {
+      const FoldSplit b = split_fold(base.rows, base.width, y, fold_of, f);
+      fit_base = {b.fit_rows, base.width};
+      held_base = {b.held_rows, base.width};
+    }
+    // Without a base the selection is the same at every penalty.
+    std::vector<int64_t> path;
+    if (base.width == 0) path = forward_select_columns(s.fit_rows, width, s.fit_y, max_columns);
+    for (size_t p = 0; p < penalties.size(); ++p) {
+      if (base.width > 0) path = forward_select_columns(s.fit_rows, width, s.fit_y, max_columns, fit_base, penalties[p]);
+      for (size_t k = 0; k < static_cast<size_t>(max_columns); ++k) {
+        // A fold whose selection stopped early keeps its last model.
+        const std::vector<int64_t> cols(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(std::min(k + 1, path.size())));
+        if (cols.empty() && base.width == 0) continue;  // nothing explained: predictions stay 0
         OneHotRidge ridge;
-        ridge.fit(tx, static_cast<int64_t>(cols.size()), s.fit_y, penalties[p]);
-        const std::vector<double> h = ridge.predict(hx);
+        ridge.fit(join_columns(fit_base, s.fit_rows, width, cols), base.width + static_cast<int64_t>(cols.size()), s.fit_y,
+                  penalties[p]);
+        const std::vector<double> h = ridge.predict(join_columns(held_base, s.held_rows, width, cols));
         for (size_t i = 0; i < s.held.size(); ++i) pred[k][p][static_cast<size_t>(s.held[i])] = h[i];
       }
     }
@@ -116,7 +146,8 @@ SparseColumnsChoice choose_sparse_columns(const std::vector<float>& rows, int64_
       const bool better = k == best_k ? t >= out.cv_kendall - 1e-12 : t > out.cv_kendall + 1e-12;
       if (better) out.cv_kendall = t, out.lambda = penalties[p], best_k = k;
     }
-  out.columns = forward_select_columns(rows, width, y, best_k + 1);
+  out.columns = base.width > 0 ? forward_select_columns(rows, width, y, best_k + 1, base, out.lambda)
+                                : forward_select_columns(rows, width, y, best_k + 1);
   return out;
 }
 

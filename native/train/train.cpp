@@ -48,8 +48,9 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
                const std::function<void(const std::string&)>& say) {
   const WideFit f = fit_wide_table(*program.wide, d.train.front(), d.valid.front(), seed);
   const std::string rows_note =
-      f.sparse_nodes > 0 ? " (the whole rows of " + std::to_string(f.sparse_nodes) +
-                               " node(s) alone: forward selection, cross-validation preferred them)"
+      f.sparse_nodes > 0 ? " (the whole rows of " + std::to_string(f.sparse_nodes) + " node(s)" +
+                               (f.sparse_with_values ? " beside the values" : " alone") +
+                               ": forward selection, cross-validation preferred them)"
       : f.rows ? std::string()
                : std::string(" (values alone: cross-validation preferred them to whole rows)");
   char buf[400];

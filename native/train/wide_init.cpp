@@ -118,8 +118,9 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   baselines::OneHotRidge chosen;
   bool rows_fitted = use_rows;
   std::vector<float> xv;  // the values alone, the design of a few-measurement fit without rows
-  std::vector<int64_t> sparse;  // few measurements: the nodes whose rows alone make the table
-  std::vector<float> xs;        // their row indices, n x sparse.size()
+  std::vector<int64_t> sparse;  // few measurements: the nodes whose rows are in the table (not all)
+  bool sparse_values = false;   // ... beside the values (else their rows alone)
+  std::vector<float> xs;        // the design: (the values and) their row indices
   if (few) {
     // Few measurements: Kendall on a handful of valid configs is noise; the
     // training configs' own 4-fold cross-validation picks the penalty (too
@@ -138,27 +139,35 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
     rows_fitted = use_rows && with_rows.cv_kendall > by_values.cv_kendall + margin;
     baselines::RidgeChoice cv = rows_fitted ? with_rows : by_values;
     // Or the rows of a few nodes only (forward selection,
-    // baselines/sparse_columns.h), under the same rule: where one node
-    // decides, as on real unet3d, they rank at 16-32 configs.
+    // baselines/sparse_columns.h), alone or beside the values, under the
+    // same rule: where one node decides, as on real unet3d, they rank at
+    // 16-32 configs.
     if (use_rows) {
       std::vector<int64_t> row_cols;
       for (int64_t j = 0; j < nc; ++j) row_cols.push_back(nc * width + j);
       const std::vector<float> xr = baselines::take_columns(x, cols, row_cols);
-      const baselines::SparseColumnsChoice sc = baselines::choose_sparse_columns(xr, nc, y, 4, seed);
-      if (!sc.columns.empty() && sc.cv_kendall > by_values.cv_kendall + margin && sc.cv_kendall > cv.cv_kendall) {
+      const baselines::BaseColumns values{xv, nc * width};
+      for (const bool with_values : {false, true}) {
+        const baselines::SparseColumnsChoice sc =
+            baselines::choose_sparse_columns(xr, nc, y, 4, seed, 4, with_values ? values : baselines::BaseColumns{});
+        if (sc.columns.empty() || !(sc.cv_kendall > by_values.cv_kendall + margin) || !(sc.cv_kendall > cv.cv_kendall))
+          continue;
         rows_fitted = true;
         sparse = sc.columns;
-        xs = baselines::take_columns(xr, nc, sparse);
+        sparse_values = with_values;
+        xs = baselines::join_columns(with_values ? values : baselines::BaseColumns{}, xr, nc, sparse);
         cv = {sc.lambda, sc.cv_kendall};
       }
     }
-    if (!sparse.empty()) chosen.fit(xs, static_cast<int64_t>(sparse.size()), y, cv.lambda);
+    if (!sparse.empty())
+      chosen.fit(xs, (sparse_values ? nc * width : 0) + static_cast<int64_t>(sparse.size()), y, cv.lambda);
     else if (rows_fitted) chosen.fit(x, cols, y, cv.lambda);
     else chosen.fit(xv, nc * width, y, cv.lambda);
     // Out-of-fold Kendall: a handful of valid configs says nothing.
     best = {cv.lambda, std::isfinite(cv.cv_kendall) ? cv.cv_kendall : 0.0, n, chosen.num_features()};
     best.cross_validated = true;
     best.sparse_nodes = static_cast<int64_t>(sparse.size());
+    best.sparse_with_values = sparse_values;
   } else {
     for (double lambda : {1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0}) {
       baselines::OneHotRidge ridge;
@@ -180,7 +189,7 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   }
   torch::NoGradGuard no_grad;
   std::vector<float> vw(static_cast<size_t>(nc * width * LayoutWideImpl::kValues), 0.0f);
-  if (sparse.empty())  // a sparse table has no value weights
+  if (sparse.empty() || sparse_values)
     for (int64_t col = 0; col < nc * width; ++col)
       for (int64_t v = 0; v < LayoutWideImpl::kValues; ++v)
         vw[static_cast<size_t>(col * LayoutWideImpl::kValues + v)] =
@@ -199,7 +208,8 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
             static_cast<float>(chosen.weight(at, static_cast<float>(k)) - other);
   };
   if (!sparse.empty())
-    for (size_t i = 0; i < sparse.size(); ++i) fill_rows(sparse[i], static_cast<int64_t>(i));
+    for (size_t i = 0; i < sparse.size(); ++i)
+      fill_rows(sparse[i], (sparse_values ? nc * width : 0) + static_cast<int64_t>(i));
   else if (rows_fitted)
     for (int64_t j = 0; j < nc; ++j) fill_rows(j, nc * width + j);
   const auto dev = wide.value_weight.device();

@@ -29,6 +29,7 @@ struct WideFit {
   bool rows = true;          // whole-row weights fitted (few measurements: when cross-validation favours them)
   bool cross_validated = false;  // valid_kendall is out-of-fold, the valid groups fitted too (few measurements)
   int64_t sparse_nodes = 0;  // few measurements: the table holds only these many nodes' rows (forward selection)
+  bool sparse_with_values = false;  // ... beside the value weights (else their rows alone)
 };
 
 // `fit` and `valid` are the same graph's entries (train_groups / eval_groups).

@@ -87,6 +87,55 @@ TEST(SparseColumns, WhereOneColumnDecidesFewColumnsRankBetterThanRidgeOverAll) {
   EXPECT_GT(k_sparse, k_dense);
 }
 
+// Beside a base (a config's values, each adding a little): the pick is the
+// deciding column, and base and pick together rank unseen rows better than
+// the base alone or the pick alone.
+TEST(SparseColumns, BesideABaseThePickAddsWhatTheBaseMisses) {
+  struct Data {
+    BaseColumns base{{}, 10};
+    OneDecides cand;
+    std::vector<double> y;
+    Data(int64_t n, uint32_t seed) : cand(n, seed) {
+      std::mt19937 rng(seed + 1000);
+      std::uniform_int_distribution<int> val(0, 3);
+      for (int64_t r = 0; r < n; ++r) {
+        double t = cand.y[static_cast<size_t>(r)];
+        for (int64_t c = 0; c < base.width; ++c) {
+          const int v = val(rng);
+          base.rows.push_back(static_cast<float>(v));
+          t += 0.05 * static_cast<double>((c + 1) * v);
+        }
+        y.push_back(t);
+      }
+    }
+  };
+  const Data d(32, 11), unseen(400, 12);
+  const SparseColumnsChoice s = choose_sparse_columns(d.cand.rows, OneDecides::kWidth, d.y, 4, 1, 4, d.base);
+  ASSERT_FALSE(s.columns.empty());
+  EXPECT_EQ(s.columns.front(), OneDecides::kDecides);
+  const int64_t w = d.base.width + static_cast<int64_t>(s.columns.size());
+  OneHotRidge both, base_only, pick_only;
+  both.fit(join_columns(d.base, d.cand.rows, OneDecides::kWidth, s.columns), w, d.y, s.lambda);
+  const RidgeChoice b = choose_ridge_penalty(d.base.rows, d.base.width, d.y, 4, 1);
+  base_only.fit(d.base.rows, d.base.width, d.y, b.lambda);
+  const SparseColumnsChoice alone = choose_sparse_columns(d.cand.rows, OneDecides::kWidth, d.y, 4, 1);
+  pick_only.fit(take_columns(d.cand.rows, OneDecides::kWidth, alone.columns), static_cast<int64_t>(alone.columns.size()),
+                d.y, alone.lambda);
+  const double k_both =
+      kendall_tau(both.predict(join_columns(unseen.base, unseen.cand.rows, OneDecides::kWidth, s.columns)), unseen.y);
+  const double k_base = kendall_tau(base_only.predict(unseen.base.rows), unseen.y);
+  const double k_pick =
+      kendall_tau(pick_only.predict(take_columns(unseen.cand.rows, OneDecides::kWidth, alone.columns)), unseen.y);
+  std::printf("beside a base, 32 rows: held-out kendall %.4f base and pick, %.4f base alone, %.4f pick alone\n", k_both,
+              k_base, k_pick);
+  EXPECT_GT(k_both, k_base);
+  EXPECT_GT(k_both, k_pick);
+  EXPECT_NE(test::error_of([&] {
+              choose_sparse_columns(d.cand.rows, OneDecides::kWidth, d.y, 4, 1, 4, BaseColumns{{1.f, 2.f}, 10});
+            }).find("the base has 2 values for"),
+            std::string::npos);
+}
+
 // On noise the best of 4 counts x 7 penalties is biased upwards, as any
 // choice by cross-validation is: by a few hundredths on average at 40 rows,
 // more than ridge's choice of 7 penalties. A caller asks more than that of
