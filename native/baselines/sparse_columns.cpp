@@ -97,7 +97,8 @@ std::vector<int64_t> forward_select_columns(const std::vector<float>& rows, int6
 }
 
 SparseColumnsChoice choose_sparse_columns(const std::vector<float>& rows, int64_t width, const std::vector<double>& y,
-                                          int folds, uint64_t seed, int max_columns, const BaseColumns& base) {
+                                          int folds, uint64_t seed, int max_columns, const BaseColumns& base,
+                                          double penalty) {
   check(rows, width, y, "sparse columns", base);
   if (folds < 2) throw Error("sparse columns: need at least 2 folds");
   if (max_columns < 1) throw Error("sparse columns: need at least 1 column");
@@ -105,7 +106,7 @@ SparseColumnsChoice choose_sparse_columns(const std::vector<float>& rows, int64_
   SparseColumnsChoice out;
   if (n < 2 * folds) return out;
   const std::vector<int> fold_of = cv_folds(n, folds, seed);
-  const std::vector<double>& penalties = ridge_penalties();
+  const std::vector<double> penalties = penalty > 0 ? std::vector<double>{penalty} : ridge_penalties();
   // pred[k][p]: out-of-fold predictions with the first k + 1 columns of
   // each fold's own selection, at penalty p.
   std::vector<std::vector<std::vector<double>>> pred(

@@ -35,9 +35,12 @@ struct SparseColumnsChoice {
 // so that no held-out row picks a column. The folds are
 // choose_ridge_penalty's for the same seed, so the two cross-validated
 // Kendalls compare like for like. Ties keep fewer columns, then the larger
-// penalty.
+// penalty. `penalty` > 0 fixes the penalty (only the count is chosen): a
+// base's own cross-validated one, which keeps the search over a wide base
+// affordable (one selection per fold, not one per penalty).
 SparseColumnsChoice choose_sparse_columns(const std::vector<float>& rows, int64_t width, const std::vector<double>& y,
-                                          int folds, uint64_t seed, int max_columns = 4, const BaseColumns& base = {});
+                                          int folds, uint64_t seed, int max_columns = 4, const BaseColumns& base = {},
+                                          double penalty = 0);
 
 // Forward selection alone, on all rows (what choose_sparse_columns does
 // inside each fold): up to `count` columns. The residual is refitted after

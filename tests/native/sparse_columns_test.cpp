@@ -130,6 +130,11 @@ TEST(SparseColumns, BesideABaseThePickAddsWhatTheBaseMisses) {
               k_base, k_pick);
   EXPECT_GT(k_both, k_base);
   EXPECT_GT(k_both, k_pick);
+  // A fixed penalty: only the count is chosen, at that penalty.
+  const SparseColumnsChoice fixed = choose_sparse_columns(d.cand.rows, OneDecides::kWidth, d.y, 4, 1, 4, d.base, 0.5);
+  EXPECT_EQ(fixed.lambda, 0.5);
+  ASSERT_FALSE(fixed.columns.empty());
+  EXPECT_EQ(fixed.columns.front(), OneDecides::kDecides);
   EXPECT_NE(test::error_of([&] {
               choose_sparse_columns(d.cand.rows, OneDecides::kWidth, d.y, 4, 1, 4, BaseColumns{{1.f, 2.f}, 10});
             }).find("the base has 2 values for"),
