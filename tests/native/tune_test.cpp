@@ -206,6 +206,13 @@ train::TrainOptions measured_run(const std::string& file, int64_t measured, int 
   return o;
 }
 
+// Keeps what a run says (the wide table's line among it).
+struct Messages : train::Callback {
+  explicit Messages(std::vector<std::string>* to) : said(to) {}
+  std::vector<std::string>* said;
+  void on_message(const std::string& m) override { said->push_back(m); }
+};
+
 // --measured N: N unique configs learn (and validate), all others are held out.
 TEST(FewMeasurements, MeasuredRunsHoldOutEverythingElse) {
   test::TempDir dir;
@@ -236,13 +243,7 @@ TEST(FewMeasurements, TheTableFitsEveryMeasuredConfigAndStaysBest) {
   train::TrainOptions o = measured_run("cleaned_alexnet.npz", 32, 3, dir.file("m32"));
   o.seed = 2;
   std::vector<std::string> said;
-  struct Listen : train::Callback {
-    std::vector<std::string>* said;
-    void on_message(const std::string& m) override { said->push_back(m); }
-  };
-  auto listen = std::make_shared<Listen>();
-  listen->said = &said;
-  const train::TrainResult r = train::train(o, {listen});
+  const train::TrainResult r = train::train(o, {std::make_shared<Messages>(&said)});
   EXPECT_EQ(r.best_epoch, -1);
   bool fitted_all = false;
   for (const std::string& m : said) fitted_all = fitted_all || m.find("wide table: ridge on 32 unique configs (the valid ones too") == 0;
@@ -258,13 +259,7 @@ TEST(FewMeasurements, WhereOneNodeDecidesAFewNodesRowsMakeTheTable) {
   test::TempDir dir;
   train::TrainOptions o = measured_run("real/layout_xla_default_train_unet3d.npz", 32, 1, dir.file("m32"));
   std::vector<std::string> said;
-  struct Listen : train::Callback {
-    std::vector<std::string>* said;
-    void on_message(const std::string& m) override { said->push_back(m); }
-  };
-  auto listen = std::make_shared<Listen>();
-  listen->said = &said;
-  train::train(o, {listen});
+  train::train(o, {std::make_shared<Messages>(&said)});
   bool sparse = false;
   for (const std::string& m : said) sparse = sparse || m.find(": forward selection, cross-validation preferred them") != std::string::npos;
   EXPECT_TRUE(sparse);
