@@ -12,7 +12,11 @@
 // alone, and a proposal that is one of the other half has a true runtime
 // (--real FILE, repeatable).
 // Tile kernels also get the "prior": a tile collection's run (--tile-prior
-// RUN, trained on other kernels) scoring them as it is.
+// RUN, trained on other kernels) scoring them as it is, and that run
+// fine-tuned on the kernel's configs ("fine-tuned", tune --init RUN).
+// Where a space is small enough to price whole, the bench also gives its
+// ceiling: the fastest config the file lacks. When that is slower than the
+// file's best, no proposal can be as fast (the file measured the optimum).
 // Usage: fastslow_bench_propose OUT [--budget B] [--count K] [--tile-prior RUN] [--real FILE]... FILE...
 #include <algorithm>
 #include <cmath>
@@ -22,6 +26,7 @@
 #include <map>
 #include <numeric>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "fastslow/data/graph_cache.h"
@@ -123,6 +128,17 @@ struct Row {
   double ratio_file = 0, ratio_oracle = 0, ms_per_1000 = 0;
 };
 
+// Spaces of at most this many combinations are priced whole (about 2 us a
+// config for a kernel).
+constexpr int64_t kListLimit = int64_t{1} << 22;
+
+// Per space: graphs whose every config was priced, and on how many of them a
+// config the file lacks is at least as fast as the file's best (so a proposal
+// can be), and the true-oracle search found one.
+struct Ceiling {
+  int listed = 0, reachable = 0, truth_found = 0, too_big = 0;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -147,16 +163,22 @@ int main(int argc, char** argv) {
   std::map<std::string, std::vector<Row>> rows;  // "<space>/<oracle>"
   std::map<std::string, std::pair<double, int>> oracle_ms;  // per space: sum, graphs
   std::map<std::string, int> exhausted;                      // per space: graphs with no config the file lacks
+  std::map<std::string, Ceiling> ceilings;
   try {
     for (const std::string& f : real) real_holdout(out, f, budget, count);
     if (files.empty()) return 0;
-    std::printf("%-38s %-13s %12s %10s | %-8s %9s %9s\n", "graph", "space", "file best ns", "oracle", "model",
+    std::printf("%-52s %-13s %12s %10s | %-10s %9s %9s\n", "graph", "space", "file best ns", "oracle", "model",
                 "vs file", "vs oracle");
     for (const std::string& f : files) {
-      // <source>-<search>-<file>: names repeat across collections.
+      // <dataset>/<source>-<search>-<file>: names repeat across collections
+      // and datasets (seeds).
       const std::filesystem::path collection = std::filesystem::path(f).parent_path().parent_path();
-      const std::string stem = collection.parent_path().filename().string() + "-" + collection.filename().string() +
-                               "-" + std::filesystem::path(f).stem().string();
+      std::filesystem::path dataset = collection;  // the folder holding npz/
+      while (dataset.has_parent_path() && dataset.filename() != "npz" && dataset != dataset.parent_path())
+        dataset = dataset.parent_path();
+      dataset = dataset.parent_path();
+      const std::string stem = dataset.filename().string() + "/" + collection.parent_path().filename().string() + "-" +
+                               collection.filename().string() + "-" + std::filesystem::path(f).stem().string();
       const synth::Pricer pricer = synth::Pricer::for_file(f);
       const CachedGraph g = CachedGraph::open(f, {out + "/.cache", 1});
       // The engineer's measurements: every config the file holds.
@@ -179,7 +201,13 @@ int main(int argc, char** argv) {
                                  : tune::make_run_scorer(g, f, o, 0)->fit(m, dir);
       }
       const bool tile = g.kind == GraphKind::Tile;
-      if (tile && !tile_prior.empty()) models["prior"] = tune::load_fitted(tile_prior, g);
+      if (tile && !tile_prior.empty()) {
+        models["prior"] = tune::load_fitted(tile_prior, g);
+        // The prior fine-tuned on this kernel's measurements (tune --init).
+        train::TrainOptions fo = o;
+        fo.init = tile_prior;
+        models["fine-tuned"] = tune::make_run_scorer(g, f, fo, 0)->fit(m, out + "/" + stem + "/fine-tuned");
+      }
       TrueCost truth(pricer);
       const std::vector<SpaceKind> spaces =
           tile ? std::vector<SpaceKind>{SpaceKind::Menu, SpaceKind::Sizes, SpaceKind::Shape}
@@ -197,8 +225,31 @@ int main(int argc, char** argv) {
         const tune::ProposeOutcome oracle = tune::propose(g, truth, nullptr, m, req, {}, [] { return g_stop != 0; });
         const double oracle_best = best_of(oracle);
         const std::string sp = std::string(tile ? "tile " : "layout ") + space_kind_name(space);
+        // The ceiling: the fastest config the file lacks, where the space is
+        // small enough to price whole.
+        {
+          const std::unique_ptr<ConfigSpace> listed = config_space(g, known, space);
+          std::unordered_set<ConfigHash, ConfigHashOf> in_file;
+          for (size_t i = 0; i < known.size(); i += static_cast<size_t>(g.config_row_elems))
+            in_file.insert(hash_config(known.data() + i, g.config_row_elems));
+          double lacking = INFINITY;
+          const int64_t legal = listed->for_each_config(kListLimit, [&](const float* c) {
+            if (!in_file.count(hash_config(c, g.config_row_elems))) lacking = std::min(lacking, pricer.runtime(c));
+          });
+          if (legal >= 0 && !oracle.proposals.empty()) {
+            Ceiling& cl = ceilings[sp];
+            ++cl.listed;
+            cl.reachable += lacking <= file_best;
+            cl.truth_found += oracle_best <= file_best;
+            std::printf("%-52s %-13s %12.0f  the fastest of the %lld configs the file lacks: %.4fx the file's best\n",
+                        stem.c_str(), sp.c_str(), file_best, static_cast<long long>(legal - static_cast<int64_t>(in_file.size())),
+                        lacking / file_best);
+          } else if (legal < 0) {
+            ++ceilings[sp].too_big;
+          }
+        }
         if (oracle.proposals.empty()) {  // every config of the space is in the file: nothing to propose
-          std::printf("%-38s %-13s %12.0f  the file holds every config of this space\n", stem.c_str(), sp.c_str(), file_best);
+          std::printf("%-52s %-13s %12.0f  the file holds every config of this space\n", stem.c_str(), sp.c_str(), file_best);
           ++exhausted[sp];
           continue;
         }
@@ -211,7 +262,7 @@ int main(int argc, char** argv) {
           Row r{best / file_best, best / oracle_best,
                 1e6 * po.score_seconds / static_cast<double>(std::max<int64_t>(1, po.rows_scored))};
           rows[sp + "/" + p].push_back(r);
-          std::printf("%-38s %-13s %12.0f %9.4fx | %-8s %8.4fx %8.4fx\n", stem.c_str(), sp.c_str(), file_best,
+          std::printf("%-52s %-13s %12.0f %9.4fx | %-10s %8.4fx %8.4fx\n", stem.c_str(), sp.c_str(), file_best,
                       oracle_best / file_best, p.c_str(), r.ratio_file, r.ratio_oracle);
         }
         std::fflush(stdout);
@@ -236,6 +287,11 @@ int main(int argc, char** argv) {
   }
   for (const auto& [sp, n] : exhausted)
     std::printf("%-24s %d graph(s) left out: the file holds every config of the space\n", sp.c_str(), n);
+  for (const auto& [sp, c] : ceilings)
+    if (c.listed > 0)
+      std::printf("%-24s priced whole on %d graph(s) (%d too big): a config the file lacks is at least as fast as its best "
+                "on %d, the true-oracle search found one on %d\n",
+                sp.c_str(), c.listed, c.too_big, c.reachable, c.truth_found);
   for (const auto& [sp, ms] : oracle_ms)
     std::printf("%-24s %62s %16.2f\n", (sp + "/truth").c_str(), "", ms.first / std::max(1, ms.second));
   return 0;

@@ -17,8 +17,9 @@
 #               (from the file's most common config or a random start), tail configs per round
 #               (bench/tune_bench.cpp; extra args: --starts 20, --fastslow-starts 10, --rounds 10, --batch 8,
 #               --orders A,B); SVG curves in build/bench/tune. propose: configs proposed from
-#               each validation graph of generated small layout and tile collections, priced by the
-#               generator's cost (bench/propose_bench.cpp): against the file's best and a true-oracle search
+#               each validation graph of generated small layout and tile collections (tile kernels of
+#               seeds 0, 2, 3), priced by the generator's cost (bench/propose_bench.cpp): against the file's
+#               best, the space's ceiling where it can be priced whole, and a true-oracle search
 #   realism     generated layout collections beside the real files: runtime and graph statistics
 #               (fastslow realism; extra args: synth seeds, default 0 1 2, and --data DIR for more
 #               real files beside data/)
@@ -231,13 +232,18 @@ case $what in
           d=$work/propose/synth-small
           synth_current $d --scale small --seed 0 --collection layout:xla:random \
             --collection layout:xla:default --collection layout:nlp:random --collection layout:nlp:default
-          t=$work/propose/synth-small-tile
-          synth_current $t --scale small --seed 0 --collection tile:xla
+          # Kernels of three seeds: one seed's 29 differ a lot from the next's.
+          tiles=()
+          for seed in 0 2 3; do
+            t=$work/propose/synth-small-tile-seed$seed
+            synth_current $t --scale small --seed $seed --collection tile:xla
+            tiles+=($t/npz/tile)
+          done
           # The "prior" that scores the valid kernels: a tile collection's run (seconds), trained on
           # another seed's kernels so that none of the kernels it is judged on chose its epoch.
           synth_current $work/propose/synth-small-tile-seed1 --scale small --seed 1 --collection tile:xla
           train_current $work/propose/tile-prior $work/propose/synth-small-tile-seed1 --collection tile:xla >/dev/null
-          mapfile -t valid < <(find $d/npz/layout $t/npz/tile -path '*/valid/*.npz' | sort)
+          mapfile -t valid < <(find $d/npz/layout "${tiles[@]}" -path '*/valid/*.npz' | sort)
           # The real files: proposals that land in a held-out half have true runtimes.
           # shellcheck disable=SC2086
           build/native/bin/fastslow_bench_propose $work/propose ${FASTSLOW_PROPOSE_ARGS:-} \

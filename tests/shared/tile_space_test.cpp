@@ -127,6 +127,31 @@ TEST(TileSpace, EverythingTheOperatorsMakeIsLegalAndTheGeneratorPricesIt) {
   EXPECT_GT(sizes_unseen, 0) << "the sizes space reaches tile sizes the files never measured";
 }
 
+TEST(TileSpace, ListsEveryLegalConfigOfASmallSpaceOnceAndRefusesABigOne) {
+  for (const Kernel* x : kernels())
+    for (SpaceKind kind : {SpaceKind::Menu, SpaceKind::Sizes}) {
+      const TileConfigSpace s = x->space(kind);
+      const Enumerated naive = enumerate(s, x->pricer);
+      std::set<std::vector<float>> seen;
+      double optimum = std::numeric_limits<double>::infinity();
+      const int64_t n = s.for_each_config(int64_t{1} << 40, [&](const float* c) {
+        EXPECT_EQ(s.why_illegal(c), "");
+        seen.insert(std::vector<float>(c, c + 24));
+        optimum = std::min(optimum, x->pricer.runtime(c));
+      });
+      EXPECT_EQ(n, naive.legal) << space_kind_name(kind);
+      EXPECT_EQ(static_cast<int64_t>(seen.size()), n) << "each config once";
+      EXPECT_EQ(optimum, naive.optimum);
+      for (int64_t c = 0; c < x->g.num_configs; ++c)
+        EXPECT_EQ(seen.count(std::vector<float>(x->g.config_feat.begin() + c * 24, x->g.config_feat.begin() + (c + 1) * 24)), 1u)
+            << "the file's config " << c << " is in its own space";
+      int64_t visits = 0;
+      EXPECT_EQ(s.for_each_config(naive.legal - 1, [&](const float*) { ++visits; }), -1)
+          << "a limit below the combinations (at least the legal ones) lists nothing";
+      EXPECT_EQ(visits, 0);
+    }
+}
+
 TEST(TileSpace, MostCommonTakesEachBoundsModeAndStepsMoveToTheNextSize) {
   const Kernel& x = *kernels().front();
   const TileConfigSpace s = x.space(SpaceKind::Sizes);

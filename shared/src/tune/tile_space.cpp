@@ -312,4 +312,26 @@ void TileConfigSpace::crossover(const float* a, const float* b, Rng& rng, float*
   repair(child);
 }
 
+int64_t TileConfigSpace::for_each_config(int64_t limit, const std::function<void(const float*)>& visit) const {
+  double combinations = 1;
+  for (const TileDim& d : free_) combinations *= static_cast<double>(d.values.size());
+  if (combinations > static_cast<double>(limit)) return -1;
+  std::vector<float> c = fixed_;
+  std::vector<size_t> at(free_.size(), 0);
+  int64_t visited = 0;
+  for (;;) {
+    for (size_t i = 0; i < free_.size(); ++i) c[static_cast<size_t>(free_[i].col)] = free_[i].values[at[i]];
+    bool legal = true;
+    for (int i : paired_) legal = legal && c[static_cast<size_t>(kBlockWidth + i)] >= c[static_cast<size_t>(i)];
+    if (legal) {
+      fill_derived(c.data());
+      visit(c.data());
+      ++visited;
+    }
+    size_t k = 0;
+    while (k < at.size() && ++at[k] == free_[k].values.size()) at[k++] = 0;
+    if (k == at.size()) return visited;
+  }
+}
+
 }  // namespace fastslow

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,14 @@ class ConfigSpace {
   virtual void mutate(const float* parent, Rng& rng, float* child) const = 0;
   // child := a mix of a and b, legal.
   virtual void crossover(const float* a, const float* b, Rng& rng, float* child) const = 0;
+  // Every legal config in turn, when the space has at most `limit`
+  // combinations to try: what a small space's search can score whole, and
+  // the exact optimum a benchmark holds a search to. Returns how many were
+  // visited, or -1 (nothing visited) for a space too big or one that cannot
+  // be listed.
+  virtual int64_t for_each_config(int64_t /*limit*/, const std::function<void(const float*)>& /*visit*/) const {
+    return -1;
+  }
 };
 
 // A 128-bit fingerprint of a config's values: de-duplication without

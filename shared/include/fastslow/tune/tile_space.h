@@ -87,6 +87,8 @@ class TileConfigSpace : public ConfigSpace {
   void random_config(Rng& rng, float* out) const override;
   void mutate(const float* parent, Rng& rng, float* child) const override;
   void crossover(const float* a, const float* b, Rng& rng, float* child) const override;
+  // Each combination of the free dims' values that keeps output >= kernel.
+  int64_t for_each_config(int64_t limit, const std::function<void(const float*)>& visit) const override;
 
  private:
   // Shape space: what `allowed` becomes at the output's dims.
