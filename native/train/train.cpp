@@ -44,13 +44,32 @@ void write_data_profile(const RunDir& run, const TrainOptions& o, const Prepared
 // A per-program model's table, fitted by ridge before any step. It stays
 // as fitted: trained further it lost 0.007 (hinge) and 0.065 (mse)
 // held-out Kendall on real AlexNet; the deep part and its gate learn the rest.
-void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_t seed,
+// What the table holds, in words (its message and wide_table.json).
+std::string table_kind(const WideFit& f) {
+  if (f.sparse_node_ids.empty()) return f.rows ? "values and whole rows" : "values";
+  std::string nodes;
+  for (int64_t id : f.sparse_node_ids) nodes += (nodes.empty() ? "" : ", ") + std::to_string(id);
+  return "whole rows of node" + std::string(f.sparse_node_ids.size() > 1 ? "s " : " ") + nodes +
+         (f.sparse_with_values ? " beside the values" : " alone");
+}
+
+// The run folder keeps what the table chose (wide_table.json): with few
+// measurements, which nodes' rows decide is itself worth reading.
+void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_t seed, const RunDir& run,
                const std::function<void(const std::string&)>& say) {
   const WideFit f = fit_wide_table(*program.wide, d.train.front(), d.valid.front(), seed);
+  run.write_json("wide_table.json", {{"table", table_kind(f)},
+                                     {"node_ids", f.sparse_node_ids},
+                                     {"beside_values", f.sparse_with_values},
+                                     {"whole_rows", f.rows},
+                                     {"configs", f.rows_used},
+                                     {"weights", f.features},
+                                     {"lambda", f.lambda},
+                                     {"kendall", f.valid_kendall},
+                                     {"kendall_of", f.cross_validated ? "out-of-fold (4-fold, few measurements)" : "valid share"},
+                                     {"residual_sd", f.residual_sd}});
   const std::string rows_note =
-      f.sparse_nodes > 0 ? " (the whole rows of " + std::to_string(f.sparse_nodes) + " node(s)" +
-                               (f.sparse_with_values ? " beside the values" : " alone") +
-                               ": forward selection, cross-validation preferred them)"
+      !f.sparse_node_ids.empty() ? " (the " + table_kind(f) + ": forward selection, cross-validation preferred them)"
       : f.rows ? std::string()
                : std::string(" (values alone: cross-validation preferred them to whole rows)");
   char buf[400];
@@ -230,7 +249,7 @@ TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> dat
     // is fitted, or a per-program teacher's is copied (only the deep part is distilled).
     if (fresh) {
       const int64_t copied = o.teacher.empty() ? 0 : copy_teacher_table(*program, o);
-      if (copied == 0) fit_table(*program, *data, o.seed, messages(callbacks));
+      if (copied == 0) fit_table(*program, *data, o.seed, run, messages(callbacks));
       else if (sync->rank() == 0)
         tell(callbacks, "--teacher: its wide table copied (" + std::to_string(copied) + " tensors)");
     }

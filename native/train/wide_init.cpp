@@ -193,6 +193,9 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
     best.cross_validated = true;
     best.sparse_nodes = static_cast<int64_t>(sparse.size());
     best.sparse_with_values = sparse_values;
+    const PrunedGraph& pg = fit.cache.pruned;
+    for (int64_t j : sparse)
+      best.sparse_node_ids.push_back(pg.kept[static_cast<size_t>(pg.config_positions[static_cast<size_t>(j)])]);
   } else {
     for (double lambda : {1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0}) {
       baselines::OneHotRidge ridge;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "models/layout_wide.h"
 #include "train/dataset.h"
@@ -30,6 +31,7 @@ struct WideFit {
   bool cross_validated = false;  // valid_kendall is out-of-fold, the valid groups fitted too (few measurements)
   int64_t sparse_nodes = 0;  // few measurements: the table holds only these many nodes' rows (forward selection)
   bool sparse_with_values = false;  // ... beside the value weights (else their rows alone)
+  std::vector<int64_t> sparse_node_ids = {};  // those nodes, as the file numbers them, in the order picked
 };
 
 // `fit` and `valid` are the same graph's entries (train_groups / eval_groups).

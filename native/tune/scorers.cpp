@@ -11,7 +11,9 @@
 #include "baselines/ridge_cv.h"
 #include "fastslow/error.h"
 #include "fastslow/rank/rank_inputs.h"
+#include "fastslow/io/json_text.h"
 #include "fastslow/io/npz_reader.h"
+#include "fastslow/io/read_file.h"
 #include "fastslow/io/remove_tree.h"
 #include "fastslow/rng.h"
 #include "train/evaluate.h"
@@ -185,6 +187,12 @@ class RunScorer : public Scorer {
     return beside_ridge(fit(m, dir)->score_rows(g_.config_rows(g_.all_groups())), ridge_.predict(m, dir));
   }
   std::string name() const override { return "fastslow"; }
+  std::string fitted_note(const std::string& dir) const override {
+    const std::string path = dir + "/run/wide_table.json";  // written by the run (train.cpp)
+    if (!std::filesystem::exists(path)) return "";
+    const nlohmann::json j = parse_json_text(read_whole_file(path), path, "is not JSON");
+    return j.contains("table") && j["table"].is_string() ? "wide table: " + j["table"].get<std::string>() : "";
+  }
 
  private:
   const CachedGraph& g_;

@@ -56,6 +56,10 @@ class Scorer {
   virtual Prediction predict(const Measured& m, const std::string& dir) = 0;
   virtual std::unique_ptr<Fitted> fit(const Measured& m, const std::string& dir) = 0;
   virtual std::string name() const = 0;
+  // What the fit in `dir` chose, in words ("" when there is nothing to
+  // tell): a per-program run's wide table, whose chosen nodes an engineer
+  // reads as the ones that decide.
+  virtual std::string fitted_note(const std::string& /*dir*/) const { return ""; }
 };
 
 // The ridge ensemble alone.

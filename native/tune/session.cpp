@@ -196,6 +196,7 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
     // A per-round stream: a resumed session picks what the uncut one would.
     Rng rng(s.seed * 1000003ull + static_cast<uint64_t>(r));
     std::vector<int64_t> picks;
+    std::string note;  // what the round's model chose
     const std::string dir = round_dir(s, r);
     if (r == 0) {
       picks = start_batch(measured, s.start, s.start_from, common, rng);
@@ -206,6 +207,7 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
       for (const TuneStep& st : t.steps) m.candidates.push_back(st.candidate), m.runtimes.push_back(st.runtime);
       const Prediction p = scorer->predict(m, dir);
       picks = pick_batch(p.score, p.spread, measured, s.batch, s.pick, rng);
+      note = scorer->fitted_note(dir);
     }
     const std::vector<double> rt = measurer->measure(picks, dir);
     for (size_t i = 0; i < picks.size(); ++i) t.steps.push_back({picks[i], rt[i], r});
@@ -220,6 +222,7 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
         std::snprintf(b, sizeof b, ", %.2f %% over the file's best", 100.0 * (sum.best / outcome.best_known - 1));
         line += b;
       }
+      if (!note.empty()) line += "; " + note;
       say(line);
     }
   }
