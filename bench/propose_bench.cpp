@@ -36,6 +36,7 @@
 #include "fastslow/rng.h"
 #include "fastslow/tune/config_space.h"
 #include "fastslow/synth/price.h"
+#include "stale_run.h"
 #include "tune/propose.h"
 #include "tune/scorers.h"
 #include "train/options.h"
@@ -60,6 +61,22 @@ class TrueCost : public tune::Fitted {
  private:
   const synth::Pricer& p_;
 };
+
+// A fit's run (tune's run scorer keeps it and reuses it) is done again when
+// an older build trained it, or, fine-tuned, when its prior was trained
+// after it: no row prints an older model's figure.
+void drop_stale_fit(const std::string& dir, const std::string& prior = "") {
+  namespace fs = std::filesystem;
+  const fs::path cfg = fs::path(dir) / "run" / "config.json";
+  std::error_code ec;
+  if (!fs::exists(cfg, ec)) return;
+  bool stale = bench::older_than_this_build(cfg);
+  if (!prior.empty()) {
+    const auto trained = fs::last_write_time(fs::path(prior) / "best.pt", ec);
+    if (!ec && fs::last_write_time(cfg, ec) < trained) stale = true;
+  }
+  if (stale) fs::remove_all(fs::path(dir) / "run", ec);
+}
 
 // The held-out half of a real file against proposals searched from the
 // other half: how many proposals it holds and how fast those run.
@@ -101,7 +118,8 @@ void real_holdout(const std::string& out, const std::string& file, int64_t budge
   o.cache = out + "/.cache";
   for (const std::string p : {"ridge", "fastslow"}) {
     const std::unique_ptr<tune::Fitted> model =
-        p == "ridge" ? tune::make_ridge_scorer(g, 0)->fit(m, dir + "/" + p) : tune::make_run_scorer(g, measured, o, 0)->fit(m, dir + "/" + p);
+        p == "ridge" ? tune::make_ridge_scorer(g, 0)->fit(m, dir + "/" + p)
+                     : (drop_stale_fit(dir + "/" + p), tune::make_run_scorer(g, measured, o, 0)->fit(m, dir + "/" + p));
     tune::ProposeRequest req;
     req.count = count;
     req.search.budget = budget;
@@ -170,7 +188,7 @@ int main(int argc, char** argv) {
     std::printf("%-52s %-13s %12s %10s | %-10s %9s %9s\n", "graph", "space", "file best ns", "oracle", "model",
                 "vs file", "vs oracle");
     for (const std::string& f : files) {
-      // <dataset>/<source>-<search>-<file>: names repeat across collections
+      // <dataset>/<source>-<search>-<file> (fits under OUT/fits/): names repeat across collections
       // and datasets (seeds).
       const std::filesystem::path collection = std::filesystem::path(f).parent_path().parent_path();
       std::filesystem::path dataset = collection;  // the folder holding npz/
@@ -196,7 +214,8 @@ int main(int argc, char** argv) {
       train::TrainOptions o;
       o.cache = out + "/.cache";
       for (const std::string& p : predictors) {
-        const std::string dir = out + "/" + stem + "/" + p;
+        const std::string dir = out + "/fits/" + stem + "/" + p;
+        drop_stale_fit(dir);
         models[p] = p == "ridge" ? tune::make_ridge_scorer(g, 0)->fit(m, dir)
                                  : tune::make_run_scorer(g, f, o, 0)->fit(m, dir);
       }
@@ -206,7 +225,9 @@ int main(int argc, char** argv) {
         // The prior fine-tuned on this kernel's measurements (tune --init).
         train::TrainOptions fo = o;
         fo.init = tile_prior;
-        models["fine-tuned"] = tune::make_run_scorer(g, f, fo, 0)->fit(m, out + "/" + stem + "/fine-tuned");
+        const std::string tuned = out + "/fits/" + stem + "/fine-tuned";
+        drop_stale_fit(tuned, tile_prior);
+        models["fine-tuned"] = tune::make_run_scorer(g, f, fo, 0)->fit(m, tuned);
       }
       TrueCost truth(pricer);
       const std::vector<SpaceKind> spaces =
