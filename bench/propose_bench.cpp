@@ -117,9 +117,9 @@ void real_holdout(const std::string& out, const std::string& file, int64_t budge
   train::TrainOptions o;
   o.cache = out + "/.cache";
   for (const std::string p : {"ridge", "fastslow"}) {
+    drop_stale_fit(dir + "/" + p);
     const std::unique_ptr<tune::Fitted> model =
-        p == "ridge" ? tune::make_ridge_scorer(g, 0)->fit(m, dir + "/" + p)
-                     : (drop_stale_fit(dir + "/" + p), tune::make_run_scorer(g, measured, o, 0)->fit(m, dir + "/" + p));
+        p == "ridge" ? tune::make_ridge_scorer(g, 0)->fit(m, dir + "/" + p) : tune::make_run_scorer(g, measured, o, 0)->fit(m, dir + "/" + p);
     tune::ProposeRequest req;
     req.count = count;
     req.search.budget = budget;
