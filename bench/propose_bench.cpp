@@ -230,6 +230,9 @@ int main(int argc, char** argv) {
         models["fine-tuned"] = tune::make_run_scorer(g, f, fo, 0)->fit(m, tuned);
       }
       TrueCost truth(pricer);
+      std::unordered_set<ConfigHash, ConfigHashOf> in_file;  // what a space's ceiling leaves out
+      for (size_t i = 0; i < known.size(); i += static_cast<size_t>(g.config_row_elems))
+        in_file.insert(hash_config(known.data() + i, g.config_row_elems));
       const std::vector<SpaceKind> spaces =
           tile ? std::vector<SpaceKind>{SpaceKind::Menu, SpaceKind::Sizes, SpaceKind::Shape}
                : std::vector<SpaceKind>{SpaceKind::Menu, SpaceKind::Orders};
@@ -250,9 +253,6 @@ int main(int argc, char** argv) {
         // small enough to price whole.
         {
           const std::unique_ptr<ConfigSpace> listed = config_space(g, known, space);
-          std::unordered_set<ConfigHash, ConfigHashOf> in_file;
-          for (size_t i = 0; i < known.size(); i += static_cast<size_t>(g.config_row_elems))
-            in_file.insert(hash_config(known.data() + i, g.config_row_elems));
           double lacking = INFINITY;
           const int64_t legal = listed->for_each_config(kListLimit, [&](const float* c) {
             if (!in_file.count(hash_config(c, g.config_row_elems))) lacking = std::min(lacking, pricer.runtime(c));

@@ -41,7 +41,30 @@ Eigen::VectorXd solve_cg(const Eigen::SparseMatrix<double, Eigen::RowMajor>& x, 
   return w;
 }
 
+// Each column's distinct values, sorted; empty for a constant column (its
+// indicator equals the bias: it only adds collinearity).
+std::vector<std::vector<float>> column_values(const std::vector<float>& rows, int64_t width) {
+  const int64_t count = width > 0 ? static_cast<int64_t>(rows.size()) / width : 0;
+  std::vector<std::vector<float>> values(static_cast<size_t>(std::max<int64_t>(0, width)));
+  for (int64_t c = 0; c < width; ++c) {
+    auto& v = values[static_cast<size_t>(c)];
+    v.reserve(static_cast<size_t>(count));
+    for (int64_t r = 0; r < count; ++r) v.push_back(rows[static_cast<size_t>(r * width + c)]);
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    if (v.size() < 2) v.clear();
+    v.shrink_to_fit();
+  }
+  return values;
+}
+
 }  // namespace
+
+int64_t OneHotRidge::count_features(const std::vector<float>& rows, int64_t width) {
+  int64_t features = 0;
+  for (const auto& v : column_values(rows, width)) features += static_cast<int64_t>(v.size());
+  return features;
+}
 
 void OneHotRidge::fit(const std::vector<float>& rows, int64_t width, const std::vector<double>& target,
                       double lambda) {
@@ -62,20 +85,12 @@ void OneHotRidge::fit(const std::vector<float>& rows, int64_t width, const std::
                     ") is not finite");
   }
 
-  std::vector<std::vector<float>> values(static_cast<size_t>(width));
+  std::vector<std::vector<float>> values = column_values(rows, width);
   std::vector<int64_t> offset(static_cast<size_t>(width));
   int64_t features = 0;
   for (int64_t c = 0; c < width; ++c) {
-    auto& v = values[static_cast<size_t>(c)];
-    v.reserve(static_cast<size_t>(count));
-    for (int64_t r = 0; r < count; ++r) v.push_back(rows[static_cast<size_t>(r * width + c)]);
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    // A constant column's indicator equals the bias: it only adds collinearity.
-    if (v.size() < 2) v.clear();
-    v.shrink_to_fit();
     offset[static_cast<size_t>(c)] = features;
-    features += static_cast<int64_t>(v.size());
+    features += static_cast<int64_t>(values[static_cast<size_t>(c)].size());
   }
 
   double mean = 0.0;

@@ -16,6 +16,9 @@ class OneHotRidge {
   // Values unseen in training contribute nothing. Lower = predicted faster.
   std::vector<double> predict(const std::vector<float>& rows) const;
   int64_t num_features() const;
+  // The indicator features fit() would make of these rows: whether it
+  // solves directly (at most kDenseLimit) is known before fitting.
+  static int64_t count_features(const std::vector<float>& rows, int64_t width);
   // The learned effect of `value` in `column` (0 for values unseen in
   // training and for constant columns), and the intercept: predict() is the
   // bias plus the effects of a row's values.

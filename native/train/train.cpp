@@ -41,9 +41,6 @@ void write_data_profile(const RunDir& run, const TrainOptions& o, const Prepared
   write_profile(run, b.finish().to_json());
 }
 
-// A per-program model's table, fitted by ridge before any step. It stays
-// as fitted: trained further it lost 0.007 (hinge) and 0.065 (mse)
-// held-out Kendall on real AlexNet; the deep part and its gate learn the rest.
 // What the table holds, in words (its message and wide_table.json).
 std::string table_kind(const WideFit& f) {
   if (f.sparse_node_ids.empty()) return f.rows ? "values and whole rows" : "values";
@@ -53,6 +50,9 @@ std::string table_kind(const WideFit& f) {
          (f.sparse_with_values ? " beside the values" : " alone");
 }
 
+// A per-program model's table, fitted by ridge before any step. It stays
+// as fitted: trained further it lost 0.007 (hinge) and 0.065 (mse)
+// held-out Kendall on real AlexNet; the deep part and its gate learn the rest.
 // The run folder keeps what the table chose (wide_table.json): with few
 // measurements, which nodes' rows decide is itself worth reading.
 void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_t seed, const RunDir& run,

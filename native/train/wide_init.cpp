@@ -51,21 +51,6 @@ std::vector<float> design(const std::vector<float>& rows, int64_t count, int64_t
   return out;
 }
 
-// Indicator features a one-hot ridge on `rows` has: the distinct values
-// of each column that holds two or more.
-int64_t one_hot_features(const std::vector<float>& rows, int64_t width) {
-  const int64_t n = width > 0 ? static_cast<int64_t>(rows.size()) / width : 0;
-  int64_t total = 0;
-  std::vector<float> column(static_cast<size_t>(n));
-  for (int64_t c = 0; c < width; ++c) {
-    for (int64_t r = 0; r < n; ++r) column[static_cast<size_t>(r)] = rows[static_cast<size_t>(r * width + c)];
-    std::sort(column.begin(), column.end());
-    const auto distinct = std::unique(column.begin(), column.end()) - column.begin();
-    if (distinct > 1) total += distinct;
-  }
-  return total;
-}
-
 }  // namespace
 
 WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphEntry& valid, uint64_t seed) {
@@ -162,15 +147,15 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
       for (int64_t j = 0; j < nc; ++j) row_cols.push_back(nc * width + j);
       const std::vector<float> xr = baselines::take_columns(x, cols, row_cols);
       const baselines::BaseColumns values{xv, nc * width};
+      // Beside the values the penalty is searched too, which costs a
+      // selection per penalty: cheap while ridge solves the values
+      // directly, 4x the table's whole fit beyond (a graph of 3,337
+      // configurable nodes at 64 configs: 40 s against 10 s). There the
+      // values' own penalty serves (16 s), though on real unet3d at 32
+      // configs it ranks far worse than the searched one (draw 0: 0.15
+      // against 0.75).
+      const bool search = baselines::OneHotRidge::count_features(xv, nc * width) <= baselines::OneHotRidge::kDenseLimit;
       for (const bool with_values : {false, true}) {
-        // Beside the values the penalty is searched too, which costs a
-        // selection per penalty: cheap while ridge solves the values
-        // directly, 4x the table's whole fit beyond (a graph of 3,337
-        // configurable nodes at 64 configs: 40 s against 10 s). There the
-        // values' own penalty serves (16 s), though on real unet3d at 32
-        // configs it ranks far worse than the searched one (draw 0: 0.15
-        // against 0.75).
-        const bool search = one_hot_features(xv, nc * width) <= baselines::OneHotRidge::kDenseLimit;
         const baselines::SparseColumnsChoice sc =
             !with_values ? baselines::choose_sparse_columns(xr, nc, y, 4, seed)
             : search     ? baselines::choose_sparse_columns(xr, nc, y, 4, seed, 4, values)
@@ -191,7 +176,6 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
     // Out-of-fold Kendall: a handful of valid configs says nothing.
     best = {cv.lambda, std::isfinite(cv.cv_kendall) ? cv.cv_kendall : 0.0, n, chosen.num_features()};
     best.cross_validated = true;
-    best.sparse_nodes = static_cast<int64_t>(sparse.size());
     best.sparse_with_values = sparse_values;
     const PrunedGraph& pg = fit.cache.pruned;
     for (int64_t j : sparse)

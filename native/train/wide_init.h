@@ -29,9 +29,10 @@ struct WideFit {
   double residual_sd = 0;    // of the fitted table on the training groups, in target units
   bool rows = true;          // whole-row weights fitted (few measurements: when cross-validation favours them)
   bool cross_validated = false;  // valid_kendall is out-of-fold, the valid groups fitted too (few measurements)
-  int64_t sparse_nodes = 0;  // few measurements: the table holds only these many nodes' rows (forward selection)
+  // Few measurements: the table holds only these nodes' rows (forward
+  // selection), as the file numbers them, in the order picked; empty: all.
+  std::vector<int64_t> sparse_node_ids = {};
   bool sparse_with_values = false;  // ... beside the value weights (else their rows alone)
-  std::vector<int64_t> sparse_node_ids = {};  // those nodes, as the file numbers them, in the order picked
 };
 
 // `fit` and `valid` are the same graph's entries (train_groups / eval_groups).

@@ -50,6 +50,7 @@ TEST(OneHotRidge, RecoversAdditiveEffectsExactly) {
   m.fit(d.rows, Additive::kWidth, d.target, 0.0);
   // The constant column adds no indicator: 3 + 4 + 2.
   EXPECT_EQ(m.num_features(), 9);
+  EXPECT_EQ(OneHotRidge::count_features(d.rows, Additive::kWidth), 9) << "known before fitting";
   const auto p = m.predict(d.rows);
   ASSERT_EQ(p.size(), d.target.size());
   for (size_t i = 0; i < p.size(); ++i) EXPECT_NEAR(p[i], d.target[i], 1e-9) << "row " << i;
@@ -154,6 +155,7 @@ for v in encode(T) @ beta + mean:
   int64_t features = 0;
   in >> features;
   EXPECT_EQ(m.num_features(), features);
+  EXPECT_EQ(OneHotRidge::count_features(rows, width), features);
   for (int64_t i = 0; i < n_test; ++i) {
     double ref = 0;
     ASSERT_TRUE(in >> ref) << out;
