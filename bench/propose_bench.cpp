@@ -11,13 +11,14 @@
 // seeded draw) play the measured ones, the search runs on a graph of those
 // alone, and a proposal that is one of the other half has a true runtime
 // (--real FILE, repeatable).
-// Tile kernels also get the "prior": a tile collection's run (--tile-prior
-// RUN, trained on other kernels) scoring them as it is, and that run
-// fine-tuned on the kernel's configs ("fine-tuned", tune --init RUN).
+// A graph of a collection given a prior (--prior COLLECTION=RUN: a run
+// trained on that collection's graphs of another seed) also gets the
+// "prior" row, that run scoring it as it is, and "fine-tuned", the run
+// fine-tuned on the graph's configs (tune --init RUN).
 // Where a space is small enough to price whole, the bench also gives its
 // ceiling: the fastest config the file lacks. When that is slower than the
 // file's best, no proposal can be as fast (the file measured the optimum).
-// Usage: fastslow_bench_propose OUT [--budget B] [--count K] [--tile-prior RUN] [--real FILE]... FILE...
+// Usage: fastslow_bench_propose OUT [--budget B] [--count K] [--prior COLLECTION=RUN]... [--real FILE]... FILE...
 #include <algorithm>
 #include <cmath>
 #include <csignal>
@@ -29,6 +30,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "fastslow/data/collection.h"
 #include "fastslow/data/graph_cache.h"
 #include "fastslow/error.h"
 #include "fastslow/graph/graph_write.h"
@@ -142,6 +144,20 @@ void real_holdout(const std::string& out, const std::string& file, int64_t budge
   }
 }
 
+// The collection a file of a dataset tree lies in: npz/tile/xla/valid/k.npz
+// is tile:xla, npz/layout/nlp/random/valid/g.npz layout:nlp:random.
+std::string collection_of(const std::string& file) {
+  std::vector<std::string> parts;
+  for (const auto& p : std::filesystem::path(file).parent_path()) parts.push_back(p.string());
+  for (size_t i = parts.size(); i-- > 0;)
+    if (parts[i] == "npz") {
+      std::string id;
+      for (size_t j = i + 1; j + 1 < parts.size(); ++j) id += (id.empty() ? "" : ":") + parts[j];
+      return id;
+    }
+  return "";
+}
+
 struct Row {
   double ratio_file = 0, ratio_oracle = 0, ms_per_1000 = 0;
 };
@@ -161,20 +177,34 @@ struct Ceiling {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s OUT [--budget B] [--count K] [--tile-prior RUN] [--real FILE]... FILE...\n", argv[0]);
+    std::fprintf(stderr, "usage: %s OUT [--budget B] [--count K] [--prior COLLECTION=RUN]... [--real FILE]... FILE...\n",
+                 argv[0]);
     return 1;
   }
   std::signal(SIGINT, [](int) { g_stop = 1; });
   const std::string out = argv[1];
   int64_t budget = 4096, count = 10;
-  std::string tile_prior;  // a tile collection's run: scores tile kernels as they are ("prior")
+  std::map<std::string, std::string> priors;  // collection id -> a run trained on its graphs of another seed
   std::vector<std::string> files, real;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--real" && i + 1 < argc) real.push_back(argv[++i]);
     else if (a == "--budget" && i + 1 < argc) budget = std::stoll(argv[++i]);
     else if (a == "--count" && i + 1 < argc) count = std::stoll(argv[++i]);
-    else if (a == "--tile-prior" && i + 1 < argc) tile_prior = argv[++i];
+    else if (a == "--prior" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos) {
+        std::fprintf(stderr, "--prior %s: expected COLLECTION=RUN (e.g. tile:xla=runs/tile)\n", v.c_str());
+        return 1;
+      }
+      try {
+        priors[parse_collection_id(v.substr(0, eq)).str()] = v.substr(eq + 1);
+      } catch (const Error& e) {
+        std::fprintf(stderr, "--prior %s: %s\n", v.c_str(), e.what());
+        return 1;
+      }
+    }
     else files.push_back(a);
   }
   std::vector<std::string> predictors = {"ridge", "fastslow"};
@@ -220,13 +250,13 @@ int main(int argc, char** argv) {
                                  : tune::make_run_scorer(g, f, o, 0)->fit(m, dir);
       }
       const bool tile = g.kind == GraphKind::Tile;
-      if (tile && !tile_prior.empty()) {
-        models["prior"] = tune::load_fitted(tile_prior, g);
-        // The prior fine-tuned on this kernel's measurements (tune --init).
+      if (const auto pr = priors.find(collection_of(f)); pr != priors.end()) {
+        models["prior"] = tune::load_fitted(pr->second, g);
+        // The prior fine-tuned on this graph's measurements (tune --init).
         train::TrainOptions fo = o;
-        fo.init = tile_prior;
+        fo.init = pr->second;
         const std::string tuned = out + "/fits/" + stem + "/fine-tuned";
-        drop_stale_fit(tuned, tile_prior);
+        drop_stale_fit(tuned, pr->second);
         models["fine-tuned"] = tune::make_run_scorer(g, f, fo, 0)->fit(m, tuned);
       }
       TrueCost truth(pricer);

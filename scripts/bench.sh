@@ -19,7 +19,9 @@
 #               --orders A,B); SVG curves in build/bench/tune. propose: configs proposed from
 #               each validation graph of generated small layout and tile collections (tile kernels of
 #               seeds 0, 2, 3), priced by the generator's cost (bench/propose_bench.cpp): against the file's
-#               best, the space's ceiling where it can be priced whole, and a true-oracle search
+#               best, the space's ceiling where it can be priced whole, and a true-oracle search;
+#               models: ridge, fastslow per program, and each collection's prior (a run trained on
+#               seed 1's graphs of it) as it is and fine-tuned (--init)
 #   realism     generated layout collections beside the real files: runtime and graph statistics
 #               (fastslow realism; extra args: synth seeds, default 0 1 2, and --data DIR for more
 #               real files beside data/)
@@ -245,11 +247,20 @@ case $what in
           # collection's (240 kernels): 0.5-3.6 % from the true-cost search, fine-tuned, against 10-15 %.
           synth_current $work/propose/synth-full-tile-seed1 --scale full --seed 1 --collection tile:xla
           train_current $work/propose/tile-prior-full $work/propose/synth-full-tile-seed1 --collection tile:xla >/dev/null
+          priors=(--prior tile:xla=$work/propose/tile-prior-full)
+          # Each layout collection's prior, trained the same way on seed 1's graphs.
+          synth_current $work/propose/synth-small-seed1 --scale small --seed 1 --collection layout:xla:random \
+            --collection layout:xla:default --collection layout:nlp:random --collection layout:nlp:default
+          for c in xla:random xla:default nlp:random nlp:default; do
+            run=$work/propose/layout-prior-${c/:/-}
+            train_current $run $work/propose/synth-small-seed1 --collection layout:$c >/dev/null
+            priors+=(--prior layout:$c=$run)
+          done
           mapfile -t valid < <(find $d/npz/layout "${tiles[@]}" -path '*/valid/*.npz' | sort)
           # The real files: proposals that land in a held-out half have true runtimes.
           # shellcheck disable=SC2086
           build/native/bin/fastslow_bench_propose $work/propose ${FASTSLOW_PROPOSE_ARGS:-} \
-            --tile-prior $work/propose/tile-prior-full --real data/cleaned_alexnet.npz \
+            "${priors[@]}" --real data/cleaned_alexnet.npz \
             --real data/real/layout_xla_default_train_unet3d.npz "${valid[@]}" ;;
         *) echo "bench.sh tune: unknown part '$part' (replay, propose)" >&2; exit 2 ;;
       esac
