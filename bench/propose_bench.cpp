@@ -144,18 +144,26 @@ void real_holdout(const std::string& out, const std::string& file, int64_t budge
   }
 }
 
-// The collection a file of a dataset tree lies in: npz/tile/xla/valid/k.npz
-// is tile:xla, npz/layout/nlp/random/valid/g.npz layout:nlp:random.
-std::string collection_of(const std::string& file) {
+// Where a file of a dataset tree lies: DATASET/npz/tile/xla/valid/k.npz is
+// collection tile:xla, its fits' stem DATASET/tile-xla-k (names repeat
+// across collections and datasets, that is seeds);
+// DATASET/npz/layout/nlp/random/valid/g.npz is layout:nlp:random, DATASET/nlp-random-g.
+struct Place {
+  std::string collection, stem;
+};
+Place place_of(const std::string& file) {
+  const std::filesystem::path path(file);
   std::vector<std::string> parts;
-  for (const auto& p : std::filesystem::path(file).parent_path()) parts.push_back(p.string());
-  for (size_t i = parts.size(); i-- > 0;)
-    if (parts[i] == "npz") {
-      std::string id;
-      for (size_t j = i + 1; j + 1 < parts.size(); ++j) id += (id.empty() ? "" : ":") + parts[j];
-      return id;
-    }
-  return "";
+  for (const auto& p : path.parent_path()) parts.push_back(p.string());
+  for (size_t i = parts.size(); i-- > 1;) {
+    if (parts[i] != "npz" || parts.size() < i + 4) continue;
+    Place pl;
+    for (size_t j = i + 1; j + 1 < parts.size(); ++j) pl.collection += (pl.collection.empty() ? "" : ":") + parts[j];
+    const size_t split = parts.size() - 1;
+    pl.stem = parts[i - 1] + "/" + parts[split - 2] + "-" + parts[split - 1] + "-" + path.stem().string();
+    return pl;
+  }
+  throw Error(file, "", "not a file of a dataset tree (DATASET/npz/KIND/.../SPLIT/FILE.npz)");
 }
 
 struct Row {
@@ -218,15 +226,8 @@ int main(int argc, char** argv) {
     std::printf("%-52s %-13s %12s %10s | %-10s %9s %9s\n", "graph", "space", "file best ns", "oracle", "model",
                 "vs file", "vs oracle");
     for (const std::string& f : files) {
-      // <dataset>/<source>-<search>-<file> (fits under OUT/fits/): names repeat across collections
-      // and datasets (seeds).
-      const std::filesystem::path collection = std::filesystem::path(f).parent_path().parent_path();
-      std::filesystem::path dataset = collection;  // the folder holding npz/
-      while (dataset.has_parent_path() && dataset.filename() != "npz" && dataset != dataset.parent_path())
-        dataset = dataset.parent_path();
-      dataset = dataset.parent_path();
-      const std::string stem = dataset.filename().string() + "/" + collection.parent_path().filename().string() + "-" +
-                               collection.filename().string() + "-" + std::filesystem::path(f).stem().string();
+      const Place place = place_of(f);
+      const std::string& stem = place.stem;  // fits under OUT/fits/
       const synth::Pricer pricer = synth::Pricer::for_file(f);
       const CachedGraph g = CachedGraph::open(f, {out + "/.cache", 1});
       // The engineer's measurements: every config the file holds.
@@ -250,7 +251,7 @@ int main(int argc, char** argv) {
                                  : tune::make_run_scorer(g, f, o, 0)->fit(m, dir);
       }
       const bool tile = g.kind == GraphKind::Tile;
-      if (const auto pr = priors.find(collection_of(f)); pr != priors.end()) {
+      if (const auto pr = priors.find(place.collection); pr != priors.end()) {
         models["prior"] = tune::load_fitted(pr->second, g);
         // The prior fine-tuned on this graph's measurements (tune --init).
         train::TrainOptions fo = o;
