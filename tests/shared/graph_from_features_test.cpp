@@ -144,6 +144,26 @@ TEST(GraphFromFeatures, ARealFileReadsAndPricesEveryMeasuredConfig) {
   const std::vector<int64_t> ns = pricer.runtimes_ns(file.node_config_feat);
   ASSERT_EQ(static_cast<int64_t>(ns.size()), file.num_configs);
   for (int64_t v : ns) EXPECT_GT(v, 0);
+
+  // The file's convolutions read their activations named batch-minor
+  // (0, 4: a batch of 2) or feature-minor (4, 0), and configs that differ
+  // only there measure alike; the pricer agrees (no copy to move a batch
+  // of 2). Config 0 with every such input flipped prices the same.
+  const size_t w = static_cast<size_t>(pricer.row_elems());
+  std::vector<float> flipped(file.node_config_feat.begin(), file.node_config_feat.begin() + static_cast<std::ptrdiff_t>(w));
+  int flips = 0;
+  for (size_t j = 0; j < file.node_config_ids.size(); ++j) {
+    float* in = flipped.data() + j * kLayoutConfigWidth + kLayoutSlots;
+    const HloNode& n = g.nodes[static_cast<size_t>(file.node_config_ids[j])];
+    if (n.opcode != conv || n.operands.empty() || g.nodes[static_cast<size_t>(n.operands[0])].dims.at(0) != 2) continue;
+    if ((in[0] == 0 && in[1] == 4) || (in[0] == 4 && in[1] == 0)) {
+      std::swap(in[0], in[1]);
+      ++flips;
+    }
+  }
+  EXPECT_GT(flips, 20);
+  const std::vector<float> first(file.node_config_feat.begin(), file.node_config_feat.begin() + static_cast<std::ptrdiff_t>(w));
+  EXPECT_EQ(pricer.runtimes_ns(flipped), pricer.runtimes_ns(first));
 }
 
 // Every real layout file here reads back and prices its configs: the

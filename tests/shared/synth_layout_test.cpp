@@ -256,6 +256,30 @@ TEST(SynthLayoutCost, TheMatrixUnitReadsSwappedOperandsForFree) {
   EXPECT_EQ(d.mxu, 0);
 }
 
+// A batched matmul whose lhs [batch, 256, 384] is read batch-minor: the
+// matrix unit's loads stride over a batch of 2 (real unet3d: a
+// convolution's input named batch-minor or feature-minor runs alike), but
+// a batch of 16 has to be copied into that order first.
+TEST(SynthLayoutCost, TheMatrixUnitStridesOverATinyDimButCopiesToMoveALongerOne) {
+  const auto copies = [](int64_t batch) {
+    HloBuilder b;
+    const int lhs = b.unary("exponential", b.parameter(ElementType::F32, {batch, 256, 384}));
+    const int d = b.matmul(lhs, b.parameter(ElementType::F32, {batch, 384, 512}));
+    const HloGraph g = b.build(b.reduce(d, b.constant(ElementType::F32, {}), {1}));
+    const LayoutSpace s = layout_space(g);
+    EXPECT_EQ(s.nodes.size(), 1u);
+    std::vector<float> c = default_layout_config(g, s);
+    EXPECT_EQ(layout_values(c.data() + kLayoutSlots)[0], 2);  // built: k minor-most
+    c[kLayoutSlots] = 0;      // the batch minor-most
+    c[kLayoutSlots + 1] = 2;  // then k
+    const std::vector<float> def = default_layout_config(g, s);
+    return layout_cost_terms(g, s, c.data()).copies - layout_cost_terms(g, s, def.data()).copies;
+  };
+  EXPECT_EQ(copies(kTinyLane - 1), 0);
+  EXPECT_EQ(copies(kTinyLane), 0);
+  EXPECT_GT(copies(16), 0);
+}
+
 TEST(SynthLayoutCost, ARelayoutForABarrierIsCopiedInFullAndFoldedIntoAFusibleUser) {
   // [256, 384] fills whole tiles in either order and keeps the matrix unit
   // busy: only the copy back to the order the user wants differs.

@@ -26,7 +26,7 @@ namespace fastslow::synth {
 
 namespace {
 
-constexpr int kManifestVersion = 10;  // 2: templates drawn by quota per split; 3: layout menus, plateau costs; 4: unet training steps; 5: in training loops; 6: bert training steps; 7: a tensor's users counted once each; 8: bert: ids, gather and scatter, one-hot by iota, dropout, clipping; 9: CSE of scalar constants and broadcasts; 10: gradient accumulation in a conditional
+constexpr int kManifestVersion = 11;  // 2: templates drawn by quota per split; 3: layout menus, plateau costs; 4: unet training steps; 5: in training loops; 6: bert training steps; 7: a tensor's users counted once each; 8: bert: ids, gather and scatter, one-hot by iota, dropout, clipping; 9: CSE of scalar constants and broadcasts; 10: gradient accumulation in a conditional; 11: matrix operands read tiny dims in place
 // The largest published layout file holds 871 MB of config features
 // (100040 x 121 x 18 float32); big graphs get fewer configs to stay within it.
 constexpr int64_t kMaxConfigFeatBytes = 900ll << 20;
