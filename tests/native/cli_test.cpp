@@ -48,6 +48,35 @@ TEST(CliInfo, TextOnTheRealSample) {
   EXPECT_NE(r.out.find("validation          ok"), std::string::npos) << r.out;
 }
 
+// --nodes: which configurable nodes the measured runtimes depend on. On real
+// unet3d one convolution's layouts explain 99.8 % (node_effects_test.cpp
+// checks the figures against their definition).
+TEST(CliInfo, NodesNamesTheNodeThatDecidesRealUnet3d) {
+  const std::string unet = fastslow::test::data_file("real/layout_xla_default_train_unet3d.npz");
+  Result r = run("info " + unet + " --nodes --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("configs"), 1159);  // the plain fields stay
+  const nlohmann::json& top = j.at("node_effects").at("entries").at(0);
+  EXPECT_EQ(top.at("nodes"), nlohmann::json::array({1022}));
+  EXPECT_EQ(top.at("opcode"), "convolution");
+  EXPECT_GT(top.at("share").get<double>(), 0.99);
+  EXPECT_EQ(top.at("rows").size(), 8u);
+  r = run("info " + unet + " --nodes --top 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("99.8%  1022"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(3,4) (0,4) (4,0)"), std::string::npos) << r.out;  // the 3x row, as orders
+  EXPECT_EQ(r.out.find("   2 "), std::string::npos) << "--top 1 lists one node";
+  // A test file has no runtimes; a tile file no configurable nodes: both refused by name.
+  for (const std::string& name : {std::string("real/layout_xla_default_test_cd708819d3f5103afd6460b15e74eaf3.npz"),
+                                  std::string("real/tile_xla_test_0a1c5dcfa9f1f4ebcc1282a1d1ca8ecb.npz")}) {
+    const std::string f = fastslow::test::data_file(name);
+    r = run("info " + f + " --nodes");
+    EXPECT_EQ(r.code, 2) << name;
+    EXPECT_NE(r.err.find(f), std::string::npos) << r.err;
+  }
+}
+
 TEST(CliInfo, BadFileExitsTwoWithTheFileNamed) {
   fastslow::test::TempDir dir;
   const std::vector<uint8_t> real = fastslow::test::read_bytes(fastslow::test::data_file("cleaned_alexnet.npz"));

@@ -1,0 +1,119 @@
+#include "fastslow/graph/node_effects.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "fastslow/error.h"
+#include "fastslow/io/npz_reader.h"
+#include "test_support.h"
+
+namespace fastslow {
+namespace {
+
+// The share straight from the definition: group the measured configs by the
+// node's row (a std::map on the values), between-group over total sum of
+// squares of log runtime.
+double direct_share(const LayoutGraph& g, int64_t j) {
+  const int64_t nc = g.num_configurable(), w = g.config_feat_width;
+  std::map<std::vector<float>, std::vector<double>> groups;
+  std::vector<double> all;
+  for (int64_t c = 0; c < g.num_configs; ++c) {
+    if (g.config_runtime[static_cast<size_t>(c)] <= 0) continue;
+    const float* row = g.node_config_feat.data() + (c * nc + j) * w;
+    const double y = std::log(static_cast<double>(g.config_runtime[static_cast<size_t>(c)]));
+    groups[std::vector<float>(row, row + w)].push_back(y);
+    all.push_back(y);
+  }
+  double mean = 0, total = 0, between = 0;
+  for (double y : all) mean += y / static_cast<double>(all.size());
+  for (double y : all) total += (y - mean) * (y - mean);
+  for (const auto& [row, ys] : groups) {
+    double m = 0;
+    for (double y : ys) m += y / static_cast<double>(ys.size());
+    between += static_cast<double>(ys.size()) * (m - mean) * (m - mean);
+  }
+  return between / total;
+}
+
+// Three configurable nodes, width 2: node 10 decides the runtime, node 11
+// never changes, node 12 moves with node 10 (other values, same split).
+LayoutGraph three_nodes() {
+  LayoutGraph g;
+  g.node_config_ids = {10, 11, 12};
+  g.config_feat_width = 2;
+  const std::vector<std::vector<float>> a = {{0, 1}, {1, 0}, {0, 1}, {1, 0}, {0, 1}, {-1, -1}};
+  const std::vector<int64_t> rt = {100, 300, 100, 300, 100, 200};
+  g.num_configs = static_cast<int64_t>(rt.size());
+  for (size_t c = 0; c < rt.size(); ++c) {
+    const std::vector<float> row = {a[c][0], a[c][1], 4, 4, a[c][1] + 2, a[c][0] + 2};
+    g.node_config_feat.insert(g.node_config_feat.end(), row.begin(), row.end());
+  }
+  g.config_runtime = rt;
+  return g;
+}
+
+TEST(NodeEffects, ANodeThatDecidesTheRuntimeExplainsAllOfItAndItsTwinJoinsIt) {
+  const NodeEffects e = node_effects(three_nodes(), "three.npz");
+  EXPECT_EQ(e.configs, 6);
+  EXPECT_EQ(e.constant_nodes, 1);
+  ASSERT_EQ(e.entries.size(), 1u);
+  EXPECT_EQ(e.entries[0].nodes, (std::vector<int64_t>{10, 12}));
+  EXPECT_NEAR(e.entries[0].share, 1.0, 1e-12);
+  ASSERT_EQ(e.entries[0].rows.size(), 3u);
+  EXPECT_EQ(e.entries[0].rows[0].row, (std::vector<float>{0, 1}));
+  EXPECT_EQ(e.entries[0].rows[0].configs, 3);
+  EXPECT_DOUBLE_EQ(e.entries[0].rows[0].median_ratio, 1.0);
+  EXPECT_DOUBLE_EQ(e.entries[0].rows[1].median_ratio, 2.0);
+  EXPECT_DOUBLE_EQ(e.entries[0].rows[2].median_ratio, 3.0);
+}
+
+TEST(NodeEffects, UnmeasuredOrFlatRuntimesAreRefusedByName) {
+  LayoutGraph g = three_nodes();
+  std::fill(g.config_runtime.begin(), g.config_runtime.end(), 0);
+  try {
+    node_effects(g, "test_file.npz");
+    FAIL() << "no runtimes, yet attributed";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("test_file.npz"), std::string::npos) << err.what();
+  }
+  std::fill(g.config_runtime.begin(), g.config_runtime.end(), 5);
+  EXPECT_THROW(node_effects(g, "flat.npz"), Error);
+  g = three_nodes();
+  g.node_config_feat.clear();  // loaded without its config features
+  EXPECT_THROW(node_effects(g, "bare.npz"), Error);
+}
+
+// Real unet3d: the weight gradient of the first 3-D convolution (node 1022)
+// decides the file; its slowest row runs 3x the fastest.
+TEST(NodeEffects, OneConvolutionDecidesRealUnet3d) {
+  const std::string path = test::data_file("real/layout_xla_default_train_unet3d.npz");
+  const LayoutGraph g = load_layout_graph(NpzReader::open(path));
+  const NodeEffects e = node_effects(g, path);
+  EXPECT_EQ(e.configs, g.num_configs);
+  ASSERT_FALSE(e.entries.empty());
+  const NodeEffect& top = e.entries[0];
+  EXPECT_EQ(top.nodes, (std::vector<int64_t>{1022}));
+  EXPECT_GT(top.share, 0.99);
+  EXPECT_EQ(top.rows.size(), 8u);
+  EXPECT_GT(top.rows.back().median_ratio, 3.0);
+  EXPECT_LT(top.rows.front().median_ratio, 1.001);
+  int64_t configs = 0;
+  for (const RowEffect& r : top.rows) configs += r.configs;
+  EXPECT_EQ(configs, g.num_configs);
+  // Every entry's share against the definition, and ordered.
+  for (size_t i = 0; i < e.entries.size(); ++i) {
+    const int64_t node = e.entries[i].nodes.front();
+    const auto j = std::find(g.node_config_ids.begin(), g.node_config_ids.end(), node) - g.node_config_ids.begin();
+    EXPECT_NEAR(e.entries[i].share, direct_share(g, j), 1e-9) << "node " << node;
+    if (i > 0) {
+      EXPECT_LE(e.entries[i].share, e.entries[i - 1].share);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fastslow
