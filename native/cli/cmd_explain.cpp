@@ -5,18 +5,11 @@
 #include <string>
 
 #include "commands.h"
+#include "format.h"
 #include "train/loaded_run.h"
 #include "tune/explain.h"
 
 namespace fastslow::cli {
-
-namespace {
-std::string layout_text(const std::vector<float>& v) {
-  std::string s;
-  for (float x : v) s += (s.empty() ? "" : " ") + std::to_string(static_cast<int>(std::lround(x)));
-  return s;
-}
-}  // namespace
 
 Command add_explain_command(CLI::App& app) {
   struct Args {
@@ -67,7 +60,7 @@ Command add_explain_command(CLI::App& app) {
               if (shown++ >= a->top) break;
               std::printf("%4d %6lld %-20s %12.5g %6.1f%%  %s%s\n", shown, static_cast<long long>(s.node),
                           s.opcode.c_str(), s.contribution, mass > 0 ? 100.0 * std::abs(s.contribution) / mass : 0.0,
-                          layout_text(s.layout).c_str(), x.against >= 0 ? (" | " + layout_text(s.other)).c_str() : "");
+                          values_text(s.layout).c_str(), x.against >= 0 ? (" | " + values_text(s.other)).c_str() : "");
             }
             std::printf("sum of the %zu nodes' contributions: %.6g", x.nodes.size(), x.explained);
             if (x.method == "table") std::printf("; the graph model's part: %.6g", x.rest);

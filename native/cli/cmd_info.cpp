@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands.h"
+#include "format.h"
 #include "fastslow/error.h"
 #include "fastslow/graph/graph_info.h"
 #include "fastslow/graph/hlo_tables.h"
@@ -18,17 +19,14 @@ namespace {
 // A layout row as the published 18 values read: each tensor's named dims,
 // "-" where the order is left to the compiler; other widths value by value.
 std::string row_text(const std::vector<float>& row) {
+  if (row.size() != 18) return values_text(row);
   std::string s;
-  if (row.size() == 18) {
-    for (size_t t = 0; t < 3; ++t) {
-      std::string named;
-      for (size_t i = 0; i < 6; ++i)
-        if (row[t * 6 + i] >= 0) named += (named.empty() ? "" : ",") + std::to_string(static_cast<int>(row[t * 6 + i]));
-      s += (t ? " " : "") + (named.empty() ? std::string("-") : "(" + named + ")");
-    }
-    return s;
+  for (size_t t = 0; t < 3; ++t) {
+    std::string named;
+    for (size_t i = 0; i < 6; ++i)
+      if (row[t * 6 + i] >= 0) named += (named.empty() ? "" : ",") + std::to_string(static_cast<int>(row[t * 6 + i]));
+    s += (t ? " " : "") + (named.empty() ? std::string("-") : "(" + named + ")");
   }
-  for (float v : row) s += (s.empty() ? "" : " ") + std::to_string(static_cast<int>(v));
   return s;
 }
 
@@ -92,7 +90,8 @@ Command add_info_command(CLI::App& app) {
                 "node's share of the variance of log runtime, its rows' median runtimes)");
   sub->add_option("--top", o->top, "--nodes: lines printed (JSON: all)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
   return {sub, [o] {
-    const GraphInfo info = graph_info(NpzReader::open(o->file));
+    const NpzReader npz = NpzReader::open(o->file);
+    const GraphInfo info = graph_info(npz);
     bool errors = false;
     // A script checking files before a long run trusts the exit code alone.
     for (const Problem& p : info.problems) errors = errors || p.severity == Severity::Error;
@@ -101,7 +100,7 @@ Command add_info_command(CLI::App& app) {
     LayoutGraph g;
     NodeEffects effects;
     if (o->nodes && !errors) {
-      g = load_layout_graph(NpzReader::open(o->file));
+      g = load_layout_graph(npz);  // info streamed the configs; these keep them
       effects = node_effects(g, o->file);
     }
     if (o->json) {
