@@ -141,6 +141,11 @@ int explorer_explain(int model_index, int config, int against);
 // The graph coloured by the last explanation's shares (coloured != 0) or by
 // op family, on a log (log_scale != 0) or linear scale.
 void explorer_explain_view(int coloured, int log_scale);
+// What the open layout file's measured runtimes depend on (no model; the
+// Summary tab's section, graph/node_effects.h): found as the file opens
+// when its config rows are under 64 MB, else here. coloured != 0 colours
+// the graph by each node's share (state().effects), 0 by op family again.
+void explorer_effects_view(int coloured);
 // Tune, as the Configs tab's button: proposes `count` configs of the open
 // layout or tile file nobody measured, from `budget` new candidates scored
 // with model `model_index` (tune/propose_search.h, the menu space of
@@ -185,6 +190,11 @@ char* fastslow_rank_open_document(int ticket, const char* card_json);
 // "explain": {"status" (as rank's), "message", "model", "config", "against",
 //   "score", "against_score", "seconds", "nodes": [configurable node ids],
 //   "share": [per node], "coloured", "log_scale"},
+// "effects": {"found" (tried), "error" (why none: no runtimes, too large),
+//   "configs" (measured), "constant_nodes", "entries": [{"nodes", "share",
+//   "rows": [{"row", "configs", "median_over_fastest"}]}] (largest share
+//   first, as `fastslow info --nodes --json`), "entry" (the one listed),
+//   "ms", "coloured"},
 // "tune": {"status", "message", "model", "count", "budget", "generations",
 //   "scored", "best_file_score", "proposals": [{"score", "speedup" (0:
 //   unknown)}], "to_target_model", "to_target_random" (median measurements

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "fastslow/graph/row_text.h"
+
 namespace fastslow::cli {
 
 // 4 decimals; "-" for NaN (a metric the graph has no runtimes for).
@@ -16,11 +18,5 @@ inline std::string metric_cell(double v) {
   return buf;
 }
 
-// Config values as integers, space separated (a layout row as the file holds it).
-inline std::string values_text(const std::vector<float>& v) {
-  std::string s;
-  for (float x : v) s += (s.empty() ? "" : " ") + std::to_string(static_cast<int>(std::lround(x)));
-  return s;
-}
 
 }  // namespace fastslow::cli

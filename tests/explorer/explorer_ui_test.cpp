@@ -400,6 +400,48 @@ TEST_F(ExplorerUi, ComparesTheOpenFileWithAnother) {
   EXPECT_EQ(nlohmann::json::parse(app.state_json())["file_compare"]["other"], "nlp_random.npz");
 }
 
+// What real unet3d's runtimes depend on, as the file opens (no model):
+// the Summary's entries are `info --nodes`'s (node_effects on the archive),
+// node 1022 first; the graph colours by share and the inspector of node
+// 1022 draws; an explanation's colours replace them, and a test file has none.
+TEST_F(ExplorerUi, ShowsWhatRealUnet3dsRuntimesDependOnAsItOpens) {
+  TestHost host;
+  App app(host);
+  const std::string path = test::data_file("real/layout_xla_default_train_unet3d.npz");
+  open_file(app, path, "unet3d.npz");
+  frames(app, 2);
+  nlohmann::json e = nlohmann::json::parse(app.state_json())["effects"];
+  ASSERT_TRUE(e["found"].get<bool>());
+  EXPECT_EQ(e["error"], "");
+  const NodeEffects want = node_effects(NpzReader::open(path));
+  ASSERT_EQ(e["entries"].size(), want.entries.size());
+  for (size_t i = 0; i < want.entries.size(); ++i) {
+    EXPECT_EQ(e["entries"][i]["nodes"].get<std::vector<int64_t>>(), want.entries[i].nodes);
+    EXPECT_DOUBLE_EQ(e["entries"][i]["share"].get<double>(), want.entries[i].share);
+  }
+  EXPECT_EQ(e["entries"][0]["nodes"][0], 1022);
+  EXPECT_EQ(e["configs"], 1159);
+  EXPECT_FALSE(e["coloured"].get<bool>());
+  app.show_effects(true);
+  app.graph.select(1022, 1);
+  frames(app, 2);  // the inspector's rows of node 1022
+  e = nlohmann::json::parse(app.state_json())["effects"];
+  EXPECT_TRUE(e["coloured"].get<bool>());
+  EXPECT_FALSE(nlohmann::json::parse(app.state_json())["explain"]["coloured"].get<bool>());
+  EXPECT_DOUBLE_EQ(app.graph.node_values().at(1022), want.entries[0].share);
+  EXPECT_TRUE(std::isnan(app.graph.node_values().at(0)));  // not configurable
+  app.show_effects(false);
+  EXPECT_TRUE(app.graph.node_values().empty());
+
+  open_file(app, test::data_file("real/layout_xla_default_test_cd708819d3f5103afd6460b15e74eaf3.npz"), "test.npz");
+  frames(app, 1);
+  e = nlohmann::json::parse(app.state_json())["effects"];
+  EXPECT_FALSE(e["found"].get<bool>());
+  EXPECT_TRUE(e["entries"].empty());
+  app.show_effects(true);  // nothing to colour by: op families stay
+  EXPECT_TRUE(app.graph.node_values().empty());
+}
+
 // Why is this config slow: the explanation runs as a ranking does (the
 // host's job, the session's calls), scoring the occlusion rows; with an
 // additive scorer (a sum of the row's values) each node's share is, by

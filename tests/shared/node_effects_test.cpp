@@ -115,5 +115,50 @@ TEST(NodeEffects, OneConvolutionDecidesRealUnet3d) {
   }
 }
 
+// The archive streamed in chunks gives what the loaded graph gives, and a
+// memory budget too small for the grouping is refused by the file's name.
+TEST(NodeEffects, StreamedFromTheArchiveAsFromTheLoadedGraph) {
+  const std::string path = test::data_file("real/layout_xla_default_train_unet3d.npz");
+  const NpzReader npz = NpzReader::open(path);
+  const NodeEffects a = node_effects(load_layout_graph(npz), path), b = node_effects(npz);
+  EXPECT_EQ(a.configs, b.configs);
+  EXPECT_EQ(a.constant_nodes, b.constant_nodes);
+  ASSERT_EQ(a.entries.size(), b.entries.size());
+  for (size_t i = 0; i < a.entries.size(); ++i) {
+    EXPECT_EQ(a.entries[i].nodes, b.entries[i].nodes);
+    EXPECT_DOUBLE_EQ(a.entries[i].share, b.entries[i].share);
+    ASSERT_EQ(a.entries[i].rows.size(), b.entries[i].rows.size());
+    for (size_t r = 0; r < a.entries[i].rows.size(); ++r) {
+      EXPECT_EQ(a.entries[i].rows[r].row, b.entries[i].rows[r].row);
+      EXPECT_EQ(a.entries[i].rows[r].configs, b.entries[i].rows[r].configs);
+    }
+  }
+  try {
+    node_effects(npz, 1 << 20);
+    FAIL() << "1 MB cannot group 1,159 configs by 56 nodes";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.file(), path);
+    EXPECT_NE(std::string(err.what()).find("MB"), std::string::npos) << err.what();
+  }
+}
+
+TEST(NodeEffects, RowsThatDoNotMatchTheRuntimesAreRefused) {
+  const LayoutGraph g = three_nodes();
+  std::vector<double> rt(g.config_runtime.begin(), g.config_runtime.end());
+  NodeEffectsBuilder few(g.node_config_ids, 2, rt, "short.npz");
+  few.add(g.node_config_feat.data(), 5);
+  EXPECT_THROW(few.finish(), Error);
+  NodeEffectsBuilder many(g.node_config_ids, 2, rt, "long.npz");
+  many.add(g.node_config_feat.data(), 6);
+  EXPECT_THROW(many.add(g.node_config_feat.data(), 1), Error);
+  // Added in blocks of any size, the same effects.
+  NodeEffectsBuilder blocks(g.node_config_ids, 2, rt, "three.npz");
+  for (int64_t c = 0; c < 6; c += 4) blocks.add(g.node_config_feat.data() + c * 6, std::min<int64_t>(4, 6 - c));
+  const NodeEffects e = blocks.finish();
+  ASSERT_EQ(e.entries.size(), 1u);
+  EXPECT_EQ(e.entries[0].nodes, (std::vector<int64_t>{10, 12}));
+  EXPECT_NEAR(e.entries[0].share, 1.0, 1e-12);
+}
+
 }  // namespace
 }  // namespace fastslow

@@ -31,6 +31,8 @@ void App::open(std::string name, MallocBytes bytes, size_t size, double started_
   compare = {};
   file_compare = {};
   graph.show(doc.get());
+  effects.reset(doc.get());
+  drawn_since_open_ = false;
   stats.open_started_ms = started_ms;
   stats.first_after_open_ms = -1;
 }
@@ -79,6 +81,19 @@ void App::show_explanation() {
   graph.set_node_values(std::move(values), title);
 }
 
+void App::show_effects(bool coloured) {
+  changed();
+  if (!coloured) {
+    if (effects_coloured()) graph.set_node_values({}, "");
+    return;
+  }
+  if (!doc || !MeasuredEffects::apply(*doc)) return;
+  if (!effects.found) effects.find(*doc);
+  if (!effects.error.empty()) return;
+  graph.set_node_values(effects.node_values(doc->graph.num_nodes), kEffectsTitle, "dark: same layout in every config");
+  show_summary_ = true;  // its table lists the nodes and their rows
+}
+
 void App::compare_configs(int64_t a, int64_t b) {
   changed();
   if (a < 0 || !doc) {
@@ -117,6 +132,11 @@ void App::show_unmatched() {
 void App::frame(float width, float height) {
   last_frame_at_ = host_.now_ms();
   drawn_changes_ = changes_;
+  // A new file's first frame shows the graph; its measured effects come in the frame after.
+  if (doc && effects.due && drawn_since_open_) {
+    effects.find(*doc);
+    changed();
+  }
   // An explanation that came in since the last frame colours the graph.
   if (ranking.explain.done() && ranking.explain.serial != shown_explanation_) show_explanation();
   const float side = std::min(420.0f * dpr, 0.4f * width);
@@ -198,6 +218,7 @@ void App::frame_done(double ms) {
   stats.last_ms = ms;
   stats.avg_ms = stats.frames ? 0.9 * stats.avg_ms + 0.1 * ms : ms;
   ++stats.frames;
+  drawn_since_open_ = doc != nullptr;
   if (doc && stats.first_after_open_ms < 0 && stats.open_started_ms > 0)
     stats.first_after_open_ms = host_.now_ms() - stats.open_started_ms;
 }
@@ -281,7 +302,16 @@ std::string App::state_json() const {
   j["explain"] = {{"status", rank_status_name(x.status)}, {"message", x.message}, {"model", x.model},
                   {"config", x.config}, {"against", x.against}, {"score", x.score}, {"against_score", x.against_score},
                   {"seconds", x.seconds}, {"nodes", x.nodes}, {"share", x.share},
-                  {"coloured", !graph.node_values().empty()}, {"log_scale", graph.log_scale()}};
+                  {"coloured", explanation_coloured()}, {"log_scale", graph.log_scale()}};
+  nlohmann::json entries = nlohmann::json::array();
+  for (const NodeEffect& e : effects.effects.entries) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const RowEffect& r : e.rows) rows.push_back({{"row", r.row}, {"configs", r.configs}, {"median_over_fastest", r.median_ratio}});
+    entries.push_back({{"nodes", e.nodes}, {"share", e.share}, {"rows", rows}});
+  }
+  j["effects"] = {{"found", effects.found}, {"error", effects.error}, {"configs", effects.effects.configs},
+                  {"constant_nodes", effects.effects.constant_nodes}, {"entries", entries}, {"entry", effects.entry},
+                  {"ms", effects.ms}, {"coloured", effects_coloured()}};
   const TuneState& t = ranking.tune;
   nlohmann::json proposals = nlohmann::json::array();
   for (const ProposedConfig& p : t.proposals) proposals.push_back({{"score", p.score}, {"speedup", p.speedup}});

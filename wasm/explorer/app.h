@@ -12,6 +12,7 @@
 #include "document.h"
 #include "graph_panel.h"
 #include "host.h"
+#include "measured_effects.h"
 #include "ranking.h"
 #include "study_panel.h"
 
@@ -53,6 +54,11 @@ class App {
   }
   // The last explanation's shares as the graph's node values.
   void show_explanation();
+  // The graph coloured by the measured effects (found first if they were
+  // not), or by op family again.
+  void show_effects(bool coloured);
+  bool effects_coloured() const { return graph.values_title() == kEffectsTitle; }
+  bool explanation_coloured() const { return !graph.node_values().empty() && !effects_coloured(); }
   // Compares configs a and b (compare.h): the nodes they set differently
   // light up in the graph. a < 0 ends the comparison. Throws Error.
   void compare_configs(int64_t a, int64_t b);
@@ -101,6 +107,7 @@ class App {
   int64_t heatmap_proposal = -1;  // a proposed config shown instead (-1: none)
   int64_t tune_count = 10, tune_budget = 2048;
   ConfigDiff compare;  // the configs compared in the graph, if any
+  MeasuredEffects effects;  // what the open file's runtimes depend on
   FileComparison file_compare;  // the open file against another, if any
 
  private:
@@ -108,6 +115,8 @@ class App {
   void side_panel();
   void summary_tab();
   void file_compare_section();
+  void effects_section();  // effects_section.cpp
+  void effects_inspector(int64_t node);
   void computations_section();
   void configs_tab();
   void explain_section();
@@ -123,6 +132,8 @@ class App {
   std::string status_;  // e.g. "loading big.npz (120 MB)"
   uint64_t changes_ = 1, drawn_changes_ = 0;
   int64_t shown_explanation_ = -1;
+  bool drawn_since_open_ = false;  // the open file's first frame is done
+  bool show_summary_ = false;  // the measured effects coloured from outside the tab bring it up
   bool show_configs_ = false;  // an explanation or tuning started from outside the tab brings it up  // the explanation (by its serial) the graph shows
   double last_frame_at_ = -1e18;
 };

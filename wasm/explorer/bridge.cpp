@@ -122,6 +122,9 @@ EMSCRIPTEN_KEEPALIVE void explorer_explain_view(int coloured, int log_scale) {
   else g_app->graph.set_node_values({}, "");
 }
 
+EMSCRIPTEN_KEEPALIVE void explorer_effects_view(int coloured) {
+  if (g_app) g_app->show_effects(coloured != 0);
+}
 EMSCRIPTEN_KEEPALIVE int explorer_tune(int model_index, int count, int budget) {
   if (!g_app) return 0;
   g_app->changed();

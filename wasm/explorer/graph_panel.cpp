@@ -370,12 +370,14 @@ uint32_t value_color(double v, double max, bool log) {
 
 }  // namespace
 
-void GraphPanel::set_node_values(std::vector<double> values, std::string title) {
+void GraphPanel::set_node_values(std::vector<double> values, std::string title, std::string caption) {
   values_ = std::move(values);
   values_title_ = std::move(title);
+  values_caption_ = std::move(caption);
   values_max_ = 0;
+  values_signed_ = false;
   for (double v : values_)
-    if (std::isfinite(v)) values_max_ = std::max(values_max_, std::abs(v));
+    if (std::isfinite(v)) values_max_ = std::max(values_max_, std::abs(v)), values_signed_ = values_signed_ || v < 0;
   recolor();
 }
 
@@ -668,12 +670,31 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
   }
   // Every configurable node on screen gets its mark, at any zoom (at least
   // 5 x 5 pixels): where the configs act is what a user looks for first.
-  for (int32_t v : disp_.marked) {
+  // With node values shown and nodes too small for labels, a mark is filled
+  // with its node's colour (7 x 7 at least), the largest values drawn last,
+  // on top: at fit, the node a config's cost or the measured runtimes hinge
+  // on stands out.
+  const bool valued = !values_.empty() && static_cast<int64_t>(values_.size()) == doc->graph.num_nodes;
+  auto value_of = [&](int32_t v) {
+    const int64_t orig = disp_.node_of[v];
+    return orig >= 0 && std::isfinite(values_[static_cast<size_t>(orig)]) ? values_[static_cast<size_t>(orig)] : NAN;
+  };
+  std::vector<int32_t> marks(disp_.marked.begin(), disp_.marked.end());
+  if (valued)
+    std::stable_sort(marks.begin(), marks.end(), [&](int32_t a, int32_t b) {
+      const double x = value_of(a), y = value_of(b);
+      return (std::isfinite(x) ? std::abs(x) : -1.0) < (std::isfinite(y) ? std::abs(y) : -1.0);
+    });
+  for (int32_t v : marks) {
     const ImVec2 c = to_screen(view_, main_pass_, d.x[v], d.y[v]);
     if (c.x < main_pass_.x - 4 || c.x > main_pass_.x + main_pass_.w + 4 || c.y < main_pass_.y - 4 ||
         c.y > main_pass_.y + main_pass_.h + 4)
       continue;
-    const float hw = std::max(0.5f * kNodeW * view_.zoom, 1.5f), hh = std::max(0.5f * kNodeH * view_.zoom, 1.5f);
+    // Where labels show, the node's own box carries its colour.
+    const double x = valued && !labels ? value_of(v) : NAN;
+    const float least = std::isfinite(x) ? 3.5f : 1.5f;
+    const float hw = std::max(0.5f * kNodeW * view_.zoom, least), hh = std::max(0.5f * kNodeH * view_.zoom, least);
+    if (std::isfinite(x)) dl->AddRectFilled({c.x - hw, c.y - hh}, {c.x + hw, c.y + hh}, im_color(value_color(x, values_max_, log_scale_)));
     dl->AddRect({c.x - hw - 1, c.y - hh - 1}, {c.x + hw + 1, c.y + hh + 1}, IM_COL32(255, 230, 80, 255), 0, 0, 1.5f);
     ++stats_.marks;
   }
@@ -816,13 +837,15 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
   float ly = main_pass_.y + 8;
   const float lx = main_pass_.x + main_pass_.w - 210 * dpr;
   if (!values_.empty() && static_cast<int64_t>(values_.size()) == doc->graph.num_nodes) {
-    // A colour bar from -max (faster, blue) through 0 to +max (slower, red).
+    // A colour bar from -max (faster, blue) through 0 to +max (slower, red);
+    // from 0 when no value is below it.
     const ImU32 text = IM_COL32(220, 220, 220, 255);
     dl->AddText({lx, ly}, text, values_title_.c_str());
     ly += ImGui::GetTextLineHeightWithSpacing();
     const float bw = 180 * dpr, bh = 12 * dpr;
+    const double from = values_signed_ ? -1.0 : 0.0;
     for (int k = 0; k < 60; ++k) {
-      const double v = values_max_ * (-1.0 + 2.0 * (k + 0.5) / 60.0);
+      const double v = values_max_ * (from + (1.0 - from) * (k + 0.5) / 60.0);
       // On a log scale the bar's halves run over three decades each.
       const double shown = log_scale_ ? (v >= 0 ? 1 : -1) * values_max_ * std::pow(10.0, 3.0 * (std::abs(v) / values_max_ - 1)) : v;
       const uint32_t c = value_color(shown, values_max_, log_scale_);
@@ -831,15 +854,16 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     }
     ly += bh + 2;
     char lo[32], hi[32];
-    std::snprintf(lo, sizeof lo, "%.3g", -values_max_);
-    std::snprintf(hi, sizeof hi, "+%.3g", values_max_);
+    std::snprintf(lo, sizeof lo, "%.3g", values_signed_ ? -values_max_ : 0.0);
+    std::snprintf(hi, sizeof hi, values_signed_ ? "+%.3g" : "%.3g", values_max_);
     dl->AddText({lx, ly}, text, lo);
-    dl->AddText({lx + 0.5f * bw - 4, ly}, text, "0");
+    if (values_signed_) dl->AddText({lx + 0.5f * bw - 4, ly}, text, "0");
     dl->AddText({lx + bw - ImGui::CalcTextSize(hi).x, ly}, text, hi);
     ly += ImGui::GetTextLineHeightWithSpacing();
-    dl->AddText({lx, ly}, text, log_scale_ ? "log: 3 decades each side" : "linear");
+    dl->AddText({lx, ly}, text, log_scale_ ? (values_signed_ ? "log: 3 decades each side" : "log: 3 decades") : "linear");
     ly += ImGui::GetTextLineHeightWithSpacing();
-    dl->AddText({lx, ly}, IM_COL32(160, 160, 170, 255), "red: slower, blue: faster");
+    dl->AddText({lx, ly}, IM_COL32(160, 160, 170, 255),
+                values_caption_.empty() ? "red: slower, blue: faster" : values_caption_.c_str());
     ImGui::End();
     return;
   }

@@ -99,9 +99,12 @@ class GraphPanel {
   // Colours nodes by one value per original node (NaN: none, drawn dim):
   // an explanation's share of each configurable node, red where a node
   // makes the config slower, blue where faster; `title` heads the legend.
-  // Empty values: colours by op family again.
-  void set_node_values(std::vector<double> values, std::string title);
+  // Values never below 0 (measured shares) get a one-sided bar, with
+  // `caption` under it in place of the red/blue reading. Empty values:
+  // colours by op family again.
+  void set_node_values(std::vector<double> values, std::string title, std::string caption = "");
   const std::vector<double>& node_values() const { return values_; }
+  const std::string& values_title() const { return values_title_; }
   // Lights up `nodes` (original ids) and dims the rest, with `title` in the
   // legend (a comparison's differing nodes); empty: none.
   void set_highlight(std::vector<int64_t> nodes, std::string title);
@@ -165,6 +168,8 @@ class GraphPanel {
   std::vector<int64_t> highlight_;
   std::string highlight_title_;
   double values_max_ = 0;       // the largest |value|
+  bool values_signed_ = false;  // some value below 0: the bar runs from -max
+  std::string values_caption_;
   bool log_scale_ = false;
 };
 

@@ -114,7 +114,7 @@ int native_main(int argc, char** argv) {
   std::string screenshot, search, svg, nodes = "all";
   int width = 1280, height = 800, frames = 3;
   std::string compare_file;
-  bool fit = false, fold = false, fold_blocks = false, unmatched = false;
+  bool fit = false, fold = false, fold_blocks = false, unmatched = false, effects = false;
   std::vector<int64_t> compare;
   int64_t select = -1;
   float scale = 1;
@@ -133,6 +133,8 @@ int native_main(int argc, char** argv) {
   cli.add_flag("--unmatched", unmatched, "with --compare-file: light up the nodes without a partner in it");
   cli.add_option("--nodes", nodes, "the nodes shown: all, or model (what a model reads: configurable nodes and their 1-hop neighbourhood)")
       ->check(CLI::IsMember({"all", "model"}));
+  cli.add_flag("--effects", effects,
+               "colour the graph by what a layout file's measured runtimes depend on (the Summary tab's table)");
   cli.add_option("--svg", svg, "with --screenshot: also save the view as this SVG");
   cli.add_option("--compare", compare, "two configs of a layout file: light up the nodes they set differently")->expected(2);
   CLI11_PARSE(cli, argc, argv);
@@ -153,6 +155,7 @@ int native_main(int argc, char** argv) {
     if (fold_blocks) app.graph.set_blocks_folded(true);
     if (!compare_file.empty()) compare_path(app, compare_file);
     if (unmatched) app.show_unmatched();
+    if (effects) app.show_effects(true);
     if (fit) app.graph.fit();
     if (compare.size() == 2) {
       try {

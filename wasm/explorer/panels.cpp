@@ -13,6 +13,7 @@
 #include "fastslow/data/collection.h"
 #include "fastslow/rank/ranking_csv.h"
 #include "fastslow/error.h"
+#include "panel_text.h"
 #include "plot.h"
 
 namespace fastslow::explorer {
@@ -20,19 +21,6 @@ namespace fastslow::explorer {
 namespace {
 
 const ImVec4 kWarnColor{1.0f, 0.78f, 0.3f, 1.0f};  // distribution shift, models trained on generated data
-
-std::string fmt(double v, const char* f = "%.4f") {
-  if (std::isnan(v)) return "-";
-  char b[48];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
-void section(const char* title) {
-  ImGui::Spacing();
-  ImGui::Separator();
-  ImGui::TextDisabled("%s", title);
-}
 
 void histogram(const char* label, const std::vector<float>& values, float height) {
   float hi = 0;
@@ -45,7 +33,9 @@ void histogram(const char* label, const std::vector<float>& values, float height
 
 void App::side_panel() {
   if (!ImGui::BeginTabBar("tabs")) return;
-  if (ImGui::BeginTabItem("Summary")) {
+  const ImGuiTabItemFlags summary_flags = show_summary_ ? ImGuiTabItemFlags_SetSelected : 0;
+  show_summary_ = false;
+  if (ImGui::BeginTabItem("Summary", nullptr, summary_flags)) {
     summary_tab();
     ImGui::EndTabItem();
   }
@@ -93,6 +83,21 @@ void App::summary_tab() {
   ImGui::Text("degree: mean %.2f, max in %lld, max out %lld", mean, static_cast<long long>(max_in),
               static_cast<long long>(max_out));
 
+  if (!doc->runtime.empty()) {
+    section("Runtimes (log scale)");
+    double lo = INFINITY, hi = 0;
+    for (double r : doc->runtime) lo = std::min(lo, r), hi = std::max(hi, r);
+    std::vector<float> bins(40, 0.0f);
+    const double a = std::log(std::max(lo, 1e-12)), b = std::log(std::max(hi, 1e-12));
+    for (double r : doc->runtime) {
+      const double t = b > a ? (std::log(std::max(r, 1e-12)) - a) / (b - a) : 0;
+      ++bins[std::min<size_t>(39, static_cast<size_t>(t * 40))];
+    }
+    histogram("##runtime", bins, 80 * dpr);
+    ImGui::TextDisabled("min %.4g  max %.4g  (%s)", lo, hi, doc->kind == GraphKind::Tile ? "runtime / normaliser" : "ns");
+  }
+  // What the runtimes depend on comes before the opcode counts: on a file being tuned it is the first question.
+  effects_section();
   section("Opcodes");
   std::map<int, int64_t> count;
   for (int32_t op : doc->graph.node_opcode) ++count[op];
@@ -112,19 +117,6 @@ void App::summary_tab() {
   }
   if (top.size() > 16) ImGui::TextDisabled("... %zu opcodes in all", top.size());
 
-  if (!doc->runtime.empty()) {
-    section("Runtimes (log scale)");
-    double lo = INFINITY, hi = 0;
-    for (double r : doc->runtime) lo = std::min(lo, r), hi = std::max(hi, r);
-    std::vector<float> bins(40, 0.0f);
-    const double a = std::log(std::max(lo, 1e-12)), b = std::log(std::max(hi, 1e-12));
-    for (double r : doc->runtime) {
-      const double t = b > a ? (std::log(std::max(r, 1e-12)) - a) / (b - a) : 0;
-      ++bins[std::min<size_t>(39, static_cast<size_t>(t * 40))];
-    }
-    histogram("##runtime", bins, 80 * dpr);
-    ImGui::TextDisabled("min %.4g  max %.4g  (%s)", lo, hi, doc->kind == GraphKind::Tile ? "runtime / normaliser" : "ns");
-  }
   computations_section();
   file_compare_section();
   section("Validation");
@@ -390,7 +382,7 @@ void App::explain_section() {
   if (x.status == RankStatus::Running) ImGui::TextUnformatted("explaining...");
   if (x.status == RankStatus::Failed) ImGui::TextColored({1, 0.4f, 0.4f, 1}, "%s", x.message.c_str());
   if (!x.done()) return;
-  bool colour = !graph.node_values().empty();
+  bool colour = explanation_coloured();
   if (ImGui::Checkbox("colour the graph by share", &colour)) colour ? show_explanation() : graph.set_node_values({}, "");
   ImGui::SameLine();
   bool log = graph.log_scale();
@@ -654,6 +646,7 @@ void App::inspector() {
   };
   neighbours("Operands", doc->in_ptr, doc->in_idx);
   neighbours("Users", doc->out_ptr, doc->out_idx);
+  if (doc->configurable[v]) effects_inspector(v);
   if (doc->configurable[v]) {
     const int64_t slot = std::find(doc->config_nodes.begin(), doc->config_nodes.end(), v) - doc->config_nodes.begin();
     const int64_t w = doc->config_width();

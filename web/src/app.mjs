@@ -329,6 +329,8 @@ window.fastslow = {
   // `index`: 1 if started; state().explain has the shares once done.
   explain: (config, against = -1, index = 0) => M.api.explorer_explain(index, config, against),
   explainView: (coloured = true, logScale = false) => M.api.explorer_explain_view(coloured ? 1 : 0, logScale ? 1 : 0),
+  // The graph coloured by what the measured runtimes depend on (state().effects), or by op family.
+  effectsView: (coloured = true) => M.api.explorer_effects_view(coloured ? 1 : 0),
   // Tune: `count` proposals from `budget` candidates with model `index`: 1 if started.
   tune: (count = 10, budget = 2048, index = 0) => M.api.explorer_tune(index, count, budget),
   // The proposals' CSV as "Download proposals" saves it: {csv, name} or {error}.

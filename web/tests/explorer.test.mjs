@@ -323,6 +323,51 @@ test('ranking the real unet3d graph with the demo model warns that it lies outsi
   assert.deepEqual(pageErrors, []);
 });
 
+// What real unet3d's runtimes depend on, found as it opens (no model): the
+// Summary's entries are `fastslow info --nodes --json`'s; coloured, the
+// graph shows node 1022 red.
+test('the real unet3d\'s Summary names the convolution its runtimes depend on, as `fastslow info --nodes` does, and colours it', async () => {
+  await page.setInputFiles('#npz-input', unet3d);
+  let s = await waitState((x) => x.graph && x.graph.name === path.basename(unet3d) && x.effects.found, 'unet3d\'s effects');
+  assert.equal(s.effects.error, '');
+  const native = JSON.parse(run('info', unet3d, '--nodes', '--json')).node_effects;
+  assert.equal(s.effects.configs, native.configs);
+  assert.equal(s.effects.constant_nodes, native.constant_nodes);
+  assert.equal(s.effects.entries.length, native.entries.length);
+  s.effects.entries.forEach((e, k) => {
+    assert.deepEqual(e.nodes, native.entries[k].nodes);
+    assert.ok(Math.abs(e.share - native.entries[k].share) < 1e-12, `entry ${k}: ${e.share} vs ${native.entries[k].share}`);
+    assert.deepEqual(e.rows.map((r) => r.configs), native.entries[k].rows.map((r) => r.configs));
+  });
+  assert.deepEqual(s.effects.entries[0].nodes, [1022]);
+  assert.ok(s.effects.entries[0].share > 0.99);
+  await page.evaluate(() => window.fastslow.effectsView(true));
+  s = await waitState((x) => x.effects.coloured, 'the colours');
+  assert.equal(s.explain.coloured, false);
+  await page.waitForTimeout(500);
+  // At fit the deciding node's mark is filled red, drawn over the others.
+  await page.evaluate(() => window.fastslow.fit());
+  await page.waitForTimeout(500);
+  const png = await page.screenshot();
+  const shots = process.env.FASTSLOW_SCREENSHOTS;
+  if (shots) writeFileSync(path.join(shots, 'effects.png'), png);
+  const shot = decodePng(png);
+  let red = 0;
+  for (let y = 80; y < shot.height - 20; y++)
+    for (let x = 20; x < shot.width * 0.55; x++) {
+      const i = (y * shot.width + x) * shot.channels;
+      if (shot.px[i] > shot.px[i + 1] + 80 && shot.px[i] > shot.px[i + 2] + 80) red++;
+    }
+  assert.ok(red >= 20, `node 1022's mark: ${red} red pixels`);
+  await page.evaluate(() => window.fastslow.select(1022));
+  await waitState((x) => x.selected === 1022, 'node 1022 selected');
+  await page.waitForTimeout(500);
+  if (shots) writeFileSync(path.join(shots, 'effects_node.png'), await page.screenshot());
+  await page.evaluate(() => window.fastslow.effectsView(false));
+  await waitState((x) => !x.effects.coloured, 'the op-family colours');
+  assert.deepEqual(pageErrors, []);
+});
+
 // One config's row as numpy reads it from the file (float64 of the stored values, flattened).
 function numpyRow(file, config) {
   const script = 'import json, sys, numpy as np\n' +

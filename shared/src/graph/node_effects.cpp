@@ -9,55 +9,101 @@
 #include "fastslow/graph/graph_info.h"
 
 namespace fastslow {
-namespace {
 
-// One node's rows grouped (ConfigDeduplicator: groups numbered by first
-// appearance, so two nodes that split the configs alike get equal vectors).
-ConfigGroups node_rows(const LayoutGraph& g, const std::vector<int64_t>& configs, int64_t node,
-                       const std::vector<double>& runtime) {
-  const int64_t w = g.config_feat_width, nc = g.num_configurable();
-  ConfigDeduplicator d(w);
-  for (int64_t c : configs) d.add_rows(g.node_config_feat.data() + (c * nc + node) * w, 1);
-  return d.finish(runtime);
+struct NodeEffectsBuilder::State {
+  std::vector<int64_t> node_ids;
+  int64_t width = 0;
+  std::vector<double> runtime;  // per config, as given
+  std::string source;
+  uint64_t max_bytes = 0, kept_bytes = 0;
+  int64_t next = 0;                       // configs added so far
+  std::vector<double> measured;           // runtimes of the measured configs, in order
+  std::vector<ConfigDeduplicator> nodes;  // per node: its rows over the measured configs
+  // Per node, per group: its row (groups numbered by first appearance).
+  std::vector<std::vector<std::vector<float>>> rows;
+};
+
+NodeEffectsBuilder::NodeEffectsBuilder(std::vector<int64_t> node_ids, int64_t width, std::vector<double> runtime,
+                                       std::string source, uint64_t max_bytes)
+    : s_(std::make_unique<State>()) {
+  State& s = *s_;
+  s.node_ids = std::move(node_ids);
+  s.width = width;
+  s.runtime = std::move(runtime);
+  s.source = std::move(source);
+  s.max_bytes = max_bytes;
+  const auto measured = static_cast<uint64_t>(std::count_if(s.runtime.begin(), s.runtime.end(), [](double r) { return r > 0; }));
+  s.kept_bytes = 16 * measured * s.node_ids.size();
+  if (s.kept_bytes > max_bytes)
+    throw Error(s.source, "node_config_feat",
+                "grouping " + std::to_string(measured) + " measured configs by " + std::to_string(s.node_ids.size()) +
+                    " nodes needs " + std::to_string(s.kept_bytes >> 20) + " MB, over the " +
+                    std::to_string(max_bytes >> 20) + " MB allowed here (`fastslow info --nodes` has the machine's memory)");
+  s.nodes.assign(s.node_ids.size(), ConfigDeduplicator(width));
+  s.rows.resize(s.node_ids.size());
 }
 
-}  // namespace
+NodeEffectsBuilder::~NodeEffectsBuilder() = default;
+NodeEffectsBuilder::NodeEffectsBuilder(NodeEffectsBuilder&&) noexcept = default;
+NodeEffectsBuilder& NodeEffectsBuilder::operator=(NodeEffectsBuilder&&) noexcept = default;
 
-NodeEffects node_effects(const LayoutGraph& g, const std::string& source) {
-  const int64_t nc = g.num_configurable(), w = g.config_feat_width;
-  if (static_cast<int64_t>(g.node_config_feat.size()) != g.num_configs * nc * w || nc == 0 || w == 0)
-    throw Error(source, "node_config_feat", "not loaded: the node effects read every config's layout values");
-  NodeEffects out;
-  std::vector<int64_t> configs;
-  for (int64_t c = 0; c < g.num_configs; ++c)
-    if (g.config_runtime[static_cast<size_t>(c)] > 0) configs.push_back(c);
-  out.configs = static_cast<int64_t>(configs.size());
-  if (configs.size() < 2)
-    throw Error(source, "config_runtime",
-                "holds " + std::to_string(configs.size()) +
-                    " measured runtimes (above 0): too few to attribute to nodes (a test file holds none)");
-  std::vector<double> runtime, y;
-  for (int64_t c : configs) {
-    runtime.push_back(static_cast<double>(g.config_runtime[static_cast<size_t>(c)]));
-    y.push_back(std::log(runtime.back()));
+void NodeEffectsBuilder::add(const float* rows, int64_t count) {
+  State& s = *s_;
+  const auto nc = static_cast<int64_t>(s.node_ids.size());
+  if (s.next + count > static_cast<int64_t>(s.runtime.size()))
+    throw Error(s.source, "node_config_feat",
+                "holds more config rows than the " + std::to_string(s.runtime.size()) + " runtimes");
+  for (int64_t c = 0; c < count; ++c, ++s.next) {
+    const double r = s.runtime[static_cast<size_t>(s.next)];
+    if (!(r > 0)) continue;
+    s.measured.push_back(r);
+    for (int64_t j = 0; j < nc; ++j) {
+      const float* row = rows + (c * nc + j) * s.width;
+      ConfigDeduplicator& d = s.nodes[static_cast<size_t>(j)];
+      const int64_t before = d.num_groups();
+      d.add_rows(row, 1);
+      if (d.num_groups() == before) continue;
+      s.rows[static_cast<size_t>(j)].emplace_back(row, row + s.width);
+      s.kept_bytes += 64 + 4 * static_cast<uint64_t>(s.width);
+      if (s.kept_bytes > s.max_bytes)
+        throw Error(s.source, "node_config_feat",
+                    "its nodes' distinct rows need more than the " + std::to_string(s.max_bytes >> 20) +
+                        " MB allowed here (`fastslow info --nodes` has the machine's memory)");
+    }
   }
-  const double fastest = *std::min_element(runtime.begin(), runtime.end());
+}
+
+NodeEffects NodeEffectsBuilder::finish() const {
+  const State& s = *s_;
+  if (s.next != static_cast<int64_t>(s.runtime.size()))
+    throw Error(s.source, "node_config_feat",
+                "holds " + std::to_string(s.next) + " config rows for " + std::to_string(s.runtime.size()) + " runtimes");
+  NodeEffects out;
+  out.configs = static_cast<int64_t>(s.measured.size());
+  if (s.measured.size() < 2)
+    throw Error(s.source, "config_runtime",
+                "holds " + std::to_string(s.measured.size()) +
+                    " measured runtimes (above 0): too few to attribute to nodes (a test file holds none)");
+  std::vector<double> y;
+  for (double r : s.measured) y.push_back(std::log(r));
+  const double fastest = *std::min_element(s.measured.begin(), s.measured.end());
   double mean = 0, total = 0;
   for (double v : y) mean += v;
   mean /= static_cast<double>(y.size());
   for (double v : y) total += (v - mean) * (v - mean);
   if (!(total > 0))
-    throw Error(source, "config_runtime",
-                "its " + std::to_string(configs.size()) + " measured configs all run alike: nothing to attribute to nodes");
+    throw Error(s.source, "config_runtime",
+                "its " + std::to_string(s.measured.size()) + " measured configs all run alike: nothing to attribute to nodes");
 
   std::unordered_map<std::string, size_t> seen;  // a split of the configs' bytes -> its entry
-  for (int64_t j = 0; j < nc; ++j) {
-    const ConfigGroups rows = node_rows(g, configs, j, runtime);
-    const int64_t node = g.node_config_ids[static_cast<size_t>(j)];
+  for (size_t j = 0; j < s.node_ids.size(); ++j) {
+    const ConfigGroups rows = s.nodes[j].finish(s.measured);
+    const int64_t node = s.node_ids[j];
     if (rows.num_groups() < 2) {
       ++out.constant_nodes;
       continue;
     }
+    // Groups are numbered by first appearance, so two nodes that split the configs alike get equal vectors.
     std::string key(reinterpret_cast<const char*>(rows.group_of.data()), rows.group_of.size() * sizeof(int64_t));
     const auto it = seen.find(key);
     if (it != seen.end()) {
@@ -65,12 +111,12 @@ NodeEffects node_effects(const LayoutGraph& g, const std::string& source) {
       continue;
     }
     const auto k = static_cast<size_t>(rows.num_groups());
-    std::vector<std::vector<int64_t>> runtimes(k);
+    std::vector<std::vector<int64_t>> runtimes(k);  // runtime_stats reads the file's integer nanoseconds
     std::vector<double> sum(k, 0.0);
-    for (size_t i = 0; i < configs.size(); ++i) {
+    for (size_t i = 0; i < y.size(); ++i) {
       const auto gi = static_cast<size_t>(rows.group_of[i]);
       sum[gi] += y[i];
-      runtimes[gi].push_back(g.config_runtime[static_cast<size_t>(configs[i])]);
+      runtimes[gi].push_back(std::llround(s.measured[i]));
     }
     NodeEffect e;
     e.nodes = {node};
@@ -78,10 +124,7 @@ NodeEffects node_effects(const LayoutGraph& g, const std::string& source) {
     for (size_t gi = 0; gi < k; ++gi) {
       const double n = static_cast<double>(runtimes[gi].size()), d = sum[gi] / n - mean;
       between += n * d * d;
-      // Every member holds the group's row; the representative's index is among the configs read.
-      const int64_t c = configs[static_cast<size_t>(rows.representative[gi])];
-      const float* row = g.node_config_feat.data() + (c * nc + j) * w;
-      e.rows.push_back({std::vector<float>(row, row + w), rows.group_size[gi], runtime_stats(runtimes[gi]).median / fastest});
+      e.rows.push_back({s.rows[j][gi], rows.group_size[gi], runtime_stats(runtimes[gi]).median / fastest});
     }
     e.share = between / total;
     std::stable_sort(e.rows.begin(), e.rows.end(),
@@ -93,6 +136,43 @@ NodeEffects node_effects(const LayoutGraph& g, const std::string& source) {
   std::stable_sort(out.entries.begin(), out.entries.end(),
                    [](const NodeEffect& a, const NodeEffect& b) { return a.share > b.share; });
   return out;
+}
+
+NodeEffects node_effects(const LayoutGraph& g, const std::string& source) {
+  const int64_t nc = g.num_configurable(), w = g.config_feat_width;
+  if (static_cast<int64_t>(g.node_config_feat.size()) != g.num_configs * nc * w || nc == 0 || w == 0)
+    throw Error(source, "node_config_feat", "not loaded: the node effects read every config's layout values");
+  NodeEffectsBuilder b(g.node_config_ids, w, std::vector<double>(g.config_runtime.begin(), g.config_runtime.end()),
+                       source);
+  b.add(g.node_config_feat.data(), g.num_configs);
+  return b.finish();
+}
+
+NodeEffects node_effects(const NpzReader& npz, uint64_t max_bytes) {
+  const std::string& file = npz.file();
+  for (const char* a : {"node_config_ids", "config_runtime", "node_config_feat"})
+    if (!npz.contains(a)) throw Error(file, a, "missing: the node effects need a layout file's configs and runtimes");
+  const std::vector<int64_t> ids = npz.read("node_config_ids").to_int64("node_config_ids");
+  const std::vector<double> runtime = npz.read("config_runtime").to_double("config_runtime");
+  const NpyHeader& h = npz.header("node_config_feat");
+  if (h.shape.size() != 3 || h.shape[0] != static_cast<int64_t>(runtime.size()) ||
+      h.shape[1] != static_cast<int64_t>(ids.size()) || h.shape[2] < 1)
+    throw Error(file, "node_config_feat",
+                "is not [" + std::to_string(runtime.size()) + " configs, " + std::to_string(ids.size()) +
+                    " configurable nodes, width]");
+  const int64_t w = h.shape[2];
+  NodeEffectsBuilder b(ids, w, runtime, file, max_bytes);
+  // ~16 MB chunks, as dedup_configs streams them.
+  const int64_t chunk = std::max<int64_t>(1, (int64_t(16) << 20) / std::max<int64_t>(1, h.shape[1] * w * 4));
+  npz.for_each_chunk("node_config_feat", chunk, [&](int64_t, const NpyArray& c) {
+    if (c.dtype() == DType::F32) {
+      b.add(c.as<float>(), c.dim(0));
+    } else {
+      const std::vector<float> f = c.to_float("node_config_feat");
+      b.add(f.data(), c.dim(0));
+    }
+  });
+  return b.finish();
 }
 
 }  // namespace fastslow

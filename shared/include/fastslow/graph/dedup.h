@@ -41,6 +41,9 @@ class ConfigDeduplicator {
 
   explicit ConfigDeduplicator(int64_t row_elems) : row_elems_(row_elems) {}
   void add_rows(const float* rows, int64_t count);
+  // Distinct rows so far: a row that raised it opened a new group (groups
+  // are numbered by first appearance).
+  int64_t num_groups() const { return static_cast<int64_t>(groups_.size()); }
   // runtime[i] belongs to the i-th added row.
   ConfigGroups finish(const std::vector<double>& runtime) const;
 

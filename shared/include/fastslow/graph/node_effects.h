@@ -13,10 +13,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "fastslow/graph/graph.h"
+#include "fastslow/io/npz_reader.h"
 
 namespace fastslow {
 
@@ -38,10 +40,40 @@ struct NodeEffects {
   std::vector<NodeEffect> entries;  // largest share first
 };
 
-// Throws Error naming `source` when the graph holds no config features
-// (loaded without them), or fewer than two measured configs with
-// different runtimes (a test file's zeros, or a plateau with nothing to
-// attribute).
+// Groups the configs by each node's row in one pass over them, so a file's
+// configs can be streamed from its archive without being kept: configs in
+// file order, in blocks of any size.
+class NodeEffectsBuilder {
+ public:
+  // `runtime` per config (0 or less: not measured, left out); `source`
+  // names the file in errors. The grouping keeps 16 bytes per node and
+  // measured config and each node's distinct rows: past `max_bytes` (the
+  // page's memory) it is refused by name, here or in add(), rather than
+  // running out.
+  NodeEffectsBuilder(std::vector<int64_t> node_ids, int64_t width, std::vector<double> runtime, std::string source,
+                     uint64_t max_bytes = UINT64_MAX);
+  ~NodeEffectsBuilder();
+  NodeEffectsBuilder(NodeEffectsBuilder&&) noexcept;
+  NodeEffectsBuilder& operator=(NodeEffectsBuilder&&) noexcept;
+  // The next `count` configs' rows: [count x nodes x width] floats.
+  void add(const float* rows, int64_t count);
+  // Throws Error naming the file when fewer rows came than runtimes, or
+  // fewer than two measured configs with different runtimes (a test file's
+  // zeros, or a plateau with nothing to attribute).
+  NodeEffects finish() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+// From a loaded graph; throws Error naming `source` when it holds no
+// config features (loaded without them), or as finish() does.
 NodeEffects node_effects(const LayoutGraph& g, const std::string& source);
+// Streamed from the archive (node_config_ids, config_runtime,
+// node_config_feat; the graph need not be loaded). Throws Error naming the
+// file for arrays that do not fit each other, for a grouping that would
+// keep more than `max_bytes`, or as finish() does.
+NodeEffects node_effects(const NpzReader& npz, uint64_t max_bytes = UINT64_MAX);
 
 }  // namespace fastslow

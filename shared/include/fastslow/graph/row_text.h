@@ -1,0 +1,17 @@
+// A config row as text, the same in the CLI's tables and the page's panels.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fastslow {
+
+// Values as integers, space separated (a layout row as the file holds it).
+std::string values_text(const std::vector<float>& row);
+
+// A layout row of the published 18 values as each tensor's named dims
+// (output, input, kernel: "(3,4) (4,0) -"), "-" where the order is left to
+// the compiler; other widths as values_text.
+std::string layout_row_text(const std::vector<float>& row);
+
+}  // namespace fastslow

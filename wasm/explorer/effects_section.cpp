@@ -1,0 +1,132 @@
+// The Summary tab's "what the runtimes depend on" and the inspector's line
+// on it: measured effects (measured_effects.h), read with no model.
+#include <imgui.h>
+
+#include <string>
+
+#include "app.h"
+#include "fastslow/graph/hlo_tables.h"
+#include "fastslow/graph/row_text.h"
+#include "panel_text.h"
+
+namespace fastslow::explorer {
+
+namespace {
+
+std::string nodes_label(const std::vector<int64_t>& nodes) {
+  std::string s;
+  for (size_t i = 0; i < nodes.size() && i < 3; ++i) s += (i ? ", #" : "#") + std::to_string(nodes[i]);
+  if (nodes.size() > 3) s += " +" + std::to_string(nodes.size() - 3);
+  return s;
+}
+
+// One entry's rows: the node's layouts and their configs' median runtime over the file's fastest.
+void rows_table(const NodeEffect& e, const char* id, float dpr) {
+  if (!e.rows.empty() && e.rows.front().row.size() == 18)
+    note("its rows (output, input, kernel orders; - left to the compiler):");
+  else
+    note("its rows (the file's config values):");
+  const float lines = static_cast<float>(std::min<size_t>(e.rows.size(), 8)) + 1.5f;
+  if (!ImGui::BeginTable(id, 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
+                         {0, lines * ImGui::GetTextLineHeightWithSpacing()}))
+    return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("layout");
+  ImGui::TableSetupColumn("median / fastest", ImGuiTableColumnFlags_WidthFixed, 110 * dpr);
+  ImGui::TableSetupColumn("configs", ImGuiTableColumnFlags_WidthFixed, 60 * dpr);
+  ImGui::TableHeadersRow();
+  for (const RowEffect& r : e.rows) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(layout_row_text(r.row).c_str());
+    ImGui::TableNextColumn();
+    // The slow tail, as the rest of the page counts it: over 5 % above the best.
+    if (r.median_ratio > 1.05)
+      ImGui::TextColored({1, 0.45f, 0.35f, 1}, "%.3fx", r.median_ratio);
+    else
+      ImGui::Text("%.3fx", r.median_ratio);
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld", static_cast<long long>(r.configs));
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void App::effects_section() {
+  if (!doc || !MeasuredEffects::apply(*doc)) return;
+  section("What the runtimes depend on (measured, no model)");
+  if (effects.due) {
+    ImGui::TextDisabled("reading the config rows...");
+    return;
+  }
+  if (!effects.found) {
+    ImGui::TextWrapped("%.0f MB of config rows: one pass over them finds the nodes whose layouts the runtimes follow.",
+                       static_cast<double>(effects.row_bytes) / (1 << 20));
+    if (ImGui::SmallButton("Find the deciding nodes")) show_effects(true);
+    return;
+  }
+  if (!effects.error.empty()) {
+    ImGui::TextWrapped("%s", effects.error.c_str());
+    return;
+  }
+  const NodeEffects& e = effects.effects;
+  note("%lld measured configs; %lld of %zu configurable nodes never change layout (%.0f ms)",
+                      static_cast<long long>(e.configs), static_cast<long long>(e.constant_nodes),
+                      doc->config_nodes.size(), effects.ms);
+  if (e.entries.empty()) {
+    ImGui::TextDisabled("no node changes layout between measured configs");
+    return;
+  }
+  bool colour = effects_coloured();
+  if (ImGui::Checkbox("colour the graph by share##effects", &colour)) show_effects(colour);
+  const float lines = static_cast<float>(std::min<size_t>(e.entries.size(), 6)) + 1.5f;
+  if (ImGui::BeginTable("effects", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
+                        {0, lines * ImGui::GetTextLineHeightWithSpacing()})) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("node(s)");
+    ImGui::TableSetupColumn("opcode");
+    ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed, 60 * dpr);
+    ImGui::TableHeadersRow();
+    ImGuiListClipper clip;
+    clip.Begin(static_cast<int>(e.entries.size()));
+    while (clip.Step())
+      for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+        const NodeEffect& x = e.entries[static_cast<size_t>(i)];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        const std::string label = nodes_label(x.nodes) + "##effect" + std::to_string(i);
+        if (ImGui::Selectable(label.c_str(), effects.entry == static_cast<size_t>(i), ImGuiSelectableFlags_SpanAllColumns)) {
+          effects.entry = static_cast<size_t>(i);
+          graph.select(x.nodes.front(), dpr);
+        }
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(opcode_name(doc->graph.node_opcode[static_cast<size_t>(x.nodes.front())]));
+        ImGui::TableNextColumn();
+        ImGui::Text("%5.1f %%", 100.0 * x.share);
+      }
+    ImGui::EndTable();
+  }
+  const NodeEffect& shown = e.entries[std::min(effects.entry, e.entries.size() - 1)];
+  ImGui::Text("%s:", nodes_label(shown.nodes).c_str());
+  rows_table(shown, "effect_rows", dpr);
+  note("share: of the variance of log runtime, explained by a node's layouts taken alone; nodes that always "
+       "moved together share a line. `fastslow info FILE --nodes` prints the same.");
+}
+
+void App::effects_inspector(int64_t node) {
+  if (!effects.found || !effects.error.empty() || effects.effects.entries.empty()) return;
+  section("What the runtimes depend on (measured)");
+  const int64_t k = effects.entry_of(node);
+  if (k < 0) {
+    ImGui::TextDisabled("its layout is the same in every measured config");
+    return;
+  }
+  const NodeEffect& e = effects.effects.entries[static_cast<size_t>(k)];
+  ImGui::TextWrapped("%.1f %% of the variance of log runtime (rank %lld of %zu)", 100.0 * e.share,
+                     static_cast<long long>(k + 1), effects.effects.entries.size());
+  if (e.nodes.size() > 1) note("its layout moved with %s's in every config", nodes_label(e.nodes).c_str());
+  rows_table(e, "inspector_effect_rows", dpr);
+}
+
+}  // namespace fastslow::explorer
