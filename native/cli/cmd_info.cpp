@@ -60,6 +60,66 @@ void print_effects(const NodeEffects& e, const std::vector<int64_t>& opcodes, in
   }
 }
 
+// Config `c` against the effects: where its runtime comes from, measured.
+struct ConfigReading {
+  int64_t config = -1;
+  double over_fastest = 0;  // its runtime over the file's fastest (0: not measured)
+  std::vector<ConfigRowEffect> rows;
+};
+
+ConfigReading read_config(const NpzReader& npz, const NodeEffects& e, int64_t c) {
+  const std::string& file = npz.file();
+  const std::vector<double> runtime = npz.read("config_runtime").to_double("config_runtime");
+  if (c >= static_cast<int64_t>(runtime.size()))
+    throw Error(file, "config_runtime", "--config " + std::to_string(c) + " is out of range [0, " +
+                                            std::to_string(runtime.size()) + ")");
+  ConfigReading r;
+  r.config = c;
+  double fastest = 0;
+  for (double v : runtime)
+    if (v > 0 && (fastest == 0 || v < fastest)) fastest = v;
+  if (runtime[static_cast<size_t>(c)] > 0) r.over_fastest = runtime[static_cast<size_t>(c)] / fastest;
+  r.rows = config_row_effects(e, npz.read("node_config_ids").to_int64("node_config_ids"),
+                              npz.read_rows("node_config_feat", c, c + 1).to_float("node_config_feat"));
+  return r;
+}
+
+nlohmann::ordered_json config_json(const ConfigReading& r, const NodeEffects& e) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const ConfigRowEffect& x : r.rows) {
+    const NodeEffect& n = e.entries[x.entry];
+    rows.push_back({{"nodes", n.nodes},
+                    {"row", x.row >= 0 ? nlohmann::ordered_json(n.rows[static_cast<size_t>(x.row)].row) : nullptr},
+                    {"slower", x.row >= 0 ? nlohmann::ordered_json(x.slower) : nullptr},
+                    {"fastest_row", n.rows.front().row}});
+  }
+  return {{"config", r.config},
+          {"runtime_over_fastest", r.over_fastest > 0 ? nlohmann::ordered_json(r.over_fastest) : nullptr},
+          {"entries", rows}};
+}
+
+void print_config(const ConfigReading& r, const NodeEffects& e, int top) {
+  if (r.over_fastest > 0)
+    std::printf("\nconfig %lld runs %.3fx the fastest measured config", static_cast<long long>(r.config), r.over_fastest);
+  else
+    std::printf("\nconfig %lld (not measured)", static_cast<long long>(r.config));
+  std::printf(": its row at each node against the node's fastest row\n(median runtimes of the configs holding "
+              "them), most slowing first:\n");
+  std::printf("%-24s %-28s %8s  %s\n", "node(s)", "its row", "slower", "fastest row");
+  int shown = 0;
+  for (const ConfigRowEffect& x : r.rows) {
+    if (shown++ >= top) break;
+    const NodeEffect& n = e.entries[x.entry];
+    const std::string mine = x.row >= 0 ? layout_row_text(n.rows[static_cast<size_t>(x.row)].row) : "(no measured config)";
+    if (x.row >= 0)
+      std::printf("%-24s %-28s %7.3fx  %s\n", nodes_text(n.nodes).c_str(), mine.c_str(), x.slower,
+                  layout_row_text(n.rows.front().row).c_str());
+    else
+      std::printf("%-24s %-28s %8s  %s\n", nodes_text(n.nodes).c_str(), mine.c_str(), "-",
+                  layout_row_text(n.rows.front().row).c_str());
+  }
+}
+
 }  // namespace
 
 Command add_info_command(CLI::App& app) {
@@ -67,6 +127,7 @@ Command add_info_command(CLI::App& app) {
     std::string file;
     bool json = false, nodes = false;
     int top = 10;
+    int64_t config = -1;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* sub = app.add_subcommand(
@@ -79,6 +140,10 @@ Command add_info_command(CLI::App& app) {
   sub->add_flag("--nodes", o->nodes,
                 "layout files with runtimes: which configurable nodes the measured runtimes depend on (each "
                 "node's share of the variance of log runtime, its rows' median runtimes)");
+  sub->add_option("--config", o->config,
+                  "--nodes: why config I (its row in the file) runs as it does: its row at each node against "
+                  "that node's fastest row, by their configs' median runtimes")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--top", o->top, "--nodes: lines printed (JSON: all)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
   return {sub, [o] {
     const NpzReader npz = NpzReader::open(o->file);
@@ -88,16 +153,21 @@ Command add_info_command(CLI::App& app) {
     for (const Problem& p : info.problems) errors = errors || p.severity == Severity::Error;
     if (o->nodes && !errors && info.kind != GraphKind::Layout)
       throw Error(o->file, "", "is a tile file: --nodes reads layout configs, one row per configurable node");
+    if (o->config >= 0 && !o->nodes)
+      throw Error(o->file, "", "--config reads a config against the node effects: give --nodes too");
     std::vector<int64_t> opcodes;
     NodeEffects effects;
+    ConfigReading config;
     if (o->nodes && !errors) {
       effects = node_effects(npz);  // streamed: a 100k-config file's rows are never all in memory
       opcodes = npz.read("node_opcode").to_int64("node_opcode");
+      if (o->config >= 0) config = read_config(npz, effects, o->config);
     }
     if (o->json) {
       if (o->nodes && !errors) {
         nlohmann::ordered_json j = nlohmann::ordered_json::parse(graph_info_json(info));
         j["node_effects"] = effects_json(effects, opcodes);
+        if (config.config >= 0) j["config_effects"] = config_json(config, effects);
         std::printf("%s\n", j.dump(2).c_str());
       } else {
         std::printf("%s\n", graph_info_json(info).c_str());
@@ -105,6 +175,7 @@ Command add_info_command(CLI::App& app) {
     } else {
       std::fputs(graph_info_text(info).c_str(), stdout);
       if (o->nodes && !errors) print_effects(effects, opcodes, o->top);
+      if (config.config >= 0) print_config(config, effects, o->top);
     }
     return errors ? 2 : 0;
   }};

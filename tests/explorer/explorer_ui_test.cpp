@@ -432,6 +432,13 @@ TEST_F(ExplorerUi, ShowsWhatRealUnet3dsRuntimesDependOnAsItOpens) {
   EXPECT_TRUE(std::isnan(app.graph.node_values().at(0)));  // not configurable
   app.show_effects(false);
   EXPECT_TRUE(app.graph.node_values().empty());
+  // The Configs tab's config read against them: the slowest (986) holds node 1022's 3x row.
+  app.heatmap_config = 986;
+  frames(app, 1);
+  e = nlohmann::json::parse(app.state_json())["effects"];
+  ASSERT_FALSE(e["config_rows"].empty());
+  EXPECT_EQ(e["config_rows"][0]["nodes"][0], 1022);
+  EXPECT_GT(e["config_rows"][0]["slower"].get<double>(), 3.0);
 
   open_file(app, test::data_file("real/layout_xla_default_test_cd708819d3f5103afd6460b15e74eaf3.npz"), "test.npz");
   frames(app, 1);

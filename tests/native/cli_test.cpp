@@ -77,6 +77,44 @@ TEST(CliInfo, NodesNamesTheNodeThatDecidesRealUnet3d) {
   }
 }
 
+// --config N: why config N runs as it does, read from the measurements.
+// unet3d's slowest config (986, numpy's argmax) holds node 1022's 3x row,
+// which the output names first; the ratio is its configs' median over those
+// of node 1022's fastest row, by hand from the --nodes JSON.
+TEST(CliInfo, ConfigNamesTheRowThatMakesRealUnet3dsSlowestConfigSlow) {
+  const std::string unet = fastslow::test::data_file("real/layout_xla_default_train_unet3d.npz");
+  Result r = run("info " + unet + " --nodes --config 986 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& c = j.at("config_effects");
+  EXPECT_EQ(c.at("config"), 986);
+  EXPECT_NEAR(c.at("runtime_over_fastest").get<double>(), 3.05, 0.02);
+  ASSERT_EQ(c.at("entries").size(), j.at("node_effects").at("entries").size());
+  const nlohmann::json& first = c.at("entries").at(0);
+  EXPECT_EQ(first.at("nodes"), nlohmann::json::array({1022}));
+  const nlohmann::json& rows = j.at("node_effects").at("entries").at(0).at("rows");
+  const nlohmann::json* mine = nullptr;
+  for (const nlohmann::json& row : rows)
+    if (row.at("row") == first.at("row")) mine = &row;
+  ASSERT_NE(mine, nullptr) << "config 986's row of node 1022 is not among its rows";
+  EXPECT_NEAR(first.at("slower").get<double>(),
+              mine->at("median_over_fastest").get<double>() / rows.at(0).at("median_over_fastest").get<double>(), 1e-12);
+  EXPECT_GT(first.at("slower").get<double>(), 3.0);
+  EXPECT_EQ(first.at("fastest_row"), rows.at(0).at("row"));
+  for (size_t k = 1; k < c.at("entries").size(); ++k)
+    EXPECT_LT(c.at("entries").at(k).at("slower").get<double>(), 1.01) << "entry " << k;
+  r = run("info " + unet + " --nodes --config 986 --top 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("config 986 runs 3.0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(3,4) (0,4) (0,4)              3.049x  (3,4) (4,0) (4,0)"), std::string::npos) << r.out;
+  // Out of range, or without --nodes: refused with the file named.
+  for (const std::string& args : {std::string(" --nodes --config 1159"), std::string(" --config 3")}) {
+    r = run("info " + unet + args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.err.find(unet), std::string::npos) << r.err;
+  }
+}
+
 TEST(CliInfo, BadFileExitsTwoWithTheFileNamed) {
   fastslow::test::TempDir dir;
   const std::vector<uint8_t> real = fastslow::test::read_bytes(fastslow::test::data_file("cleaned_alexnet.npz"));

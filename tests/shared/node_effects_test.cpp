@@ -142,6 +142,33 @@ TEST(NodeEffects, StreamedFromTheArchiveAsFromTheLoadedGraph) {
   }
 }
 
+// A config read against the effects: its row at node 10 (the twin 12
+// shares the entry) and how much slower than the entry's fastest row.
+TEST(NodeEffects, AConfigsRowsAreReadAgainstEachEntrysFastestRow) {
+  const LayoutGraph g = three_nodes();
+  const NodeEffects e = node_effects(g, "three.npz");
+  auto config = [&](int64_t c) {
+    return std::vector<float>(g.node_config_feat.begin() + c * 6, g.node_config_feat.begin() + (c + 1) * 6);
+  };
+  const std::vector<double> want = {1, 3, 1, 3, 1, 2};  // runtimes 100, 300, 100, 300, 100, 200
+  for (int64_t c = 0; c < 6; ++c) {
+    const std::vector<float> row = config(c);
+    const std::vector<ConfigRowEffect> r = config_row_effects(e, g.node_config_ids, row);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].entry, 0u);
+    EXPECT_DOUBLE_EQ(r[0].slower, want[static_cast<size_t>(c)]) << "config " << c;
+    ASSERT_GE(r[0].row, 0);
+    EXPECT_EQ(e.entries[0].rows[static_cast<size_t>(r[0].row)].row, std::vector<float>(row.begin(), row.begin() + 2));
+  }
+  // A row no measured config holds: -1, NaN.
+  const std::vector<ConfigRowEffect> r = config_row_effects(e, g.node_config_ids, {5, 5, 4, 4, 7, 7});
+  EXPECT_EQ(r[0].row, -1);
+  EXPECT_TRUE(std::isnan(r[0].slower));
+  EXPECT_THROW(config_row_effects(e, g.node_config_ids, {1, 2, 3}), Error);     // 3 nodes x 1, the rows are 2 wide
+  EXPECT_THROW(config_row_effects(e, g.node_config_ids, {1, 2, 3, 4}), Error);  // not 3 nodes x anything
+  EXPECT_THROW(config_row_effects(e, {11, 12, 99}, config(0)), Error);          // node 10 missing
+}
+
 TEST(NodeEffects, RowsThatDoNotMatchTheRuntimesAreRefused) {
   const LayoutGraph g = three_nodes();
   std::vector<double> rt(g.config_runtime.begin(), g.config_runtime.end());

@@ -309,7 +309,19 @@ std::string App::state_json() const {
     for (const RowEffect& r : e.rows) rows.push_back({{"row", r.row}, {"configs", r.configs}, {"median_over_fastest", r.median_ratio}});
     entries.push_back({{"nodes", e.nodes}, {"share", e.share}, {"rows", rows}});
   }
-  j["effects"] = {{"found", effects.found}, {"error", effects.error}, {"configs", effects.effects.configs},
+  // The Configs tab's config read against them, as `info --nodes --config N --json`'s "config_effects".
+  nlohmann::json config_rows = nlohmann::json::array();
+  if (doc && !effects.effects.entries.empty() && heatmap_config >= 0 && heatmap_config < doc->info.configs) {
+    try {
+      for (const ConfigRowEffect& x : config_row_effects(effects.effects, doc->config_nodes, doc->config_row(heatmap_config)))
+        config_rows.push_back({{"nodes", effects.effects.entries[x.entry].nodes},
+                               {"row", x.row},
+                               {"slower", x.row >= 0 ? nlohmann::json(x.slower) : nlohmann::json(nullptr)}});
+    } catch (const std::exception&) {
+      config_rows = nullptr;
+    }
+  }
+  j["effects"] = {{"found", effects.found}, {"config", heatmap_config}, {"config_rows", config_rows}, {"error", effects.error}, {"configs", effects.effects.configs},
                   {"constant_nodes", effects.effects.constant_nodes}, {"entries", entries}, {"entry", effects.entry},
                   {"ms", effects.ms}, {"coloured", effects_coloured()}};
   const TuneState& t = ranking.tune;

@@ -52,6 +52,11 @@ class App {
   bool start_tune(int model_index, int64_t count, int64_t budget) {
     return show_configs_ = ranking.start_tune(doc.get(), model_index, count, budget, host_);
   }
+  // Config c in the Configs tab, brought up.
+  void show_config(int64_t c) {
+    heatmap_config = c, heatmap_proposal = -1, show_configs_ = true;
+    changed();
+  }
   // The last explanation's shares as the graph's node values.
   void show_explanation();
   // The graph coloured by the measured effects (found first if they were
@@ -117,6 +122,8 @@ class App {
   void file_compare_section();
   void effects_section();  // effects_section.cpp
   void effects_inspector(int64_t node);
+  // The Configs tab's config (-1: a proposal) read against the effects.
+  void config_effects_section(int64_t config, const std::vector<float>& row);
   void computations_section();
   void configs_tab();
   void explain_section();

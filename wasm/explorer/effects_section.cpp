@@ -114,6 +114,50 @@ void App::effects_section() {
        "moved together share a line. `fastslow info FILE --nodes` prints the same.");
 }
 
+void App::config_effects_section(int64_t config, const std::vector<float>& row) {
+  if (!doc || !effects.found || !effects.error.empty() || effects.effects.entries.empty()) return;
+  std::vector<ConfigRowEffect> read;
+  try {
+    read = config_row_effects(effects.effects, doc->config_nodes, row);
+  } catch (const std::exception&) {
+    return;  // a row of another width (a proposal of another file): nothing to read
+  }
+  section("Measured: where its runtime comes from (no model)");
+  const double r = config >= 0 && config < static_cast<int64_t>(doc->runtime.size()) ? doc->runtime[static_cast<size_t>(config)] : 0;
+  if (r > 0 && effects.fastest > 0)
+    ImGui::Text("config %lld runs %.3fx the fastest measured config", static_cast<long long>(config), r / effects.fastest);
+  else
+    ImGui::TextDisabled("%s: not measured", config >= 0 ? ("config " + std::to_string(config)).c_str() : "this proposal");
+  if (!ImGui::BeginTable("config_effects", 3, ImGuiTableFlags_RowBg)) return;
+  ImGui::TableSetupColumn("node(s)");
+  ImGui::TableSetupColumn("its row");
+  ImGui::TableSetupColumn("slower", ImGuiTableColumnFlags_WidthFixed, 70 * dpr);
+  ImGui::TableHeadersRow();
+  for (size_t k = 0; k < read.size() && k < 4; ++k) {
+    const NodeEffect& e = effects.effects.entries[read[k].entry];
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    const std::string label = nodes_label(e.nodes) + "##config_effect" + std::to_string(k);
+    if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
+      effects.entry = read[k].entry;
+      graph.select(e.nodes.front(), dpr);
+    }
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(read[k].row >= 0 ? layout_row_text(e.rows[static_cast<size_t>(read[k].row)].row).c_str()
+                                            : "no measured config holds it");
+    ImGui::TableNextColumn();
+    if (read[k].row < 0)
+      ImGui::TextDisabled("-");
+    else if (read[k].slower > 1.05)
+      ImGui::TextColored({1, 0.45f, 0.35f, 1}, "%.3fx", read[k].slower);
+    else
+      ImGui::Text("%.3fx", read[k].slower);
+  }
+  ImGui::EndTable();
+  note("its row at each node against the node's fastest row, by the median runtimes of the configs holding them "
+       "(`fastslow info FILE --nodes --config N`)");
+}
+
 void App::effects_inspector(int64_t node) {
   if (!effects.found || !effects.error.empty() || effects.effects.entries.empty()) return;
   section("What the runtimes depend on (measured)");

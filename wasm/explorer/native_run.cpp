@@ -116,7 +116,7 @@ int native_main(int argc, char** argv) {
   std::string compare_file;
   bool fit = false, fold = false, fold_blocks = false, unmatched = false, effects = false;
   std::vector<int64_t> compare;
-  int64_t select = -1;
+  int64_t select = -1, config = -1;
   float scale = 1;
   cli.add_option("files", files, "files to open: a graph .npz, a study .jsonl, a model's model.json");
   cli.add_option("--screenshot", screenshot, "draw --frames frames in a hidden window, save the last as this PNG, exit");
@@ -133,6 +133,7 @@ int native_main(int argc, char** argv) {
   cli.add_flag("--unmatched", unmatched, "with --compare-file: light up the nodes without a partner in it");
   cli.add_option("--nodes", nodes, "the nodes shown: all, or model (what a model reads: configurable nodes and their 1-hop neighbourhood)")
       ->check(CLI::IsMember({"all", "model"}));
+  cli.add_option("--config", config, "show this config in the Configs tab (its heatmap, its measured reading)");
   cli.add_flag("--effects", effects,
                "colour the graph by what a layout file's measured runtimes depend on (the Summary tab's table)");
   cli.add_option("--svg", svg, "with --screenshot: also save the view as this SVG");
@@ -156,6 +157,7 @@ int native_main(int argc, char** argv) {
     if (!compare_file.empty()) compare_path(app, compare_file);
     if (unmatched) app.show_unmatched();
     if (effects) app.show_effects(true);
+    if (config >= 0) app.show_config(config);
     if (fit) app.graph.fit();
     if (compare.size() == 2) {
       try {

@@ -234,6 +234,8 @@ void App::configs_tab() {
   const std::vector<float>& row = show_proposal ? ranking.tune.proposals[static_cast<size_t>(heatmap_proposal)].config
                                                 : doc->config_row(std::clamp<int64_t>(heatmap_config, 0, n - 1));
   if (show_proposal) ImGui::TextDisabled("showing proposal P%lld (not measured)", static_cast<long long>(heatmap_proposal));
+  // Before the heatmap: a long one (a node per row) would push it out of sight.
+  config_effects_section(show_proposal ? -1 : std::clamp<int64_t>(heatmap_config, 0, n - 1), row);
   const int64_t w = doc->config_width(), rows = w > 0 ? static_cast<int64_t>(row.size()) / w : 0;
   const float cell = std::max(3.0f, std::min(14.0f * dpr, (ImGui::GetContentRegionAvail().x - 8) / std::max<int64_t>(w, 1)));
   const ImVec2 p = ImGui::GetCursorScreenPos();

@@ -341,6 +341,13 @@ test('the real unet3d\'s Summary names the convolution its runtimes depend on, a
   });
   assert.deepEqual(s.effects.entries[0].nodes, [1022]);
   assert.ok(s.effects.entries[0].share > 0.99);
+  // The Configs tab's config read against them, as `info --nodes --config N` reads it.
+  const mine = JSON.parse(run('info', unet3d, '--nodes', '--json', '--config', String(s.effects.config))).config_effects;
+  assert.equal(s.effects.config_rows.length, mine.entries.length);
+  s.effects.config_rows.forEach((r, k) => {
+    assert.deepEqual(r.nodes, mine.entries[k].nodes);
+    assert.ok(Math.abs(r.slower - mine.entries[k].slower) < 1e-12, `entry ${k}: ${r.slower} vs ${mine.entries[k].slower}`);
+  });
   await page.evaluate(() => window.fastslow.effectsView(true));
   s = await waitState((x) => x.effects.coloured, 'the colours');
   assert.equal(s.explain.coloured, false);

@@ -138,6 +138,46 @@ NodeEffects NodeEffectsBuilder::finish() const {
   return out;
 }
 
+std::vector<ConfigRowEffect> config_row_effects(const NodeEffects& e, const std::vector<int64_t>& node_ids,
+                                                const std::vector<float>& config_row) {
+  const auto nc = static_cast<int64_t>(node_ids.size());
+  if (nc == 0 || config_row.size() % static_cast<size_t>(nc) != 0)
+    throw Error("a config row of " + std::to_string(config_row.size()) + " values for " + std::to_string(nc) +
+                " configurable nodes");
+  const size_t w = config_row.size() / static_cast<size_t>(nc);
+  std::unordered_map<int64_t, size_t> slot;
+  for (size_t j = 0; j < node_ids.size(); ++j) slot.emplace(node_ids[j], j);
+  std::vector<ConfigRowEffect> out;
+  for (size_t k = 0; k < e.entries.size(); ++k) {
+    const NodeEffect& x = e.entries[k];
+    const auto it = slot.find(x.nodes.front());
+    if (it == slot.end()) throw Error("node " + std::to_string(x.nodes.front()) + " is not a configurable node here");
+    if (x.rows.front().row.size() != w)
+      throw Error("a config row of " + std::to_string(w) + " values per node read against rows of " +
+                  std::to_string(x.rows.front().row.size()));
+    const float* mine = config_row.data() + it->second * w;
+    ConfigRowEffect c;
+    c.entry = k;
+    c.slower = std::nan("");
+    for (size_t r = 0; r < x.rows.size(); ++r) {
+      const std::vector<float>& row = x.rows[r].row;
+      // -0 and +0 alike, as the grouping hashed them.
+      if (std::equal(row.begin(), row.end(), mine, [](float a, float b) { return a == b; })) {
+        c.row = static_cast<int64_t>(r);
+        c.slower = x.rows[r].median_ratio / x.rows.front().median_ratio;
+        break;
+      }
+    }
+    out.push_back(c);
+  }
+  // Rows nobody measured (NaN) last; ties keep the entries' order (largest share first).
+  std::stable_sort(out.begin(), out.end(), [](const ConfigRowEffect& a, const ConfigRowEffect& b) {
+    const double x = std::isnan(a.slower) ? -1 : a.slower, y = std::isnan(b.slower) ? -1 : b.slower;
+    return x > y;
+  });
+  return out;
+}
+
 NodeEffects node_effects(const LayoutGraph& g, const std::string& source) {
   const int64_t nc = g.num_configurable(), w = g.config_feat_width;
   if (static_cast<int64_t>(g.node_config_feat.size()) != g.num_configs * nc * w || nc == 0 || w == 0)

@@ -40,6 +40,22 @@ struct NodeEffects {
   std::vector<NodeEffect> entries;  // largest share first
 };
 
+// One config read against the effects: per entry, the index of the row it
+// holds there (into NodeEffect::rows; -1 where no measured config holds
+// that row), and how much slower that row's configs run than the entry's
+// fastest row's (median over median, 1 for the fastest row, NaN for -1).
+// Largest slowdown first: measured, no model, why this config is slow.
+struct ConfigRowEffect {
+  size_t entry = 0;
+  int64_t row = -1;
+  double slower = 1;
+};
+// `config_row`: the config's [node_ids.size() x width] values as the file
+// holds them; `node_ids` the file's configurable nodes (NodeEffect::nodes
+// hold file node ids). Throws Error when an entry's node is not among them.
+std::vector<ConfigRowEffect> config_row_effects(const NodeEffects& e, const std::vector<int64_t>& node_ids,
+                                                const std::vector<float>& config_row);
+
 // Groups the configs by each node's row in one pass over them, so a file's
 // configs can be streamed from its archive without being kept: configs in
 // file order, in blocks of any size.
