@@ -16,6 +16,7 @@
 #include "tune/measure.h"
 #include "tune/propose.h"
 #include "tune/scorers.h"
+#include "tune/session_effects.h"
 
 namespace fastslow::tune {
 namespace {
@@ -69,6 +70,8 @@ void write_state(const TuneSettings& s, const TuneTrace& t, const CachedGraph& g
     j["measurements_to_within_0.1%"] = sum.to_target;
     j["time_to_within_0.1%"] = sum.time_to_target;
   }
+  const SessionEffects effects = session_effects(g, t);
+  if (!effects.json.is_null()) j["node_effects"] = effects.json;
   if (!proposals.is_null()) j["proposals"] = proposals;
   write_file_atomically((fs::path(s.out) / "tune.json").string(), j.dump(1));
   std::ostringstream csv;
@@ -225,6 +228,10 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
       if (!note.empty()) line += "; " + note;
       say(line);
     }
+  }
+  if (say) {
+    const SessionEffects effects = session_effects(g, t);
+    if (!effects.line.empty()) say(effects.line);
   }
   if (s.propose > 0 && !outcome.interrupted && !t.steps.empty()) propose_after(s, g, *scorer, outcome, say, stop, progress);
   return outcome;

@@ -18,6 +18,7 @@
 #include "fastslow/io/read_file.h"
 #include "fastslow/features/layout_context.h"
 #include "fastslow/graph/graph.h"
+#include "fastslow/graph/node_effects.h"
 #include "fastslow/io/npz_reader.h"
 #include "fastslow/synth/dataset.h"
 #include "fastslow/synth/price.h"
@@ -86,6 +87,45 @@ TEST(TuneSession, ReplaysTheFileNeverMeasuresTwiceAndIsReproducible) {
   EXPECT_EQ(std::count_if(d.trace.steps.begin(), d.trace.steps.end(),
                           [&](const TuneStep& t) { return t.candidate == most_common_config(g); }),
             0);
+}
+
+// What a session's measurements depend on, after each round in tune.json
+// and in its last line: on real unet3d, 64 measurements (ridge-guided)
+// already name node 1022, as the whole file does (info --nodes), and the
+// entries are the node effects of exactly the measured configs.
+TEST(TuneSession, NamesTheNodesItsMeasurementsDependOn) {
+  test::TempDir dir;
+  TuneSettings s = ridge_session(dir.file("u"), 3);
+  s.graph = test::data_file("real/layout_xla_default_train_unet3d.npz");
+  s.batch = 16;
+  std::vector<std::string> lines;
+  const TuneOutcome o = run_session(s, [&](const std::string& l) { lines.push_back(l); });
+  ASSERT_EQ(o.trace.steps.size(), 64u);
+  const nlohmann::json j = parse_json_text(read_whole_file(dir.file("u/tune.json")), "tune.json", "is not JSON");
+  const nlohmann::json& e = j.at("node_effects");
+  EXPECT_EQ(e.at("configs"), 64);
+  ASSERT_FALSE(e.at("entries").empty());
+  EXPECT_EQ(e.at("entries")[0].at("nodes"), nlohmann::json::array({1022}));
+  EXPECT_EQ(e.at("entries")[0].at("opcode"), "convolution");
+  EXPECT_GT(e.at("entries")[0].at("adjusted").get<double>(), 0.9);
+  EXPECT_GT(e.at("entries")[0].at("slowest_over_fastest").get<double>(), 2.9);
+  for (size_t k = 1; k < e.at("entries").size(); ++k)
+    EXPECT_LE(e.at("entries")[k].at("adjusted").get<double>(), e.at("entries")[k - 1].at("adjusted").get<double>());
+  // The same figures from the core on a file holding just the measured configs' rows and runtimes.
+  const CachedGraph g = CachedGraph::open(s.graph, {dir.file("u/.cache"), 1});
+  std::vector<int64_t> ids, picked;
+  std::vector<double> rt;
+  for (int64_t p : g.pruned.config_positions) ids.push_back(g.pruned.kept[static_cast<size_t>(p)]);
+  for (const TuneStep& st : o.trace.steps) picked.push_back(st.candidate), rt.push_back(st.runtime);
+  NodeEffectsBuilder b(ids, g.config_feat_width, rt, "measured");
+  b.add(g.config_rows(picked).data(), static_cast<int64_t>(picked.size()));
+  const NodeEffects direct = b.finish();
+  const auto top = std::max_element(direct.entries.begin(), direct.entries.end(),
+                                    [](const NodeEffect& a, const NodeEffect& c) { return a.adjusted < c.adjusted; });
+  EXPECT_DOUBLE_EQ(e.at("entries")[0].at("adjusted").get<double>(), top->adjusted);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines.back().find("what the 64 measurements depend on"), std::string::npos) << lines.back();
+  EXPECT_NE(lines.back().find("#1022 convolution"), std::string::npos) << lines.back();
 }
 
 TEST(TuneSession, ACutSessionGoesOnAsTheUncutOneAndRefusesOtherSettings) {

@@ -9,6 +9,7 @@
 
 #include "fastslow/error.h"
 #include "fastslow/io/npz_reader.h"
+#include "fastslow/rng.h"
 #include "test_support.h"
 
 namespace fastslow {
@@ -37,6 +38,29 @@ double direct_share(const LayoutGraph& g, int64_t j) {
     between += static_cast<double>(ys.size()) * (m - mean) * (m - mean);
   }
   return between / total;
+}
+
+// Omega squared from its definition: (SSb - (k-1) MSw) / (SSt + MSw), 0 at least.
+double direct_adjusted(const LayoutGraph& g, int64_t j) {
+  const int64_t nc = g.num_configurable(), w = g.config_feat_width;
+  std::map<std::vector<float>, int> rows;
+  double n = 0, total = 0, mean = 0;
+  for (int64_t c = 0; c < g.num_configs; ++c) {
+    if (g.config_runtime[static_cast<size_t>(c)] <= 0) continue;
+    const float* row = g.node_config_feat.data() + (c * nc + j) * w;
+    rows[std::vector<float>(row, row + w)] = 1;
+    mean += std::log(static_cast<double>(g.config_runtime[static_cast<size_t>(c)]));
+    ++n;
+  }
+  mean /= n;
+  for (int64_t c = 0; c < g.num_configs; ++c)
+    if (g.config_runtime[static_cast<size_t>(c)] > 0) {
+      const double d = std::log(static_cast<double>(g.config_runtime[static_cast<size_t>(c)])) - mean;
+      total += d * d;
+    }
+  const double between = direct_share(g, j) * total, k = static_cast<double>(rows.size());
+  const double within = (total - between) / (n - k);
+  return std::max(0.0, (between - (k - 1) * within) / (total + within));
 }
 
 // Three configurable nodes, width 2: node 10 decides the runtime, node 11
@@ -109,6 +133,8 @@ TEST(NodeEffects, OneConvolutionDecidesRealUnet3d) {
     const int64_t node = e.entries[i].nodes.front();
     const auto j = std::find(g.node_config_ids.begin(), g.node_config_ids.end(), node) - g.node_config_ids.begin();
     EXPECT_NEAR(e.entries[i].share, direct_share(g, j), 1e-9) << "node " << node;
+    EXPECT_NEAR(e.entries[i].adjusted, direct_adjusted(g, j), 1e-9) << "node " << node;
+    EXPECT_LE(e.entries[i].adjusted, e.entries[i].share);
     if (i > 0) {
       EXPECT_LE(e.entries[i].share, e.entries[i - 1].share);
     }
@@ -167,6 +193,34 @@ TEST(NodeEffects, AConfigsRowsAreReadAgainstEachEntrysFastestRow) {
   EXPECT_THROW(config_row_effects(e, g.node_config_ids, {1, 2, 3}), Error);     // 3 nodes x 1, the rows are 2 wide
   EXPECT_THROW(config_row_effects(e, g.node_config_ids, {1, 2, 3, 4}), Error);  // not 3 nodes x anything
   EXPECT_THROW(config_row_effects(e, {11, 12, 99}, config(0)), Error);          // node 10 missing
+}
+
+// Sixteen configs with runtimes of pure noise and a node of 8 rows: its
+// rows explain about 7/15 of the variance by chance; the adjusted share is
+// 0 in about half the draws (no more than noise) and small on average.
+TEST(NodeEffects, TheAdjustedShareTakesOutWhatNoiseExplainsAmongFewConfigs) {
+  Rng rng(11);
+  double raw = 0, adjusted = 0;
+  int none = 0;  // draws whose adjusted share is 0: the rows explain less than noise would
+  const int draws = 200;
+  for (int d = 0; d < draws; ++d) {
+    std::vector<double> rt;
+    std::vector<float> rows;
+    for (int c = 0; c < 16; ++c) {
+      rows.push_back(static_cast<float>(c % 8));
+      rt.push_back(1000.0 * std::exp(0.1 * (rng.uniform() - 0.5)));
+    }
+    NodeEffectsBuilder noisy({7}, 1, rt, "noise.npz");
+    noisy.add(rows.data(), 16);
+    const NodeEffects e = noisy.finish();
+    ASSERT_EQ(e.entries.size(), 1u);
+    raw += e.entries[0].share / draws;
+    adjusted += e.entries[0].adjusted / draws;
+    none += e.entries[0].adjusted == 0;
+  }
+  EXPECT_NEAR(raw, 7.0 / 15.0, 0.05);
+  EXPECT_LT(adjusted, raw / 3);  // positive only where noise explains more than its share
+  EXPECT_GT(none, draws * 2 / 5);
 }
 
 TEST(NodeEffects, RowsThatDoNotMatchTheRuntimesAreRefused) {

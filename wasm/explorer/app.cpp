@@ -307,7 +307,7 @@ std::string App::state_json() const {
   for (const NodeEffect& e : effects.effects.entries) {
     nlohmann::json rows = nlohmann::json::array();
     for (const RowEffect& r : e.rows) rows.push_back({{"row", r.row}, {"configs", r.configs}, {"median_over_fastest", r.median_ratio}});
-    entries.push_back({{"nodes", e.nodes}, {"share", e.share}, {"rows", rows}});
+    entries.push_back({{"nodes", e.nodes}, {"share", e.share}, {"adjusted", e.adjusted}, {"rows", rows}});
   }
   // The Configs tab's config read against them, as `info --nodes --config N --json`'s "config_effects".
   nlohmann::json config_rows = nlohmann::json::array();

@@ -127,6 +127,11 @@ NodeEffects NodeEffectsBuilder::finish() const {
       e.rows.push_back({s.rows[j][gi], rows.group_size[gi], runtime_stats(runtimes[gi]).median / fastest});
     }
     e.share = between / total;
+    const double n = static_cast<double>(y.size()), groups = static_cast<double>(k);
+    if (n > groups) {
+      const double within = (total - between) / (n - groups);
+      e.adjusted = std::max(0.0, (between - (groups - 1) * within) / (total + within));
+    }
     std::stable_sort(e.rows.begin(), e.rows.end(),
                      [](const RowEffect& a, const RowEffect& b) { return a.median_ratio < b.median_ratio; });
     seen.emplace(std::move(key), out.entries.size());

@@ -31,6 +31,11 @@ struct RowEffect {
 struct NodeEffect {
   std::vector<int64_t> nodes;  // file node ids, ascending; more than one when they moved together
   double share = 0;            // of the variance of log runtime
+  // The share beyond chance (omega squared, 0 at least): a node with k rows
+  // among n configs explains (k-1)/(n-1) of pure noise on average, which
+  // matters for the few configs of a tuning session, not for a file's
+  // thousands.
+  double adjusted = 0;
   std::vector<RowEffect> rows;  // fastest median first
 };
 

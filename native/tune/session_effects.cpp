@@ -1,0 +1,62 @@
+#include "tune/session_effects.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "fastslow/error.h"
+#include "fastslow/graph/hlo_tables.h"
+#include "fastslow/graph/node_effects.h"
+#include "fastslow/graph/row_text.h"
+
+namespace fastslow::tune {
+
+SessionEffects session_effects(const CachedGraph& g, const TuneTrace& t, int top) {
+  if (g.kind != GraphKind::Layout || t.steps.size() < 2) return {};
+  const std::vector<int64_t>& at = g.pruned.config_positions;
+  std::vector<int64_t> ids, candidates;
+  for (int64_t p : at) ids.push_back(g.pruned.kept[static_cast<size_t>(p)]);
+  std::vector<double> runtime;
+  for (const TuneStep& s : t.steps) candidates.push_back(s.candidate), runtime.push_back(s.runtime);
+  NodeEffects e;
+  try {
+    NodeEffectsBuilder b(ids, g.config_feat_width, runtime, g.source);
+    b.add(g.config_rows(candidates).data(), static_cast<int64_t>(candidates.size()));
+    e = b.finish();
+  } catch (const Error&) {
+    return {};  // runtimes all alike: nothing to attribute yet
+  }
+  std::stable_sort(e.entries.begin(), e.entries.end(),
+                   [](const NodeEffect& a, const NodeEffect& b) { return a.adjusted > b.adjusted; });
+  auto opcode_of = [&](int64_t node) {
+    const auto k = std::find(ids.begin(), ids.end(), node) - ids.begin();
+    return opcode_name(g.node_opcode[static_cast<size_t>(at[static_cast<size_t>(k)])]);
+  };
+  SessionEffects out;
+  nlohmann::json entries = nlohmann::json::array();
+  std::string named;
+  for (const NodeEffect& x : e.entries) {
+    if (static_cast<int>(entries.size()) >= top || !(x.adjusted > 0)) break;
+    const double slowest = x.rows.back().median_ratio / x.rows.front().median_ratio;
+    entries.push_back({{"nodes", x.nodes},
+                       {"opcode", opcode_of(x.nodes.front())},
+                       {"share", x.share},
+                       {"adjusted", x.adjusted},
+                       {"fastest_row", x.rows.front().row},
+                       {"slowest_row", x.rows.back().row},
+                       {"slowest_over_fastest", slowest}});
+    if (entries.size() > 3) continue;
+    char b[96];
+    std::snprintf(b, sizeof b, " %.1f %% (fastest row ", 100.0 * x.adjusted);
+    named += std::string(named.empty() ? "" : "; ") + "#" + std::to_string(x.nodes.front()) +
+             (x.nodes.size() > 1 ? " (+" + std::to_string(x.nodes.size() - 1) + " moved with it)" : "") + " " +
+             opcode_of(x.nodes.front()) + b + layout_row_text(x.rows.front().row);
+    std::snprintf(b, sizeof b, ", its slowest %.3gx)", slowest);
+    named += b;
+  }
+  out.json = {{"configs", e.configs}, {"constant_nodes", e.constant_nodes}, {"entries", entries}};
+  out.line = "what the " + std::to_string(e.configs) + " measurements depend on (each node alone, its share of log-runtime variance beyond chance): " +
+             (named.empty() ? "no node's layout explains them beyond chance yet" : named);
+  return out;
+}
+
+}  // namespace fastslow::tune
