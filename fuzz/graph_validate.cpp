@@ -1,9 +1,12 @@
 // Graph loading and validation as `fastslow info` and the page do them:
 // load_graph (tile or layout, with and without layout config features),
 // validate and require_valid, and graph_info (config features streamed,
-// de-duplication, runtime statistics) with its JSON and text.
+// de-duplication, runtime statistics) with its JSON and text, and the
+// node effects of the measured runtimes (streamed, under a memory budget)
+// with the first config read against them, as the page finds them on open.
 #include "fastslow/graph/graph.h"
 #include "fastslow/graph/graph_info.h"
+#include "fastslow/graph/node_effects.h"
 #include "fastslow/graph/validate.h"
 #include "fastslow/io/byte_source.h"
 #include "fuzz_support.h"
@@ -29,6 +32,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const GraphInfo info = graph_info(npz, &contents);
       (void)graph_info_json(info);
       (void)graph_info_text(info);
+    });
+    fuzz::accepts([&] {
+      const NodeEffects e = node_effects(npz, uint64_t(64) << 20);
+      FUZZ_CHECK(e.configs >= 2);
+      for (const NodeEffect& x : e.entries) FUZZ_CHECK(x.adjusted <= x.share + 1e-9 && !x.rows.empty());
+      (void)config_row_effects(e, npz.read("node_config_ids").to_int64("node_config_ids"),
+                               npz.read_rows("node_config_feat", 0, 1).to_float("node_config_feat"));
     });
   });
   return 0;

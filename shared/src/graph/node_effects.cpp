@@ -32,6 +32,9 @@ NodeEffectsBuilder::NodeEffectsBuilder(std::vector<int64_t> node_ids, int64_t wi
   s.runtime = std::move(runtime);
   s.source = std::move(source);
   s.max_bytes = max_bytes;
+  for (size_t c = 0; c < s.runtime.size(); ++c)
+    if (!(s.runtime[c] < 4e18))  // NaN, infinite, or past the integer nanoseconds runtime_stats reads
+      throw Error(s.source, "config_runtime", "config " + std::to_string(c) + "'s runtime is not a number of nanoseconds");
   const auto measured = static_cast<uint64_t>(std::count_if(s.runtime.begin(), s.runtime.end(), [](double r) { return r > 0; }));
   s.kept_bytes = 16 * measured * s.node_ids.size();
   if (s.kept_bytes > max_bytes)
@@ -208,7 +211,8 @@ NodeEffects node_effects(const NpzReader& npz, uint64_t max_bytes) {
   const int64_t w = h.shape[2];
   NodeEffectsBuilder b(ids, w, runtime, file, max_bytes);
   // ~16 MB chunks, as dedup_configs streams them.
-  const int64_t chunk = std::max<int64_t>(1, (int64_t(16) << 20) / std::max<int64_t>(1, h.shape[1] * w * 4));
+  // Unsigned: a header of no configs may claim any width.
+  const auto chunk = static_cast<int64_t>(std::max<uint64_t>(1, (uint64_t(16) << 20) / std::max<uint64_t>(1, h.row_bytes())));
   npz.for_each_chunk("node_config_feat", chunk, [&](int64_t, const NpyArray& c) {
     if (c.dtype() == DType::F32) {
       b.add(c.as<float>(), c.dim(0));
