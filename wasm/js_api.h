@@ -195,8 +195,9 @@ char* fastslow_rank_open_document(int ticket, const char* card_json);
 //   "rows": [{"row", "configs", "median_over_fastest"}]}] (largest share
 //   first, as `fastslow info --nodes --json`), "entry" (the one listed),
 //   "ms", "coloured", "config" (the Configs tab's), "config_rows": [{"nodes",
-//   "row" (into the entry's rows, -1: none measured), "slower" (null for
-//   -1)}] (most slowing first, as `info --nodes --config N --json`)},
+//   "row_index" (into the entry's rows, -1: none measured), "slower" (null
+//   for -1)}] (most slowing first, the nodes and slowdowns of `info --nodes
+//   --config N --json`'s "config_effects")},
 // "tune": {"status", "message", "model", "count", "budget", "generations",
 //   "scored", "best_file_score", "proposals": [{"score", "speedup" (0:
 //   unknown)}], "to_target_model", "to_target_random" (median measurements

@@ -34,6 +34,7 @@ nlohmann::ordered_json effects_json(const NodeEffects& e, const std::vector<int6
                        {"opcode", opcode_name(static_cast<int>(opcodes.at(static_cast<size_t>(x.nodes.front()))))},
                        {"share", x.share},
                        {"adjusted", x.adjusted},
+                       {"rows_node", x.rows_node},
                        {"rows", rows}});
   }
   return {{"configs", e.configs}, {"constant_nodes", e.constant_nodes}, {"entries", entries}};

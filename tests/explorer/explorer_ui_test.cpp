@@ -440,9 +440,20 @@ TEST_F(ExplorerUi, ShowsWhatRealUnet3dsRuntimesDependOnAsItOpens) {
   EXPECT_EQ(e["config_rows"][0]["nodes"][0], 1022);
   EXPECT_GT(e["config_rows"][0]["slower"].get<double>(), 3.0);
 
+  // An explanation's colours replace them; colouring by effects again replaces those.
+  app.show_effects(true);
+  ASSERT_TRUE(app.effects_coloured());
+  app.graph.set_node_values(std::vector<double>(static_cast<size_t>(app.doc->graph.num_nodes), 0.5), "share of config 3's score");
+  EXPECT_FALSE(app.effects_coloured());
+  EXPECT_TRUE(app.explanation_coloured());
+  app.show_effects(true);
+  EXPECT_TRUE(app.effects_coloured());
+  EXPECT_FALSE(app.explanation_coloured());
+  // Opened while coloured: the next file's graph is not (its checkbox unticked).
   open_file(app, test::data_file("real/layout_xla_default_test_cd708819d3f5103afd6460b15e74eaf3.npz"), "test.npz");
   frames(app, 1);
   e = nlohmann::json::parse(app.state_json())["effects"];
+  EXPECT_FALSE(e["coloured"].get<bool>());
   EXPECT_FALSE(e["found"].get<bool>());
   EXPECT_TRUE(e["entries"].empty());
   app.show_effects(true);  // nothing to colour by: op families stay

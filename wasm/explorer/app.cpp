@@ -307,7 +307,7 @@ std::string App::state_json() const {
   for (const NodeEffect& e : effects.effects.entries) {
     nlohmann::json rows = nlohmann::json::array();
     for (const RowEffect& r : e.rows) rows.push_back({{"row", r.row}, {"configs", r.configs}, {"median_over_fastest", r.median_ratio}});
-    entries.push_back({{"nodes", e.nodes}, {"share", e.share}, {"adjusted", e.adjusted}, {"rows", rows}});
+    entries.push_back({{"nodes", e.nodes}, {"share", e.share}, {"adjusted", e.adjusted}, {"rows_node", e.rows_node}, {"rows", rows}});
   }
   // The Configs tab's config read against them, as `info --nodes --config N --json`'s "config_effects".
   nlohmann::json config_rows = nlohmann::json::array();
@@ -315,7 +315,7 @@ std::string App::state_json() const {
     try {
       for (const ConfigRowEffect& x : config_row_effects(effects.effects, doc->config_nodes, doc->config_row(heatmap_config)))
         config_rows.push_back({{"nodes", effects.effects.entries[x.entry].nodes},
-                               {"row", x.row},
+                               {"row_index", x.row},
                                {"slower", x.row >= 0 ? nlohmann::json(x.slower) : nlohmann::json(nullptr)}});
     } catch (const std::exception&) {
       config_rows = nullptr;

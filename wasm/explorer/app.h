@@ -62,7 +62,8 @@ class App {
   // The graph coloured by the measured effects (found first if they were
   // not), or by op family again.
   void show_effects(bool coloured);
-  bool effects_coloured() const { return graph.values_title() == kEffectsTitle; }
+  // By the title as well: a new file's graph drops the values, not the title.
+  bool effects_coloured() const { return !graph.node_values().empty() && graph.values_title() == kEffectsTitle; }
   bool explanation_coloured() const { return !graph.node_values().empty() && !effects_coloured(); }
   // Compares configs a and b (compare.h): the nodes they set differently
   // light up in the graph. a < 0 ends the comparison. Throws Error.

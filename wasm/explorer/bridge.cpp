@@ -119,7 +119,7 @@ EMSCRIPTEN_KEEPALIVE void explorer_explain_view(int coloured, int log_scale) {
   g_app->changed();
   g_app->graph.set_log_scale(log_scale != 0);
   if (coloured) g_app->show_explanation();
-  else g_app->graph.set_node_values({}, "");
+  else if (g_app->explanation_coloured()) g_app->graph.set_node_values({}, "");  // the measured effects' colours stay
 }
 
 EMSCRIPTEN_KEEPALIVE void explorer_effects_view(int coloured) {

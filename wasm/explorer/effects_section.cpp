@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <string>
+#include <vector>
 
 #include "app.h"
 #include "fastslow/graph/hlo_tables.h"
@@ -22,10 +23,11 @@ std::string nodes_label(const std::vector<int64_t>& nodes) {
 
 // One entry's rows: the node's layouts and their configs' median runtime over the file's fastest.
 void rows_table(const NodeEffect& e, const char* id, float dpr) {
+  const long long owner = static_cast<long long>(e.rows_node);
   if (!e.rows.empty() && e.rows.front().row.size() == 18)
-    note("its rows (output, input, kernel orders; - left to the compiler):");
+    note("#%lld's rows (output, input, kernel orders; - left to the compiler):", owner);
   else
-    note("its rows (the file's config values):");
+    note("#%lld's rows (the file's config values):", owner);
   const float lines = static_cast<float>(std::min<size_t>(e.rows.size(), 8)) + 1.5f;
   if (!ImGui::BeginTable(id, 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
                          {0, lines * ImGui::GetTextLineHeightWithSpacing()}))
@@ -108,7 +110,7 @@ void App::effects_section() {
     ImGui::EndTable();
   }
   const NodeEffect& shown = e.entries[std::min(effects.entry, e.entries.size() - 1)];
-  ImGui::Text("%s:", nodes_label(shown.nodes).c_str());
+  if (shown.nodes.size() > 1) note("%s moved together in every config", nodes_label(shown.nodes).c_str());
   rows_table(shown, "effect_rows", dpr);
   note("share: of the variance of log runtime, explained by a node's layouts taken alone; nodes that always "
        "moved together share a line. `fastslow info FILE --nodes` prints the same.");
@@ -169,7 +171,12 @@ void App::effects_inspector(int64_t node) {
   const NodeEffect& e = effects.effects.entries[static_cast<size_t>(k)];
   ImGui::TextWrapped("%.1f %% of the variance of log runtime (rank %lld of %zu)", 100.0 * e.share,
                      static_cast<long long>(k + 1), effects.effects.entries.size());
-  if (e.nodes.size() > 1) note("its layout moved with %s's in every config", nodes_label(e.nodes).c_str());
+  if (e.nodes.size() > 1) {
+    std::vector<int64_t> others;
+    for (int64_t n : e.nodes)
+      if (n != node) others.push_back(n);
+    note("its layout moved with %s's in every config", nodes_label(others).c_str());
+  }
   rows_table(e, "inspector_effect_rows", dpr);
 }
 

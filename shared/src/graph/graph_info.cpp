@@ -11,15 +11,19 @@
 
 namespace fastslow {
 
-RuntimeStats runtime_stats(const std::vector<int64_t>& runtime) {
+namespace {
+
+// Integer nanoseconds (a file's) and doubles (a session's measurements) alike.
+template <class T>
+RuntimeStats stats_of(const std::vector<T>& runtime) {
   RuntimeStats s;
   if (runtime.empty()) return s;
-  std::vector<int64_t> v = runtime;
+  std::vector<T> v = runtime;
   const size_t mid = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + mid, v.end());
   s.median = static_cast<double>(v[mid]);
   if (v.size() % 2 == 0) {
-    const int64_t below = *std::max_element(v.begin(), v.begin() + mid);
+    const T below = *std::max_element(v.begin(), v.begin() + mid);
     s.median = (s.median + static_cast<double>(below)) / 2;
   }
   const auto mm = std::minmax_element(v.begin(), v.end());
@@ -27,6 +31,11 @@ RuntimeStats runtime_stats(const std::vector<int64_t>& runtime) {
   s.max = static_cast<double>(*mm.second);
   return s;
 }
+
+}  // namespace
+
+RuntimeStats runtime_stats(const std::vector<int64_t>& runtime) { return stats_of(runtime); }
+RuntimeStats double_runtime_stats(const std::vector<double>& runtime) { return stats_of(runtime); }
 
 int64_t count_computations(const std::vector<int64_t>& node_splits, int64_t num_nodes) {
   return static_cast<int64_t>(computation_starts(node_splits, num_nodes).size());

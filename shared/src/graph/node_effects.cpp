@@ -33,8 +33,8 @@ NodeEffectsBuilder::NodeEffectsBuilder(std::vector<int64_t> node_ids, int64_t wi
   s.source = std::move(source);
   s.max_bytes = max_bytes;
   for (size_t c = 0; c < s.runtime.size(); ++c)
-    if (!(s.runtime[c] < 4e18))  // NaN, infinite, or past the integer nanoseconds runtime_stats reads
-      throw Error(s.source, "config_runtime", "config " + std::to_string(c) + "'s runtime is not a number of nanoseconds");
+    if (!std::isfinite(s.runtime[c]))
+      throw Error(s.source, "config_runtime", "config " + std::to_string(c) + "'s runtime is not a finite number");
   const auto measured = static_cast<uint64_t>(std::count_if(s.runtime.begin(), s.runtime.end(), [](double r) { return r > 0; }));
   s.kept_bytes = 16 * measured * s.node_ids.size();
   if (s.kept_bytes > max_bytes)
@@ -114,25 +114,26 @@ NodeEffects NodeEffectsBuilder::finish() const {
       continue;
     }
     const auto k = static_cast<size_t>(rows.num_groups());
-    std::vector<std::vector<int64_t>> runtimes(k);  // runtime_stats reads the file's integer nanoseconds
+    std::vector<std::vector<double>> runtimes(k);
     std::vector<double> sum(k, 0.0);
     for (size_t i = 0; i < y.size(); ++i) {
       const auto gi = static_cast<size_t>(rows.group_of[i]);
       sum[gi] += y[i];
-      runtimes[gi].push_back(std::llround(s.measured[i]));
+      runtimes[gi].push_back(s.measured[i]);
     }
     NodeEffect e;
     e.nodes = {node};
+    e.rows_node = node;
     double between = 0;
     for (size_t gi = 0; gi < k; ++gi) {
       const double n = static_cast<double>(runtimes[gi].size()), d = sum[gi] / n - mean;
       between += n * d * d;
-      e.rows.push_back({s.rows[j][gi], rows.group_size[gi], runtime_stats(runtimes[gi]).median / fastest});
+      e.rows.push_back({s.rows[j][gi], rows.group_size[gi], double_runtime_stats(runtimes[gi]).median / fastest});
     }
-    e.share = between / total;
+    e.share = std::min(1.0, between / total);  // rounding may put a constant group's between a hair over the total
     const double n = static_cast<double>(y.size()), groups = static_cast<double>(k);
     if (n > groups) {
-      const double within = (total - between) / (n - groups);
+      const double within = std::max(0.0, total - between) / (n - groups);
       e.adjusted = std::max(0.0, (between - (groups - 1) * within) / (total + within));
     }
     std::stable_sort(e.rows.begin(), e.rows.end(),
@@ -158,8 +159,8 @@ std::vector<ConfigRowEffect> config_row_effects(const NodeEffects& e, const std:
   std::vector<ConfigRowEffect> out;
   for (size_t k = 0; k < e.entries.size(); ++k) {
     const NodeEffect& x = e.entries[k];
-    const auto it = slot.find(x.nodes.front());
-    if (it == slot.end()) throw Error("node " + std::to_string(x.nodes.front()) + " is not a configurable node here");
+    const auto it = slot.find(x.rows_node);
+    if (it == slot.end()) throw Error("node " + std::to_string(x.rows_node) + " is not a configurable node here");
     if (x.rows.front().row.size() != w)
       throw Error("a config row of " + std::to_string(w) + " values per node read against rows of " +
                   std::to_string(x.rows.front().row.size()));

@@ -46,6 +46,8 @@ GraphInfo graph_info(const NpzReader& npz, GraphContents* contents = nullptr);
 
 int64_t count_computations(const std::vector<int64_t>& node_splits, int64_t num_nodes);
 RuntimeStats runtime_stats(const std::vector<int64_t>& runtime);
+// Of measurements in any unit (a tuning session's, a command's seconds).
+RuntimeStats double_runtime_stats(const std::vector<double>& runtime);
 std::string graph_info_json(const GraphInfo& info, int indent = 2);
 std::string graph_info_text(const GraphInfo& info);
 

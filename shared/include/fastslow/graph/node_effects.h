@@ -30,6 +30,9 @@ struct RowEffect {
 
 struct NodeEffect {
   std::vector<int64_t> nodes;  // file node ids, ascending; more than one when they moved together
+  // The node whose values `rows` hold: the first of `nodes` in the file's
+  // configurable order (a twin's rows split the configs alike, with other values).
+  int64_t rows_node = -1;
   double share = 0;            // of the variance of log runtime
   // The share beyond chance (omega squared, 0 at least): a node with k rows
   // among n configs explains (k-1)/(n-1) of pure noise on average, which

@@ -6,7 +6,8 @@
 
 namespace fastslow {
 
-// Values as integers, space separated (a layout row as the file holds it).
+// Values space separated, integers as integers and anything else as %g (a
+// layout row as the file holds it).
 std::string values_text(const std::vector<float>& row);
 
 // A layout row of the published 18 values as each tensor's named dims
