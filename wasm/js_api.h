@@ -190,10 +190,12 @@ char* fastslow_rank_open_document(int ticket, const char* card_json);
 // "explain": {"status" (as rank's), "message", "model", "config", "against",
 //   "score", "against_score", "seconds", "nodes": [configurable node ids],
 //   "share": [per node], "coloured", "log_scale"},
-// "effects": {"found" (tried), "error" (why none: no runtimes, too large),
-//   "configs" (measured), "constant_nodes", "entries": [{"nodes", "share",
-//   "rows": [{"row", "configs", "median_over_fastest"}]}] (largest share
-//   first, as `fastslow info --nodes --json`), "entry" (the one listed),
+// "effects": `fastslow info --nodes --json`'s "node_effects" ("configs"
+//   (measured), "constant_nodes", "entries": [{"nodes", "opcode", "share",
+//   "adjusted", "rows_node", "rows": [{"row", "configs",
+//   "median_over_fastest"}]}], largest share first; graph/node_effects_json.h)
+//   and "found" (tried), "error" (why none: no runtimes, too large),
+//   "entry" (the one listed),
 //   "ms", "coloured", "config" (the Configs tab's), "config_rows": [{"nodes",
 //   "row_index" (into the entry's rows, -1: none measured), "slower" (null
 //   for -1)}] (most slowing first, the nodes and slowdowns of `info --nodes

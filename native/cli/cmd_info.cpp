@@ -10,35 +10,13 @@
 #include "fastslow/graph/graph_info.h"
 #include "fastslow/graph/hlo_tables.h"
 #include "fastslow/graph/node_effects.h"
+#include "fastslow/graph/node_effects_json.h"
 #include "fastslow/graph/row_text.h"
 #include "fastslow/graph/validate.h"
 
 namespace fastslow::cli {
 
 namespace {
-
-std::string nodes_text(const std::vector<int64_t>& nodes) {
-  std::string s;
-  for (size_t i = 0; i < nodes.size() && i < 4; ++i) s += (i ? "," : "") + std::to_string(nodes[i]);
-  if (nodes.size() > 4) s += ",+" + std::to_string(nodes.size() - 4);
-  return s;
-}
-
-nlohmann::ordered_json effects_json(const NodeEffects& e, const std::vector<int64_t>& opcodes) {
-  nlohmann::ordered_json entries = nlohmann::ordered_json::array();
-  for (const NodeEffect& x : e.entries) {
-    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    for (const RowEffect& r : x.rows)
-      rows.push_back({{"row", r.row}, {"configs", r.configs}, {"median_over_fastest", r.median_ratio}});
-    entries.push_back({{"nodes", x.nodes},
-                       {"opcode", opcode_name(static_cast<int>(opcodes.at(static_cast<size_t>(x.nodes.front()))))},
-                       {"share", x.share},
-                       {"adjusted", x.adjusted},
-                       {"rows_node", x.rows_node},
-                       {"rows", rows}});
-  }
-  return {{"configs", e.configs}, {"constant_nodes", e.constant_nodes}, {"entries", entries}};
-}
 
 void print_effects(const NodeEffects& e, const std::vector<int64_t>& opcodes, int top) {
   std::printf("\nwhat the measurements say per configurable node (%lld configs; %lld nodes never change layout):\n"
@@ -54,7 +32,7 @@ void print_effects(const NodeEffects& e, const std::vector<int64_t>& opcodes, in
   int shown = 0;
   for (const NodeEffect& x : e.entries) {
     if (shown++ >= top) break;
-    std::printf("%4d %6.1f%%  %-24s %s\n", shown, 100.0 * x.share, nodes_text(x.nodes).c_str(),
+    std::printf("%4d %6.1f%%  %-24s %s\n", shown, 100.0 * x.share, nodes_text(x.nodes, 4, "", ",").c_str(),
                 opcode_name(static_cast<int>(opcodes.at(static_cast<size_t>(x.nodes.front())))));
     for (const RowEffect& r : x.rows)
       std::printf("%14s%-28s %8.3fx  %lld configs\n", "", layout_row_text(r.row).c_str(), r.median_ratio,
@@ -70,17 +48,14 @@ struct ConfigReading {
 };
 
 ConfigReading read_config(const NpzReader& npz, const NodeEffects& e, int64_t c) {
-  const std::string& file = npz.file();
-  const std::vector<double> runtime = npz.read("config_runtime").to_double("config_runtime");
-  if (c >= static_cast<int64_t>(runtime.size()))
-    throw Error(file, "config_runtime", "--config " + std::to_string(c) + " is out of range [0, " +
-                                            std::to_string(runtime.size()) + ")");
+  const int64_t configs = npz.header("config_runtime").rows();
+  if (c >= configs)
+    throw Error(npz.file(), "config_runtime",
+                "--config " + std::to_string(c) + " is out of range [0, " + std::to_string(configs) + ")");
   ConfigReading r;
   r.config = c;
-  double fastest = 0;
-  for (double v : runtime)
-    if (v > 0 && (fastest == 0 || v < fastest)) fastest = v;
-  if (runtime[static_cast<size_t>(c)] > 0) r.over_fastest = runtime[static_cast<size_t>(c)] / fastest;
+  const double runtime = npz.read_rows("config_runtime", c, c + 1).to_double("config_runtime").at(0);
+  if (runtime > 0) r.over_fastest = runtime / e.fastest;
   r.rows = config_row_effects(e, npz.read("node_config_ids").to_int64("node_config_ids"),
                               npz.read_rows("node_config_feat", c, c + 1).to_float("node_config_feat"));
   return r;
@@ -114,10 +89,10 @@ void print_config(const ConfigReading& r, const NodeEffects& e, int top) {
     const NodeEffect& n = e.entries[x.entry];
     const std::string mine = x.row >= 0 ? layout_row_text(n.rows[static_cast<size_t>(x.row)].row) : "(no measured config)";
     if (x.row >= 0)
-      std::printf("%-24s %-28s %7.3fx  %s\n", nodes_text(n.nodes).c_str(), mine.c_str(), x.slower,
+      std::printf("%-24s %-28s %7.3fx  %s\n", nodes_text(n.nodes, 4, "", ",").c_str(), mine.c_str(), x.slower,
                   layout_row_text(n.rows.front().row).c_str());
     else
-      std::printf("%-24s %-28s %8s  %s\n", nodes_text(n.nodes).c_str(), mine.c_str(), "-",
+      std::printf("%-24s %-28s %8s  %s\n", nodes_text(n.nodes, 4, "", ",").c_str(), mine.c_str(), "-",
                   layout_row_text(n.rows.front().row).c_str());
   }
 }
@@ -168,7 +143,7 @@ Command add_info_command(CLI::App& app) {
     if (o->json) {
       if (o->nodes && !errors) {
         nlohmann::ordered_json j = nlohmann::ordered_json::parse(graph_info_json(info));
-        j["node_effects"] = effects_json(effects, opcodes);
+        j["node_effects"] = node_effects_json<nlohmann::ordered_json>(effects, opcodes);
         if (config.config >= 0) j["config_effects"] = config_json(config, effects);
         std::printf("%s\n", j.dump(2).c_str());
       } else {

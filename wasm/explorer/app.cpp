@@ -10,6 +10,7 @@
 #include "rank_figure.h"
 #include "fastslow/error.h"
 #include "fastslow/data/collection.h"
+#include "fastslow/graph/node_effects_json.h"
 #include "fastslow/rank/metrics_json.h"
 #include "rank_session.h"
 
@@ -303,12 +304,6 @@ std::string App::state_json() const {
                   {"config", x.config}, {"against", x.against}, {"score", x.score}, {"against_score", x.against_score},
                   {"seconds", x.seconds}, {"nodes", x.nodes}, {"share", x.share},
                   {"coloured", explanation_coloured()}, {"log_scale", graph.log_scale()}};
-  nlohmann::json entries = nlohmann::json::array();
-  for (const NodeEffect& e : effects.effects.entries) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const RowEffect& r : e.rows) rows.push_back({{"row", r.row}, {"configs", r.configs}, {"median_over_fastest", r.median_ratio}});
-    entries.push_back({{"nodes", e.nodes}, {"share", e.share}, {"adjusted", e.adjusted}, {"rows_node", e.rows_node}, {"rows", rows}});
-  }
   // The Configs tab's config read against them, as `info --nodes --config N --json`'s "config_effects".
   nlohmann::json config_rows = nlohmann::json::array();
   if (doc && !effects.effects.entries.empty() && heatmap_config >= 0 && heatmap_config < doc->info.configs) {
@@ -321,9 +316,11 @@ std::string App::state_json() const {
       config_rows = nullptr;
     }
   }
-  j["effects"] = {{"found", effects.found}, {"config", heatmap_config}, {"config_rows", config_rows}, {"error", effects.error}, {"configs", effects.effects.configs},
-                  {"constant_nodes", effects.effects.constant_nodes}, {"entries", entries}, {"entry", effects.entry},
-                  {"ms", effects.ms}, {"coloured", effects_coloured()}};
+  // No document, no entries: the opcodes are never read then.
+  j["effects"] = node_effects_json<nlohmann::json>(effects.effects, doc ? doc->graph.node_opcode : std::vector<int32_t>{});
+  j["effects"].update({{"found", effects.found}, {"config", heatmap_config}, {"config_rows", config_rows},
+                       {"error", effects.error}, {"entry", effects.entry}, {"ms", effects.ms},
+                       {"coloured", effects_coloured()}});
   const TuneState& t = ranking.tune;
   nlohmann::json proposals = nlohmann::json::array();
   for (const ProposedConfig& p : t.proposals) proposals.push_back({{"score", p.score}, {"speedup", p.speedup}});

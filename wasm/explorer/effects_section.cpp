@@ -14,11 +14,15 @@ namespace fastslow::explorer {
 
 namespace {
 
-std::string nodes_label(const std::vector<int64_t>& nodes) {
-  std::string s;
-  for (size_t i = 0; i < nodes.size() && i < 3; ++i) s += (i ? ", #" : "#") + std::to_string(nodes[i]);
-  if (nodes.size() > 3) s += " +" + std::to_string(nodes.size() - 3);
-  return s;
+// The page's way of naming an entry's nodes.
+std::string node_list(const std::vector<int64_t>& nodes) { return nodes_text(nodes, 3, "#", ", "); }
+
+// A runtime ratio, red in the slow tail as the rest of the page counts it: over 5 % above the best.
+void ratio_cell(double ratio) {
+  if (ratio > 1.05)
+    ImGui::TextColored({1, 0.45f, 0.35f, 1}, "%.3fx", ratio);
+  else
+    ImGui::Text("%.3fx", ratio);
 }
 
 // One entry's rows: the node's layouts and their configs' median runtime over the file's fastest.
@@ -42,11 +46,7 @@ void rows_table(const NodeEffect& e, const char* id, float dpr) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(layout_row_text(r.row).c_str());
     ImGui::TableNextColumn();
-    // The slow tail, as the rest of the page counts it: over 5 % above the best.
-    if (r.median_ratio > 1.05)
-      ImGui::TextColored({1, 0.45f, 0.35f, 1}, "%.3fx", r.median_ratio);
-    else
-      ImGui::Text("%.3fx", r.median_ratio);
+    ratio_cell(r.median_ratio);
     ImGui::TableNextColumn();
     ImGui::Text("%lld", static_cast<long long>(r.configs));
   }
@@ -97,7 +97,7 @@ void App::effects_section() {
         const NodeEffect& x = e.entries[static_cast<size_t>(i)];
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        const std::string label = nodes_label(x.nodes) + "##effect" + std::to_string(i);
+        const std::string label = node_list(x.nodes) + "##effect" + std::to_string(i);
         if (ImGui::Selectable(label.c_str(), effects.entry == static_cast<size_t>(i), ImGuiSelectableFlags_SpanAllColumns)) {
           effects.entry = static_cast<size_t>(i);
           graph.select(x.nodes.front(), dpr);
@@ -110,7 +110,7 @@ void App::effects_section() {
     ImGui::EndTable();
   }
   const NodeEffect& shown = e.entries[std::min(effects.entry, e.entries.size() - 1)];
-  if (shown.nodes.size() > 1) note("%s moved together in every config", nodes_label(shown.nodes).c_str());
+  if (shown.nodes.size() > 1) note("%s moved together in every config", node_list(shown.nodes).c_str());
   rows_table(shown, "effect_rows", dpr);
   note("share: of the variance of log runtime, explained by a node's layouts taken alone; nodes that always "
        "moved together share a line. `fastslow info FILE --nodes` prints the same.");
@@ -126,8 +126,9 @@ void App::config_effects_section(int64_t config, const std::vector<float>& row) 
   }
   section("Measured: where its runtime comes from (no model)");
   const double r = config >= 0 && config < static_cast<int64_t>(doc->runtime.size()) ? doc->runtime[static_cast<size_t>(config)] : 0;
-  if (r > 0 && effects.fastest > 0)
-    ImGui::Text("config %lld runs %.3fx the fastest measured config", static_cast<long long>(config), r / effects.fastest);
+  if (r > 0)
+    ImGui::Text("config %lld runs %.3fx the fastest measured config", static_cast<long long>(config),
+                r / effects.effects.fastest);
   else
     ImGui::TextDisabled("%s: not measured", config >= 0 ? ("config " + std::to_string(config)).c_str() : "this proposal");
   if (!ImGui::BeginTable("config_effects", 3, ImGuiTableFlags_RowBg)) return;
@@ -139,7 +140,7 @@ void App::config_effects_section(int64_t config, const std::vector<float>& row) 
     const NodeEffect& e = effects.effects.entries[read[k].entry];
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    const std::string label = nodes_label(e.nodes) + "##config_effect" + std::to_string(k);
+    const std::string label = node_list(e.nodes) + "##config_effect" + std::to_string(k);
     if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
       effects.entry = read[k].entry;
       graph.select(e.nodes.front(), dpr);
@@ -150,10 +151,8 @@ void App::config_effects_section(int64_t config, const std::vector<float>& row) 
     ImGui::TableNextColumn();
     if (read[k].row < 0)
       ImGui::TextDisabled("-");
-    else if (read[k].slower > 1.05)
-      ImGui::TextColored({1, 0.45f, 0.35f, 1}, "%.3fx", read[k].slower);
     else
-      ImGui::Text("%.3fx", read[k].slower);
+      ratio_cell(read[k].slower);
   }
   ImGui::EndTable();
   note("its row at each node against the node's fastest row, by the median runtimes of the configs holding them "
@@ -175,7 +174,7 @@ void App::effects_inspector(int64_t node) {
     std::vector<int64_t> others;
     for (int64_t n : e.nodes)
       if (n != node) others.push_back(n);
-    note("its layout moved with %s's in every config", nodes_label(others).c_str());
+    note("its layout moved with %s's in every config", node_list(others).c_str());
   }
   rows_table(e, "inspector_effect_rows", dpr);
 }

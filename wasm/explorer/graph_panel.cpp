@@ -679,13 +679,16 @@ void GraphPanel::draw(float x, float y, float w, float h, float dpr) {
     const int64_t orig = disp_.node_of[v];
     return orig >= 0 && std::isfinite(values_[static_cast<size_t>(orig)]) ? values_[static_cast<size_t>(orig)] : NAN;
   };
-  std::vector<int32_t> marks(disp_.marked.begin(), disp_.marked.end());
-  if (valued)
-    std::stable_sort(marks.begin(), marks.end(), [&](int32_t a, int32_t b) {
+  // Only coloured marks need an order (and a copy to hold it), and only where they get filled.
+  std::vector<int32_t> sorted;
+  if (valued && !labels) {
+    sorted = disp_.marked;
+    std::stable_sort(sorted.begin(), sorted.end(), [&](int32_t a, int32_t b) {
       const double x = value_of(a), y = value_of(b);
       return (std::isfinite(x) ? std::abs(x) : -1.0) < (std::isfinite(y) ? std::abs(y) : -1.0);
     });
-  for (int32_t v : marks) {
+  }
+  for (int32_t v : valued && !labels ? sorted : disp_.marked) {
     const ImVec2 c = to_screen(view_, main_pass_, d.x[v], d.y[v]);
     if (c.x < main_pass_.x - 4 || c.x > main_pass_.x + main_pass_.w + 4 || c.y < main_pass_.y - 4 ||
         c.y > main_pass_.y + main_pass_.h + 4)

@@ -24,9 +24,6 @@ void MeasuredEffects::find(const Document& doc) {
   error.clear();
   entry = 0;
   effects = {};
-  fastest = 0;
-  for (double r : doc.runtime)
-    if (r > 0 && (fastest == 0 || r < fastest)) fastest = r;
   try {
     effects = node_effects(*doc.npz, kMaxBytes);
   } catch (const std::exception& e) {

@@ -27,7 +27,6 @@ struct MeasuredEffects {
   NodeEffects effects;
   std::string error;      // why there are none
   double ms = 0;          // time to find them
-  double fastest = 0;     // the file's fastest measured runtime
   size_t entry = 0;       // the entry whose rows the Summary lists
   uint64_t row_bytes = 0; // the file's node_config_feat, inflated
 

@@ -97,18 +97,8 @@ ConfigGroups dedup_configs(const std::vector<float>& rows, int64_t row_elems, co
 
 ConfigGroups dedup_configs(const NpzReader& npz, const std::string& array, const std::vector<double>& runtime) {
   const NpyHeader& h = npz.header(array);
-  const int64_t row_elems = h.rows() > 0 ? h.count() / h.rows() : 0;
-  ConfigDeduplicator d(row_elems);
-  // ~16 MB chunks: large enough for few reads, small enough to never matter.
-  const int64_t chunk = std::max<int64_t>(1, (int64_t(16) << 20) / std::max<int64_t>(1, row_elems * 4));
-  npz.for_each_chunk(array, chunk, [&](int64_t, const NpyArray& c) {
-    if (c.dtype() == DType::F32) {
-      d.add_rows(c.as<float>(), c.dim(0));
-    } else {
-      const std::vector<float> f = c.to_float();
-      d.add_rows(f.data(), c.dim(0));
-    }
-  });
+  ConfigDeduplicator d(h.rows() > 0 ? h.count() / h.rows() : 0);
+  npz.for_each_float_chunk(array, [&](const float* rows, int64_t count, int64_t) { d.add_rows(rows, count); });
   return d.finish(runtime);
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "fastslow/graph/computations.h"
@@ -43,20 +42,6 @@ int64_t count_computations(const std::vector<int64_t>& node_splits, int64_t num_
 
 namespace {
 
-// Streams a config array in ~16 MB chunks as float32, whatever its dtype.
-void stream_configs(const NpzReader& npz, const char* array, int64_t row_elems,
-                    const std::function<void(const float*, int64_t rows, int64_t values)>& fn) {
-  const int64_t chunk = std::max<int64_t>(1, (int64_t(16) << 20) / std::max<int64_t>(1, row_elems * 4));
-  npz.for_each_chunk(array, chunk, [&](int64_t, const NpyArray& c) {
-    if (c.dtype() == DType::F32) {
-      fn(c.as<float>(), c.dim(0), c.count());
-    } else {
-      const std::vector<float> converted = c.to_float();
-      fn(converted.data(), c.dim(0), c.count());
-    }
-  });
-}
-
 // What graph_info keeps per config beside the graph: the groups and the target.
 constexpr uint64_t kInfoBytesPerConfig = ConfigDeduplicator::kBytesPerConfig + sizeof(double);
 
@@ -86,7 +71,7 @@ GraphInfo graph_info(const NpzReader& npz, GraphContents* contents) {
     info.problems = validate(g);
     ConfigDeduplicator dedup(g.config_feat_width);
     FiniteCheck finite("config_feat", g.config_feat_width);
-    stream_configs(npz, "config_feat", g.config_feat_width, [&](const float* v, int64_t rows, int64_t values) {
+    npz.for_each_float_chunk("config_feat", [&](const float* v, int64_t rows, int64_t values) {
       dedup.add_rows(v, rows);
       finite.add(v, values);
     });
@@ -118,7 +103,7 @@ GraphInfo graph_info(const NpzReader& npz, GraphContents* contents) {
   const int64_t row = g.num_configurable() * g.config_feat_width;
   ConfigDeduplicator dedup(row);
   LayoutConfigCheck check(row);
-  stream_configs(npz, "node_config_feat", row, [&](const float* v, int64_t rows, int64_t values) {
+  npz.for_each_float_chunk("node_config_feat", [&](const float* v, int64_t rows, int64_t values) {
     dedup.add_rows(v, rows);
     check.add(v, values);
   });

@@ -89,7 +89,7 @@ NodeEffects NodeEffectsBuilder::finish() const {
                     " measured runtimes (above 0): too few to attribute to nodes (a test file holds none)");
   std::vector<double> y;
   for (double r : s.measured) y.push_back(std::log(r));
-  const double fastest = *std::min_element(s.measured.begin(), s.measured.end());
+  const double fastest = out.fastest = *std::min_element(s.measured.begin(), s.measured.end());
   double mean = 0, total = 0;
   for (double v : y) mean += v;
   mean /= static_cast<double>(y.size());
@@ -211,17 +211,7 @@ NodeEffects node_effects(const NpzReader& npz, uint64_t max_bytes) {
                     " configurable nodes, width]");
   const int64_t w = h.shape[2];
   NodeEffectsBuilder b(ids, w, runtime, file, max_bytes);
-  // ~16 MB chunks, as dedup_configs streams them.
-  // Unsigned: a header of no configs may claim any width.
-  const auto chunk = static_cast<int64_t>(std::max<uint64_t>(1, (uint64_t(16) << 20) / std::max<uint64_t>(1, h.row_bytes())));
-  npz.for_each_chunk("node_config_feat", chunk, [&](int64_t, const NpyArray& c) {
-    if (c.dtype() == DType::F32) {
-      b.add(c.as<float>(), c.dim(0));
-    } else {
-      const std::vector<float> f = c.to_float("node_config_feat");
-      b.add(f.data(), c.dim(0));
-    }
-  });
+  npz.for_each_float_chunk("node_config_feat", [&](const float* rows, int64_t count, int64_t) { b.add(rows, count); });
   return b.finish();
 }
 

@@ -37,4 +37,11 @@ std::string layout_row_text(const std::vector<float>& row) {
   return s;
 }
 
+std::string nodes_text(const std::vector<int64_t>& nodes, size_t shown, const char* prefix, const char* sep) {
+  std::string s;
+  for (size_t i = 0; i < nodes.size() && i < shown; ++i) s += (i ? sep : "") + std::string(prefix) + std::to_string(nodes[i]);
+  if (nodes.size() > shown) s += sep + ("+" + std::to_string(nodes.size() - shown));
+  return s;
+}
+
 }  // namespace fastslow

@@ -212,6 +212,23 @@ NpyArray NpzReader::read_rows(std::string_view name, const std::vector<int64_t>&
   return gather(a, rows);
 }
 
+void NpzReader::for_each_float_chunk(std::string_view name,
+                                     const std::function<void(const float*, int64_t, int64_t)>& fn) const {
+  const NpyHeader& h = header(name);
+  // Unsigned: a header of no rows may claim any width.
+  const uint64_t row_values = h.row_bytes() / std::max<size_t>(1, dtype_size(h.dtype));
+  const uint64_t chunk = std::max<uint64_t>(1, (uint64_t(16) << 20) / 4 / std::max<uint64_t>(1, row_values));
+  const std::string what(name);
+  for_each_chunk(name, static_cast<int64_t>(std::min<uint64_t>(chunk, INT64_MAX)), [&](int64_t, const NpyArray& c) {
+    if (c.dtype() == DType::F32) {
+      fn(c.as<float>(), c.dim(0), c.count());
+    } else {
+      const std::vector<float> converted = c.to_float(what);
+      fn(converted.data(), c.dim(0), c.count());
+    }
+  });
+}
+
 void NpzReader::for_each_chunk(std::string_view name, int64_t chunk_rows,
                                const std::function<void(int64_t, const NpyArray&)>& fn) const {
   const Array& a = find(name);

@@ -44,6 +44,7 @@ struct NodeEffect {
 
 struct NodeEffects {
   int64_t configs = 0;           // measured configs read (runtime > 0)
+  double fastest = 0;            // the fastest of their runtimes, what median_ratio is over
   int64_t constant_nodes = 0;    // configurable nodes with one row in the whole file
   std::vector<NodeEffect> entries;  // largest share first
 };

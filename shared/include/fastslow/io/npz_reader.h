@@ -55,6 +55,11 @@ class NpzReader {
   // (their rows are strided).
   void for_each_chunk(std::string_view name, int64_t chunk_rows,
                       const std::function<void(int64_t first_row, const NpyArray& chunk)>& fn) const;
+  // The same in chunks of about 16 MB as float32, whatever the stored dtype
+  // (config features): `fn(rows, count, values)` with count rows of
+  // values / count floats each.
+  void for_each_float_chunk(std::string_view name,
+                            const std::function<void(const float* rows, int64_t count, int64_t values)>& fn) const;
 
  private:
   struct Array {
