@@ -118,7 +118,7 @@ Command add_info_command(CLI::App& app) {
                 "layout files with runtimes: which configurable nodes the measured runtimes depend on (each "
                 "node's share of the variance of log runtime, its rows' median runtimes)");
   sub->add_option("--config", o->config,
-                  "--nodes: why config I (its row in the file) runs as it does: its row at each node against "
+                  "--nodes: why this config (its row in the file) runs as it does: its row at each node against "
                   "that node's fastest row, by their configs' median runtimes")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--top", o->top, "--nodes: lines printed (JSON: all)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
