@@ -2,6 +2,8 @@
 # Runs the benchmarks under bench/ against their references, in one run each.
 # Usage: scripts/bench.sh WHAT [extra args for the driver]
 #   npz         core npz reads vs numpy                      (bench/npz_bench.py)
+#   effects     info --nodes (the node effects and their forward selection) vs the same in numpy, on the
+#               real AlexNet and unet3d (bench/effects_bench.py; extra args: --repeat R, more files)
 #   train-step  default layout model step, C++ vs PyTorch    (bench/train_step_bench.py)
 #   quality     default vs paper baseline on generated small (bench/quality.py)
 #   real        per-program runs on the real graphs with runtimes vs one-hot ridge (bench/real_bench.cpp;
@@ -120,6 +122,9 @@ case $what in
   npz)
     cmake --build --preset native --target fastslow_bench_npz
     /usr/bin/python3 bench/npz_bench.py build/native $work "$@" ;;
+  effects)
+    cmake --build --preset native --target fastslow_bench_effects
+    /usr/bin/python3 bench/effects_bench.py build/native "$@" ;;
   train-step)
     cmake --build --preset native --target fastslow_bench_train_step
     /usr/bin/python3 bench/train_step_bench.py build/native $work "$@" ;;

@@ -1,4 +1,5 @@
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -20,19 +21,23 @@ namespace {
 
 void print_effects(const NodeEffects& e, const std::vector<int64_t>& opcodes, int top) {
   std::printf("\nwhat the measurements say per configurable node (%lld configs; %lld nodes never change layout):\n"
-              "the share of the variance of log runtime its layouts explain, each node taken alone (nodes that\n"
-              "always moved together share a line), and its rows (output, input, kernel orders; - left to the\n"
-              "compiler) with their configs' median runtime over the fastest config\n",
-              static_cast<long long>(e.configs), static_cast<long long>(e.constant_nodes));
+              "share: of the variance of log runtime, what a node's layouts explain taken alone (nodes that\n"
+              "always moved together share a line); adds: what they explain beyond chance on top of the lines\n"
+              "above (forward selection over crossed rows; - under 0.1 %%; %.1f %% together); and its rows\n"
+              "(output, input, kernel orders; - left to the compiler) with their configs' median runtime over\n"
+              "the fastest config\n",
+              static_cast<long long>(e.configs), static_cast<long long>(e.constant_nodes), 100.0 * e.joint);
   if (e.entries.empty()) {
     std::printf("no configurable node changes layout between measured configs\n");
     return;
   }
-  std::printf("%4s %7s  %-24s %s\n", "rank", "share", "node(s)", "opcode");
+  std::printf("%4s %7s %7s  %-24s %s\n", "rank", "share", "adds", "node(s)", "opcode");
   int shown = 0;
   for (const NodeEffect& x : e.entries) {
     if (shown++ >= top) break;
-    std::printf("%4d %6.1f%%  %-24s %s\n", shown, 100.0 * x.share, nodes_text(x.nodes, 4, "", ",").c_str(),
+    char adds[16] = "      -";
+    if (!std::isnan(x.adds)) std::snprintf(adds, sizeof adds, "%6.1f%%", 100.0 * x.adds);
+    std::printf("%4d %6.1f%% %s  %-24s %s\n", shown, 100.0 * x.share, adds, nodes_text(x.nodes, 4, "", ",").c_str(),
                 opcode_name(static_cast<int>(opcodes.at(static_cast<size_t>(x.nodes.front())))));
     for (const RowEffect& r : x.rows)
       std::printf("%14s%-28s %8.3fx  %lld configs\n", "", layout_row_text(r.row).c_str(), r.median_ratio,

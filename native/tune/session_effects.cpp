@@ -1,6 +1,7 @@
 #include "tune/session_effects.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "fastslow/error.h"
@@ -25,8 +26,6 @@ SessionEffects session_effects(const CachedGraph& g, const TuneTrace& t, int top
   } catch (const Error&) {
     return {};  // runtimes all alike: nothing to attribute yet
   }
-  std::stable_sort(e.entries.begin(), e.entries.end(),
-                   [](const NodeEffect& a, const NodeEffect& b) { return a.adjusted > b.adjusted; });
   auto opcode_of = [&](int64_t node) {
     const auto k = std::find(ids.begin(), ids.end(), node) - ids.begin();
     return opcode_name(g.node_opcode[static_cast<size_t>(at[static_cast<size_t>(k)])]);
@@ -35,26 +34,30 @@ SessionEffects session_effects(const CachedGraph& g, const TuneTrace& t, int top
   nlohmann::json entries = nlohmann::json::array();
   std::string named;
   for (const NodeEffect& x : e.entries) {
-    if (static_cast<int>(entries.size()) >= top || !(x.adjusted > 0)) break;
+    // The forward selection's picks, which come first: shares alone repeat
+    // each other where the session moved nodes together.
+    if (static_cast<int>(entries.size()) >= top || std::isnan(x.adds)) break;
     const double slowest = x.rows.back().median_ratio / x.rows.front().median_ratio;
     entries.push_back({{"nodes", x.nodes},
                        {"opcode", opcode_of(x.nodes.front())},
                        {"share", x.share},
                        {"adjusted", x.adjusted},
+                       {"adds", x.adds},
                        {"fastest_row", x.rows.front().row},
                        {"slowest_row", x.rows.back().row},
                        {"slowest_over_fastest", slowest}});
     if (entries.size() > 3) continue;
     char b[96];
-    std::snprintf(b, sizeof b, " %.1f %% (fastest row ", 100.0 * x.adjusted);
+    std::snprintf(b, sizeof b, " %s%.1f %% (fastest row ", named.empty() ? "" : "+", 100.0 * x.adds);
     named += std::string(named.empty() ? "" : "; ") + "#" + std::to_string(x.nodes.front()) +
              (x.nodes.size() > 1 ? " (+" + std::to_string(x.nodes.size() - 1) + " moved with it)" : "") + " " +
              opcode_of(x.nodes.front()) + b + layout_row_text(x.rows.front().row);
     std::snprintf(b, sizeof b, ", its slowest %.3gx)", slowest);
     named += b;
   }
-  out.json = {{"configs", e.configs}, {"constant_nodes", e.constant_nodes}, {"entries", entries}};
-  out.line = "what the " + std::to_string(e.configs) + " measurements depend on (each node alone, its share of log-runtime variance beyond chance): " +
+  out.json = {{"configs", e.configs}, {"constant_nodes", e.constant_nodes}, {"joint", e.joint}, {"entries", entries}};
+  out.line = "what the " + std::to_string(e.configs) +
+             " measurements depend on (share of log-runtime variance beyond chance; +: what a node adds to those before it): " +
              (named.empty() ? "no node's layout explains them beyond chance yet" : named);
   return out;
 }

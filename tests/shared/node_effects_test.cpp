@@ -145,14 +145,19 @@ TEST(NodeEffects, OneConvolutionDecidesRealUnet3d) {
   int64_t configs = 0;
   for (const RowEffect& r : top.rows) configs += r.configs;
   EXPECT_EQ(configs, g.num_configs);
-  // Every entry's share against the definition, and ordered.
+  // Every entry's share against the definition; the forward selection's
+  // picks first (#1022, then what little is left), then the rest by share.
+  ASSERT_GE(e.entries.size(), 2u);
+  EXPECT_NEAR(top.adds, top.adjusted, 1e-12);
+  EXPECT_LT(e.entries[1].adds, 0.01);
   for (size_t i = 0; i < e.entries.size(); ++i) {
     const int64_t node = e.entries[i].nodes.front();
     const auto j = std::find(g.node_config_ids.begin(), g.node_config_ids.end(), node) - g.node_config_ids.begin();
     EXPECT_NEAR(e.entries[i].share, direct_share(g, j), 1e-9) << "node " << node;
     EXPECT_NEAR(e.entries[i].adjusted, direct_adjusted(g, j), 1e-9) << "node " << node;
     EXPECT_LE(e.entries[i].adjusted, e.entries[i].share);
-    if (i > 0) {
+    if (i > 0 && std::isnan(e.entries[i - 1].adds)) {
+      EXPECT_TRUE(std::isnan(e.entries[i].adds));
       EXPECT_LE(e.entries[i].share, e.entries[i - 1].share);
     }
   }
@@ -172,6 +177,10 @@ TEST(NodeEffects, StreamedFromTheArchiveAsFromTheLoadedGraph) {
     EXPECT_EQ(a.entries[i].nodes, b.entries[i].nodes);
     EXPECT_DOUBLE_EQ(a.entries[i].share, b.entries[i].share);
     EXPECT_DOUBLE_EQ(a.entries[i].adjusted, b.entries[i].adjusted);
+    EXPECT_EQ(std::isnan(a.entries[i].adds), std::isnan(b.entries[i].adds));
+    if (!std::isnan(a.entries[i].adds)) {
+      EXPECT_DOUBLE_EQ(a.entries[i].adds, b.entries[i].adds);
+    }
     EXPECT_EQ(a.entries[i].rows_node, b.entries[i].rows_node);
     ASSERT_EQ(a.entries[i].rows.size(), b.entries[i].rows.size());
     for (size_t r = 0; r < a.entries[i].rows.size(); ++r) {

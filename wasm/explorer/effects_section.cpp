@@ -2,6 +2,7 @@
 // on it: measured effects (measured_effects.h), read with no model.
 #include <imgui.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -83,12 +84,13 @@ void App::effects_section() {
   bool colour = effects_coloured();
   if (ImGui::Checkbox("colour the graph by share##effects", &colour)) show_effects(colour);
   const float lines = static_cast<float>(std::min<size_t>(e.entries.size(), 6)) + 1.5f;
-  if (ImGui::BeginTable("effects", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
+  if (ImGui::BeginTable("effects", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
                         {0, lines * ImGui::GetTextLineHeightWithSpacing()})) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("node(s)");
     ImGui::TableSetupColumn("opcode");
     ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed, 60 * dpr);
+    ImGui::TableSetupColumn("adds", ImGuiTableColumnFlags_WidthFixed, 60 * dpr);
     ImGui::TableHeadersRow();
     ImGuiListClipper clip;
     clip.Begin(static_cast<int>(e.entries.size()));
@@ -106,14 +108,21 @@ void App::effects_section() {
         ImGui::TextUnformatted(opcode_name(doc->graph.node_opcode[static_cast<size_t>(x.nodes.front())]));
         ImGui::TableNextColumn();
         ImGui::Text("%5.1f %%", 100.0 * x.share);
+        ImGui::TableNextColumn();
+        if (std::isnan(x.adds))
+          ImGui::TextDisabled("-");
+        else
+          ImGui::Text("%5.1f %%", 100.0 * x.adds);
       }
     ImGui::EndTable();
   }
   const NodeEffect& shown = e.entries[std::min(effects.entry, e.entries.size() - 1)];
   if (shown.nodes.size() > 1) note("%s moved together in every config", node_list(shown.nodes).c_str());
   rows_table(shown, "effect_rows", dpr);
-  note("share: of the variance of log runtime, explained by a node's layouts taken alone; nodes that always "
-       "moved together share a line. `fastslow info FILE --nodes` prints the same.");
+  note("share: of the variance of log runtime, explained by a node's layouts taken alone; adds: what they explain "
+       "beyond chance on top of the lines above (forward selection; - under 0.1 %%), %.1f %% together. Nodes that "
+       "always moved together share a line. `fastslow info FILE --nodes` prints the same.",
+       100.0 * e.joint);
 }
 
 void App::config_effects_section(int64_t config, const std::vector<float>& row) {
@@ -168,8 +177,12 @@ void App::effects_inspector(int64_t node) {
     return;
   }
   const NodeEffect& e = effects.effects.entries[static_cast<size_t>(k)];
-  ImGui::TextWrapped("%.1f %% of the variance of log runtime (rank %lld of %zu)", 100.0 * e.share,
-                     static_cast<long long>(k + 1), effects.effects.entries.size());
+  if (std::isnan(e.adds))
+    ImGui::TextWrapped("%.1f %% of the variance of log runtime alone, under 0.1 %% beyond the nodes above it (rank %lld of %zu)",
+                       100.0 * e.share, static_cast<long long>(k + 1), effects.effects.entries.size());
+  else
+    ImGui::TextWrapped("%.1f %% of the variance of log runtime alone; adds %.1f %% to the nodes above it (rank %lld of %zu)",
+                       100.0 * e.share, 100.0 * e.adds, static_cast<long long>(k + 1), effects.effects.entries.size());
   if (e.nodes.size() > 1) {
     std::vector<int64_t> others;
     for (int64_t n : e.nodes)

@@ -337,10 +337,13 @@ test('the real unet3d\'s Summary names the convolution its runtimes depend on, a
   s.effects.entries.forEach((e, k) => {
     assert.deepEqual(e.nodes, native.entries[k].nodes);
     assert.ok(Math.abs(e.share - native.entries[k].share) < 1e-12, `entry ${k}: ${e.share} vs ${native.entries[k].share}`);
+    assert.equal(e.adds === null, native.entries[k].adds === null, `entry ${k}: picked in one only`);
+    if (e.adds !== null) assert.ok(Math.abs(e.adds - native.entries[k].adds) < 1e-12, `entry ${k} adds ${e.adds}`);
     assert.deepEqual(e.rows.map((r) => r.configs), native.entries[k].rows.map((r) => r.configs));
   });
   assert.deepEqual(s.effects.entries[0].nodes, [1022]);
   assert.ok(s.effects.entries[0].share > 0.99);
+  assert.ok(Math.abs(s.effects.joint - native.joint) < 1e-12 && s.effects.joint > 0.99, `together ${s.effects.joint}`);
   // The Configs tab's config read against them, as `info --nodes --config N` reads it.
   const mine = JSON.parse(run('info', unet3d, '--nodes', '--json', '--config', String(s.effects.config))).config_effects;
   assert.equal(s.effects.config_rows.length, mine.entries.length);

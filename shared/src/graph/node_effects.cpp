@@ -7,6 +7,7 @@
 #include "fastslow/error.h"
 #include "fastslow/graph/dedup.h"
 #include "fastslow/graph/graph_info.h"
+#include "fastslow/graph/joint_share.h"
 
 namespace fastslow {
 
@@ -36,7 +37,9 @@ NodeEffectsBuilder::NodeEffectsBuilder(std::vector<int64_t> node_ids, int64_t wi
     if (!std::isfinite(s.runtime[c]))
       throw Error(s.source, "config_runtime", "config " + std::to_string(c) + "'s runtime is not a finite number");
   const auto measured = static_cast<uint64_t>(std::count_if(s.runtime.begin(), s.runtime.end(), [](double r) { return r > 0; }));
-  s.kept_bytes = 16 * measured * s.node_ids.size();
+  // 16 bytes per node and config while grouping; the forward selection's
+  // groupings of its candidates, 4 bytes per config each.
+  s.kept_bytes = (16 * s.node_ids.size() + 4 * std::min(s.node_ids.size(), kJointCandidates)) * measured;
   if (s.kept_bytes > max_bytes)
     throw Error(s.source, "node_config_feat",
                 "grouping " + std::to_string(measured) + " measured configs by " + std::to_string(s.node_ids.size()) +
@@ -99,6 +102,7 @@ NodeEffects NodeEffectsBuilder::finish() const {
                 "its " + std::to_string(s.measured.size()) + " measured configs all run alike: nothing to attribute to nodes");
 
   std::unordered_map<std::string, size_t> seen;  // a split of the configs' bytes -> its entry
+  std::vector<size_t> entry_node;                 // per entry, the index of its rows' node among s.nodes
   for (size_t j = 0; j < s.node_ids.size(); ++j) {
     const ConfigGroups rows = s.nodes[j].finish(s.measured);
     const int64_t node = s.node_ids[j];
@@ -131,19 +135,39 @@ NodeEffects NodeEffectsBuilder::finish() const {
       e.rows.push_back({s.rows[j][gi], rows.group_size[gi], double_runtime_stats(runtimes[gi]).median / fastest});
     }
     e.share = std::min(1.0, between / total);  // rounding may put a constant group's between a hair over the total
-    const double n = static_cast<double>(y.size()), groups = static_cast<double>(k);
-    if (n > groups) {
-      const double within = std::max(0.0, total - between) / (n - groups);
-      e.adjusted = std::max(0.0, (between - (groups - 1) * within) / (total + within));
-    }
+    e.adjusted = omega_squared(between, total, static_cast<int64_t>(y.size()), static_cast<int64_t>(k));
     std::stable_sort(e.rows.begin(), e.rows.end(),
                      [](const RowEffect& a, const RowEffect& b) { return a.median_ratio < b.median_ratio; });
     seen.emplace(std::move(key), out.entries.size());
     out.entries.push_back(std::move(e));
+    entry_node.push_back(j);
   }
   for (NodeEffect& e : out.entries) std::sort(e.nodes.begin(), e.nodes.end());
-  std::stable_sort(out.entries.begin(), out.entries.end(),
-                   [](const NodeEffect& a, const NodeEffect& b) { return a.share > b.share; });
+  std::vector<size_t> order(out.entries.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return out.entries[a].share > out.entries[b].share; });
+
+  // The joint reading, over the entries largest alone (a node that explains
+  // nothing alone is rarely what others mask); their groupings made again,
+  // which keeps one entry's at a time in finish() above.
+  std::vector<std::vector<int32_t>> factors;
+  for (size_t i = 0; i < std::min(order.size(), kJointCandidates); ++i) {
+    const ConfigGroups rows = s.nodes[entry_node[order[i]]].finish(s.measured);
+    factors.emplace_back(rows.group_of.begin(), rows.group_of.end());
+  }
+  const JointShare joint = joint_share(y, factors, kJointPicks, kJointMinGain);
+  out.joint = joint.adjusted;
+  std::vector<NodeEffect> sorted;
+  std::vector<bool> placed(order.size(), false);
+  for (const JointPick& p : joint.picks) {
+    placed[p.factor] = true;
+    sorted.push_back(std::move(out.entries[order[p.factor]]));
+    sorted.back().adds = p.gain;
+  }
+  for (size_t i = 0; i < order.size(); ++i)
+    if (!placed[i]) sorted.push_back(std::move(out.entries[order[i]]));
+  out.entries = std::move(sorted);
   return out;
 }
 

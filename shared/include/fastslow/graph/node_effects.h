@@ -6,12 +6,18 @@
 // rows explain 99.8 %: the first thing an engineer tuning that program
 // wants to know, and what no per-config explanation shows at a glance.
 //
+// Shares alone overlap where a search moved nodes partly together, and a
+// node another one masks shows little alone, so the entries come in the
+// order of a forward selection over their crossed rows (joint_share.h),
+// each with what it adds to those above it.
+//
 // Nodes whose rows split the configs the same way (a search that moved
 // them together) cannot be told apart by measurements: they form one
 // entry, with the same share. Nodes that never change layout in the file
 // are left out (their share is 0).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -39,14 +45,28 @@ struct NodeEffect {
   // matters for the few configs of a tuning session, not for a file's
   // thousands.
   double adjusted = 0;
+  // What its layouts add, beyond chance, to those of the entries above it
+  // (joint_share.h); NaN for the entries the forward selection left out,
+  // which add less than kJointMinGain.
+  double adds = std::nan("");
   std::vector<RowEffect> rows;  // fastest median first
 };
+
+// The forward selection's reach: it tries the kJointCandidates entries
+// largest alone, picks at most kJointPicks, and stops at a gain under
+// kJointMinGain (0.1 % of the variance: below what a tuner acts on).
+constexpr size_t kJointCandidates = 64;
+constexpr int kJointPicks = 8;
+constexpr double kJointMinGain = 0.001;
 
 struct NodeEffects {
   int64_t configs = 0;           // measured configs read (runtime > 0)
   double fastest = 0;            // the fastest of their runtimes, what median_ratio is over
   int64_t constant_nodes = 0;    // configurable nodes with one row in the whole file
-  std::vector<NodeEffect> entries;  // largest share first
+  double joint = 0;              // the adjusted share of the picked entries together (the sum of their `adds`)
+  // The forward selection's picks first, in the order picked; then the
+  // rest, largest share first.
+  std::vector<NodeEffect> entries;
 };
 
 // One config read against the effects: per entry, the index of the row it
@@ -72,7 +92,8 @@ class NodeEffectsBuilder {
  public:
   // `runtime` per config (0 or less: not measured, left out); `source`
   // names the file in errors. The grouping keeps 16 bytes per node and
-  // measured config and each node's distinct rows: past `max_bytes` (the
+  // measured config (and 4 per config for each of the forward selection's
+  // candidates) and each node's distinct rows: past `max_bytes` (the
   // page's memory) it is refused by name, here or in add(), rather than
   // running out.
   NodeEffectsBuilder(std::vector<int64_t> node_ids, int64_t width, std::vector<double> runtime, std::string source,

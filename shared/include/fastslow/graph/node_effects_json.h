@@ -3,6 +3,8 @@
 // so node_effects.h stays free of the JSON library).
 #pragma once
 
+#include <cmath>
+
 #include "fastslow/graph/hlo_tables.h"
 #include "fastslow/graph/node_effects.h"
 
@@ -20,10 +22,11 @@ Json node_effects_json(const NodeEffects& e, const Opcodes& node_opcode) {
                        {"opcode", opcode_name(static_cast<int>(node_opcode.at(static_cast<size_t>(x.nodes.front()))))},
                        {"share", x.share},
                        {"adjusted", x.adjusted},
+                       {"adds", std::isnan(x.adds) ? Json(nullptr) : Json(x.adds)},
                        {"rows_node", x.rows_node},
                        {"rows", rows}});
   }
-  return {{"configs", e.configs}, {"constant_nodes", e.constant_nodes}, {"entries", entries}};
+  return {{"configs", e.configs}, {"constant_nodes", e.constant_nodes}, {"joint", e.joint}, {"entries", entries}};
 }
 
 }  // namespace fastslow

@@ -1,0 +1,108 @@
+#include "fastslow/graph/joint_share.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "fastslow/error.h"
+
+namespace fastslow {
+
+double omega_squared(double between, double total, int64_t n, int64_t groups) {
+  if (!(total > 0) || n <= groups) return 0;
+  const double within = std::max(0.0, total - between) / static_cast<double>(n - groups);
+  return std::max(0.0, (between - static_cast<double>(groups - 1) * within) / (total + within));
+}
+
+namespace {
+
+// Numbers the cells of (cell, group) pairs by first appearance into `out`;
+// returns how many there are. A dense table while the pairs' range is
+// small (the first picks), a hash past it.
+int64_t cross(const std::vector<int32_t>& cell, int64_t cells, const std::vector<int32_t>& group, int64_t groups,
+              std::vector<int32_t>& dense, std::vector<int32_t>& out) {
+  const size_t n = cell.size();
+  out.resize(n);
+  int32_t next = 0;
+  const auto range = static_cast<uint64_t>(cells) * static_cast<uint64_t>(groups);
+  if (range <= std::max<uint64_t>(4 * n, 1 << 16)) {
+    dense.assign(range, -1);
+    for (size_t i = 0; i < n; ++i) {
+      int32_t& id = dense[static_cast<size_t>(cell[i]) * static_cast<size_t>(groups) + static_cast<size_t>(group[i])];
+      if (id < 0) id = next++;
+      out[i] = id;
+    }
+    return next;
+  }
+  std::unordered_map<uint64_t, int32_t> ids;
+  ids.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const auto [it, fresh] =
+        ids.emplace(static_cast<uint64_t>(cell[i]) * static_cast<uint64_t>(groups) + static_cast<uint64_t>(group[i]), next);
+    if (fresh) ++next;
+    out[i] = it->second;
+  }
+  return next;
+}
+
+double between(const std::vector<double>& y, double mean, const std::vector<int32_t>& cell, int64_t cells,
+               std::vector<double>& sum, std::vector<double>& count) {
+  sum.assign(static_cast<size_t>(cells), 0.0);
+  count.assign(static_cast<size_t>(cells), 0.0);
+  for (size_t i = 0; i < y.size(); ++i) sum[static_cast<size_t>(cell[i])] += y[i], count[static_cast<size_t>(cell[i])] += 1;
+  double b = 0;
+  for (size_t c = 0; c < sum.size(); ++c) {
+    const double d = sum[c] / count[c] - mean;
+    b += count[c] * d * d;
+  }
+  return b;
+}
+
+}  // namespace
+
+JointShare joint_share(const std::vector<double>& y, const std::vector<std::vector<int32_t>>& factors, int max_picks,
+                       double min_gain) {
+  const size_t n = y.size();
+  std::vector<int64_t> groups;
+  for (const auto& f : factors) {
+    if (f.size() != n)
+      throw Error("joint share: a factor groups " + std::to_string(f.size()) + " observations, not " + std::to_string(n));
+    int32_t k = 0;
+    for (int32_t g : f) {
+      if (g < 0) throw Error("joint share: a negative group");
+      k = std::max(k, g);
+    }
+    groups.push_back(n ? int64_t{k} + 1 : 0);
+  }
+  JointShare out;
+  double mean = 0, total = 0;
+  for (double v : y) mean += v;
+  mean /= std::max<double>(1, static_cast<double>(n));
+  for (double v : y) total += (v - mean) * (v - mean);
+  if (!(total > 0)) return out;
+
+  std::vector<int32_t> cell(n, 0), trial, best_cells;
+  int64_t cells = 1;
+  std::vector<int32_t> dense;
+  std::vector<double> sum, count;
+  std::vector<bool> picked(factors.size(), false);
+  for (int step = 0; step < max_picks; ++step) {
+    double best_gain = -1;
+    size_t best = factors.size();
+    int64_t best_k = 0;
+    for (size_t f = 0; f < factors.size(); ++f) {
+      if (picked[f]) continue;
+      const int64_t k = cross(cell, cells, factors[f], groups[f], dense, trial);
+      const double gain = omega_squared(between(y, mean, trial, k, sum, count), total, static_cast<int64_t>(n), k) - out.adjusted;
+      if (gain > best_gain) best_gain = gain, best = f, best_k = k, best_cells.swap(trial);
+    }
+    if (best == factors.size() || best_gain < min_gain) break;
+    picked[best] = true;
+    cell.swap(best_cells);
+    cells = best_k;
+    out.adjusted += best_gain;
+    out.picks.push_back({best, best_gain, cells});
+  }
+  return out;
+}
+
+}  // namespace fastslow
