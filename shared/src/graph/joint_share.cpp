@@ -25,12 +25,18 @@ int64_t cross(const std::vector<int32_t>& cell, int64_t cells, const std::vector
   int32_t next = 0;
   const auto range = static_cast<uint64_t>(cells) * static_cast<uint64_t>(groups);
   if (range <= std::max<uint64_t>(4 * n, 1 << 16)) {
-    dense.assign(range, -1);
+    // `dense` is all -1 between calls: the pairs seen are put back after use,
+    // n writes rather than the whole range's.
+    if (dense.size() < range) dense.resize(range, -1);
+    const auto slot = [&](size_t i) {
+      return static_cast<size_t>(cell[i]) * static_cast<size_t>(groups) + static_cast<size_t>(group[i]);
+    };
     for (size_t i = 0; i < n; ++i) {
-      int32_t& id = dense[static_cast<size_t>(cell[i]) * static_cast<size_t>(groups) + static_cast<size_t>(group[i])];
+      int32_t& id = dense[slot(i)];
       if (id < 0) id = next++;
       out[i] = id;
     }
+    for (size_t i = 0; i < n; ++i) dense[slot(i)] = -1;
     return next;
   }
   std::unordered_map<uint64_t, int32_t> ids;
