@@ -6,21 +6,38 @@ and the forward selection; fastslow_bench_effects, in process) against the
 same definitions in numpy (node_effects.h, joint_share.h: per node its
 rows' one-way share of the variance of log runtime, twins merged; then a
 forward selection over the 64 entries largest alone, crossing their rows,
-scored by omega squared, stopping at a gain under 0.1 %), from the file to
-the answer, best of --repeat. The two answers must agree (the entries'
-order, nodes, shares and gains to 1e-9) or the row says where they differ.
+scored by omega squared, stopping at a gain under 0.1 %, at a pick whose
+partial F test's p-value is over 0.05 / candidates, or at 8 picks), from
+the file to the answer, best of --repeat. The two answers must agree (the
+entries' order, nodes, shares and gains to 1e-9) or the row says where
+they differ. Files without runtimes (test files) are skipped.
 
 Usage: effects_bench.py BUILD_DIR [--repeat R] [FILE ...]
 """
 import argparse
 import os
 import json
+import math
 import subprocess
 import time
 
 import numpy as np
 
-CANDIDATES, PICKS, MIN_GAIN = 64, 8, 0.001
+CANDIDATES, PICKS, MIN_GAIN, ALPHA = 64, 8, 0.001, 0.05
+
+
+def f_survival(f, d1, d2):
+    """P(F >= f): the F density integrated numerically (scipy is not at
+    hand), on a substitution that maps the tail to a finite interval."""
+    if f <= 0:
+        return 1.0
+    if math.isinf(f):
+        return 0.0
+    t = np.linspace(0.0, 1.0 - 1e-9, 200001)
+    x = f + t / (1 - t)
+    log_c = math.lgamma((d1 + d2) / 2) - math.lgamma(d1 / 2) - math.lgamma(d2 / 2) + (d1 / 2) * math.log(d1 / d2)
+    dens = np.exp(log_c + (d1 / 2 - 1) * np.log(x) - ((d1 + d2) / 2) * np.log1p(d1 * x / d2)) / (1 - t) ** 2
+    return float(np.trapz(dens, t))
 
 
 def omega(between, total, n, k):
@@ -54,7 +71,7 @@ def numpy_effects(path):
         k = cells.max() + 1
         s = np.bincount(cells, y, k)
         c = np.bincount(cells, None, k)
-        return (s * s / c).sum() - n * mean * mean, k
+        return (c * (s / c - mean) ** 2).sum(), k
 
     entries, seen = [], {}
     for j in range(feat.shape[1]):
@@ -71,21 +88,29 @@ def numpy_effects(path):
     order = sorted(range(len(entries)), key=lambda i: -entries[i]["share"])  # stable: file order on ties
     cand = order[:CANDIDATES]
     cell = np.zeros(n, dtype=np.int64)
-    have, picked = 0.0, []
+    have, explained, cells, picked = 0.0, 0.0, 1, []
     for _ in range(PICKS):
-        best = None
+        best, tried = None, 0
         for i in cand:
             if i in picked:
                 continue
+            tried += 1
             g = entries[i]["group"]
             c = first_appearance(cell * (g.max() + 1) + g)
             b, k = between(c)
             gain = omega(b, total, n, k) - have
             if best is None or gain > best[0]:
-                best = (gain, i, c)
+                best = (gain, i, c, b, k)
         if best is None or best[0] < MIN_GAIN:
             break
-        gain, i, cell = best
+        gain, i, c, b, k = best
+        d1, d2, within = k - cells, n - k, max(0.0, total - b)
+        p = 1.0
+        if d1 > 0 and d2 > 0:
+            p = 0.0 if within <= 1e-12 * total else f_survival(((b - explained) / d1) / (within / d2), d1, d2)
+        if p > ALPHA / tried:
+            break
+        cell, explained, cells = c, b, k
         entries[i]["adds"] = gain
         have += gain
         picked.append(i)
@@ -112,10 +137,13 @@ def main():
     p.add_argument("build")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("files", nargs="*", default=["data/real/layout_xla_default_train_unet3d.npz", "data/cleaned_alexnet.npz"])
-    a = p.parse_args()
+    a = p.parse_intermixed_args()
     exe = f"{a.build}/bin/fastslow_bench_effects"
     print(f"{'file':44} {'configs':>8} {'nodes':>6} {'fastslow s':>11} {'numpy s':>9} {'numpy/fastslow':>15}  picks (adds)  agree")
     for f in a.files:
+        if not (np.load(f)["config_runtime"] > 0).any():
+            print(f"{os.path.basename(f)[-44:]:44} no runtimes: skipped")
+            continue
         out = json.loads(subprocess.run([exe, f, str(a.repeat)], check=True, capture_output=True, text=True).stdout)
         t_fs = [out["seconds"]]
         t_np = []

@@ -191,9 +191,12 @@ char* fastslow_rank_open_document(int ticket, const char* card_json);
 //   "score", "against_score", "seconds", "nodes": [configurable node ids],
 //   "share": [per node], "coloured", "log_scale"},
 // "effects": `fastslow info --nodes --json`'s "node_effects" ("configs"
-//   (measured), "constant_nodes", "entries": [{"nodes", "opcode", "share",
-//   "adjusted", "rows_node", "rows": [{"row", "configs",
-//   "median_over_fastest"}]}], largest share first; graph/node_effects_json.h)
+//   (measured), "constant_nodes", "joint" (the picks together),
+//   "joint_stopped" (why no more were picked), "entries": [{"nodes",
+//   "opcode", "share", "adjusted", "adds" (null: not picked), "rows_node",
+//   "rows": [{"row", "configs", "median_over_fastest"}]}], the forward
+//   selection's picks first, then largest share first;
+//   graph/node_effects_json.h)
 //   and "found" (tried), "error" (why none: no runtimes, too large),
 //   "entry" (the one listed),
 //   "ms", "coloured", "config" (the Configs tab's), "config_rows": [{"nodes",

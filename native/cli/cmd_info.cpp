@@ -23,15 +23,16 @@ void print_effects(const NodeEffects& e, const std::vector<int64_t>& opcodes, in
   std::printf("\nwhat the measurements say per configurable node (%lld configs; %lld nodes never change layout):\n"
               "share: of the variance of log runtime, what a node's layouts explain taken alone (nodes that\n"
               "always moved together share a line); adds: what they explain beyond chance on top of the lines\n"
-              "above (forward selection over crossed rows; - under 0.1 %%; %.1f %% together); and its rows\n"
-              "(output, input, kernel orders; - left to the compiler) with their configs' median runtime over\n"
-              "the fastest config\n",
-              static_cast<long long>(e.configs), static_cast<long long>(e.constant_nodes), 100.0 * e.joint);
+              "above (a forward selection over crossed rows, each pick passing an F test; %.1f %% together);\n"
+              "and its rows (output, input, kernel orders; - left to the compiler) with their configs' median\n"
+              "runtime over the fastest config. Not picked (adds -): %s\n",
+              static_cast<long long>(e.configs), static_cast<long long>(e.constant_nodes), 100.0 * e.joint,
+              e.joint_stopped.c_str());
   if (e.entries.empty()) {
     std::printf("no configurable node changes layout between measured configs\n");
     return;
   }
-  std::printf("%4s %7s %7s  %-24s %s\n", "rank", "share", "adds", "node(s)", "opcode");
+  std::printf("%4s %7s %7s  %-24s %s\n", "#", "share", "adds", "node(s)", "opcode");
   int shown = 0;
   for (const NodeEffect& x : e.entries) {
     if (shown++ >= top) break;
@@ -121,7 +122,8 @@ Command add_info_command(CLI::App& app) {
   sub->add_flag("--json", o->json, "print one JSON object instead of text");
   sub->add_flag("--nodes", o->nodes,
                 "layout files with runtimes: which configurable nodes the measured runtimes depend on (each "
-                "node's share of the variance of log runtime, its rows' median runtimes)");
+                "node's share of the variance of log runtime alone, what it adds to the nodes above it in a "
+                "forward selection, its rows' median runtimes)");
   sub->add_option("--config", o->config,
                   "--nodes: why this config (its row in the file) runs as it does: its row at each node against "
                   "that node's fastest row, by their configs' median runtimes")

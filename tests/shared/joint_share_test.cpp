@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "fastslow/error.h"
@@ -52,7 +54,7 @@ TEST(JointShare, EachPickGainsWhatTheCrossingOfThePicksExplainsMore) {
     for (size_t f = 0; f < factors.size(); ++f) factors[f][i] = static_cast<int32_t>(rng.uniform_int(0, static_cast<int64_t>(f % 3) + 1));
     y[i] = 1.5 * factors[4][i] + 0.5 * factors[1][i] * factors[4][i] + 0.3 * rng.uniform();
   }
-  const JointShare j = joint_share(y, factors, 4, 0.001);
+  const JointShare j = joint_share(y, factors, 4, 0.001, 0.05);
   ASSERT_GE(j.picks.size(), 2u);
   EXPECT_EQ(j.picks[0].factor, 4u);
   EXPECT_EQ(j.picks[1].factor, 1u);
@@ -73,19 +75,74 @@ TEST(JointShare, EachPickGainsWhatTheCrossingOfThePicksExplainsMore) {
     sum += p.gain;
   }
   EXPECT_NEAR(j.adjusted, sum, 1e-12);
-  // The rest explain noise: none adds 0.1 % more.
+  // It stopped before its 4 picks: the rest explain noise, none adds 0.1 % more.
+  ASSERT_LT(j.picks.size(), 4u);
+  EXPECT_EQ(j.stop, JointStop::SmallGain);
   for (size_t f = 0; f < factors.size(); ++f) {
-    if (std::find(picked.begin(), picked.end(), f) != picked.end() || j.picks.size() == 4) continue;
+    if (std::find(picked.begin(), picked.end(), f) != picked.end()) continue;
     std::vector<size_t> with = picked;
     with.push_back(f);
     EXPECT_LT(direct_crossed(y, factors, with) - before, 0.001) << "factor " << f;
   }
 }
 
+// Pure noise among a tuning session's few configs: fifty candidate nodes of
+// 2 to 8 rows. The crossing soon leaves a degree of freedom or two within
+// its cells, where the best of fifty looks decisive by omega squared alone;
+// the F test at 0.05 over the candidates picks in few draws, and little.
+TEST(JointShare, NoiseAmongFewConfigsIsRarelyPicked) {
+  Rng rng(9);
+  for (const size_t n : {16u, 64u, 512u}) {
+    int with_picks = 0;
+    double joint = 0;
+    const int draws = 40;
+    for (int d = 0; d < draws; ++d) {
+      std::vector<double> y(n);
+      for (double& v : y) v = rng.uniform();
+      std::vector<std::vector<int32_t>> factors(50, std::vector<int32_t>(n));
+      for (auto& f : factors) {
+        const int64_t k = rng.uniform_int(2, 8);
+        for (int32_t& g : f) g = static_cast<int32_t>(rng.uniform_int(0, k - 1));
+      }
+      const JointShare j = joint_share(y, factors, 8, 0.001, 0.05);
+      with_picks += !j.picks.empty();
+      joint += j.adjusted / draws;
+      if (j.picks.empty()) {
+        EXPECT_NE(j.stop, JointStop::MostPicks);
+        EXPECT_FALSE(std::isnan(j.next_p));
+      }
+    }
+    EXPECT_LE(with_picks, draws / 5) << n << " configs";
+    EXPECT_LT(joint, 0.05) << n << " configs";
+  }
+}
+
+// Crossings of many groups go through the hash (past the dense table's
+// range): the same gains as the definition's cells.
+TEST(JointShare, ManyGroupsCrossAsTheDefinitionSays) {
+  Rng rng(2);
+  const size_t n = 20000;
+  std::vector<std::vector<int32_t>> factors(3, std::vector<int32_t>(n));
+  std::vector<double> y(n);
+  for (size_t i = 0; i < n; ++i) {
+    for (auto& f : factors) f[i] = static_cast<int32_t>(rng.uniform_int(0, 299));
+    y[i] = 0.01 * factors[0][i] + 0.004 * factors[2][i] + rng.uniform();
+  }
+  const JointShare j = joint_share(y, factors, 2, 0.0, 1.0);  // no test: picks two, the second crossing 300 x 300 ways
+  ASSERT_EQ(j.picks.size(), 2u);
+  EXPECT_GT(j.picks[1].cells, 15000);
+  std::vector<size_t> picked = {j.picks[0].factor};
+  EXPECT_NEAR(j.picks[0].gain, direct_crossed(y, factors, picked), 1e-12);
+  picked.push_back(j.picks[1].factor);
+  EXPECT_NEAR(j.adjusted, direct_crossed(y, factors, picked), 1e-12);
+  EXPECT_EQ(j.stop, JointStop::MostPicks);
+  EXPECT_TRUE(std::isnan(j.next_gain));
+}
+
 TEST(JointShare, FactorsOfAnotherLengthAreRefusedAndAConstantRuntimeHasNoPicks) {
-  EXPECT_THROW(joint_share({1, 2, 3}, {{0, 1}}, 3, 0.001), Error);
-  EXPECT_THROW(joint_share({1, 2}, {{0, -1}}, 3, 0.001), Error);
-  EXPECT_TRUE(joint_share({2, 2, 2}, {{0, 1, 0}}, 3, 0.001).picks.empty());
+  EXPECT_THROW(joint_share({1, 2, 3}, {{0, 1}}, 3, 0.001, 0.05), Error);
+  EXPECT_THROW(joint_share({1, 2}, {{0, -1}}, 3, 0.001, 0.05), Error);
+  EXPECT_TRUE(joint_share({2, 2, 2}, {{0, 1, 0}}, 3, 0.001, 0.05).picks.empty());
   EXPECT_EQ(omega_squared(5, 10, 4, 4), 0.0);  // as many groups as observations
 }
 
@@ -114,6 +171,7 @@ TEST(NodeEffects, ANodeMaskedAloneIsPickedForWhatItAddsToTheOneAboveIt) {
   EXPECT_NEAR(e.entries[0].adds + e.entries[1].adds, 1.0, 1e-12);  // exact: the two explain all
   EXPECT_NEAR(e.joint, 1.0, 1e-12);
   EXPECT_TRUE(std::isnan(e.entries[2].adds));
+  EXPECT_NE(e.joint_stopped.find("under 0.1 %"), std::string::npos) << e.joint_stopped;
 }
 
 // Real AlexNet: each pick's gain against the crossing of the picked nodes'

@@ -120,9 +120,10 @@ void App::effects_section() {
   if (shown.nodes.size() > 1) note("%s moved together in every config", node_list(shown.nodes).c_str());
   rows_table(shown, "effect_rows", dpr);
   note("share: of the variance of log runtime, explained by a node's layouts taken alone; adds: what they explain "
-       "beyond chance on top of the lines above (forward selection; - under 0.1 %%), %.1f %% together. Nodes that "
-       "always moved together share a line. `fastslow info FILE --nodes` prints the same.",
-       100.0 * e.joint);
+       "beyond chance on top of the lines above (a forward selection, each pick passing an F test), %.1f %% "
+       "together; - not picked: %s. Nodes that always moved together share a line. `fastslow info FILE --nodes` "
+       "prints the same.",
+       100.0 * e.joint, e.joint_stopped.c_str());
 }
 
 void App::config_effects_section(int64_t config, const std::vector<float>& row) {
@@ -178,10 +179,11 @@ void App::effects_inspector(int64_t node) {
   }
   const NodeEffect& e = effects.effects.entries[static_cast<size_t>(k)];
   if (std::isnan(e.adds))
-    ImGui::TextWrapped("%.1f %% of the variance of log runtime alone, under 0.1 %% beyond the nodes above it (rank %lld of %zu)",
-                       100.0 * e.share, static_cast<long long>(k + 1), effects.effects.entries.size());
+    ImGui::TextWrapped("%.1f %% of the variance of log runtime alone; not picked by the forward selection (%s; line %lld of %zu)",
+                       100.0 * e.share, effects.effects.joint_stopped.c_str(), static_cast<long long>(k + 1),
+                       effects.effects.entries.size());
   else
-    ImGui::TextWrapped("%.1f %% of the variance of log runtime alone; adds %.1f %% to the nodes above it (rank %lld of %zu)",
+    ImGui::TextWrapped("%.1f %% of the variance of log runtime alone; adds %.1f %% to the nodes above it (line %lld of %zu)",
                        100.0 * e.share, 100.0 * e.adds, static_cast<long long>(k + 1), effects.effects.entries.size());
   if (e.nodes.size() > 1) {
     std::vector<int64_t> others;

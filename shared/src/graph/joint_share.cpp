@@ -4,6 +4,8 @@
 #include <unordered_map>
 
 #include "fastslow/error.h"
+#include "fastslow/graph/f_distribution.h"
+#include "fastslow/numeric.h"
 
 namespace fastslow {
 
@@ -66,7 +68,7 @@ double between(const std::vector<double>& y, double mean, const std::vector<int3
 }  // namespace
 
 JointShare joint_share(const std::vector<double>& y, const std::vector<std::vector<int32_t>>& factors, int max_picks,
-                       double min_gain) {
+                       double min_gain, double alpha) {
   const size_t n = y.size();
   std::vector<int64_t> groups;
   for (const auto& f : factors) {
@@ -80,6 +82,7 @@ JointShare joint_share(const std::vector<double>& y, const std::vector<std::vect
     groups.push_back(n ? int64_t{k} + 1 : 0);
   }
   JointShare out;
+  out.next_gain = out.next_p = kNaN;
   double mean = 0, total = 0;
   for (double v : y) mean += v;
   mean /= std::max<double>(1, static_cast<double>(n));
@@ -88,26 +91,56 @@ JointShare joint_share(const std::vector<double>& y, const std::vector<std::vect
 
   std::vector<int32_t> cell(n, 0), trial, best_cells;
   int64_t cells = 1;
+  double explained = 0;  // between-cell sum of squares of the picks' crossing
   std::vector<int32_t> dense;
   std::vector<double> sum, count;
   std::vector<bool> picked(factors.size(), false);
-  for (int step = 0; step < max_picks; ++step) {
-    double best_gain = -1;
-    size_t best = factors.size();
+  for (int step = 0;; ++step) {
+    if (step == max_picks) {
+      out.stop = JointStop::MostPicks;
+      break;
+    }
+    double best_gain = -1, best_between = 0;
+    size_t best = factors.size(), candidates = 0;
     int64_t best_k = 0;
     for (size_t f = 0; f < factors.size(); ++f) {
       if (picked[f]) continue;
+      ++candidates;
       const int64_t k = cross(cell, cells, factors[f], groups[f], dense, trial);
-      const double gain = omega_squared(between(y, mean, trial, k, sum, count), total, static_cast<int64_t>(n), k) - out.adjusted;
-      if (gain > best_gain) best_gain = gain, best = f, best_k = k, best_cells.swap(trial);
+      const double b = between(y, mean, trial, k, sum, count);
+      const double gain = omega_squared(b, total, static_cast<int64_t>(n), k) - out.adjusted;
+      if (gain > best_gain) best_gain = gain, best_between = b, best = f, best_k = k, best_cells.swap(trial);
     }
-    if (best == factors.size() || best_gain < min_gain) break;
+    if (best == factors.size()) {
+      out.stop = JointStop::AllPicked;
+      break;
+    }
+    // The partial F test of the added cells: what they explain more per
+    // degree of freedom against what is left within the new cells.
+    const double d1 = static_cast<double>(best_k - cells), d2 = static_cast<double>(static_cast<int64_t>(n) - best_k);
+    const double within = std::max(0.0, total - best_between);
+    double p = 1;
+    if (d1 > 0 && d2 > 0)
+      p = within <= 1e-12 * total ? 0.0 : f_survival(((best_between - explained) / d1) / (within / d2), d1, d2);
+    out.next_gain = best_gain;
+    out.next_p = p;
+    out.next_candidates = candidates;
+    if (best_gain < min_gain) {
+      out.stop = JointStop::SmallGain;
+      break;
+    }
+    if (p > alpha / static_cast<double>(candidates)) {
+      out.stop = JointStop::NotSignificant;
+      break;
+    }
     picked[best] = true;
     cell.swap(best_cells);
     cells = best_k;
+    explained = best_between;
     out.adjusted += best_gain;
-    out.picks.push_back({best, best_gain, cells});
+    out.picks.push_back({best, best_gain, cells, p});
   }
+  if (out.stop == JointStop::MostPicks || out.stop == JointStop::AllPicked) out.next_gain = out.next_p = kNaN;
   return out;
 }
 

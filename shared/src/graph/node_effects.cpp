@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <unordered_map>
 
 #include "fastslow/error.h"
@@ -10,6 +11,8 @@
 #include "fastslow/graph/joint_share.h"
 
 namespace fastslow {
+
+constexpr uint64_t kSelectionBytes = 96;
 
 struct NodeEffectsBuilder::State {
   std::vector<int64_t> node_ids;
@@ -38,8 +41,10 @@ NodeEffectsBuilder::NodeEffectsBuilder(std::vector<int64_t> node_ids, int64_t wi
       throw Error(s.source, "config_runtime", "config " + std::to_string(c) + "'s runtime is not a finite number");
   const auto measured = static_cast<uint64_t>(std::count_if(s.runtime.begin(), s.runtime.end(), [](double r) { return r > 0; }));
   // 16 bytes per node and config while grouping; the forward selection's
-  // groupings of its candidates, 4 bytes per config each.
-  s.kept_bytes = (16 * s.node_ids.size() + 4 * std::min(s.node_ids.size(), kJointCandidates)) * measured;
+  // groupings of its candidates, 4 bytes per config each, and its working
+  // set (log runtimes, cell arrays, sums, the dense table or a hash of the
+  // cells: under 96 bytes per config).
+  s.kept_bytes = (16 * s.node_ids.size() + 4 * std::min(s.node_ids.size(), kJointCandidates) + kSelectionBytes) * measured;
   if (s.kept_bytes > max_bytes)
     throw Error(s.source, "node_config_feat",
                 "grouping " + std::to_string(measured) + " measured configs by " + std::to_string(s.node_ids.size()) +
@@ -78,6 +83,41 @@ void NodeEffectsBuilder::add(const float* rows, int64_t count) {
     }
   }
 }
+
+namespace {
+
+std::string percent(double share) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2g %%", 100.0 * share);
+  return b;
+}
+
+std::string joint_stop_text(const JointShare& j, size_t entries) {
+  std::string why;
+  switch (j.stop) {
+    case JointStop::AllPicked:
+      why = "every node tried is picked";
+      break;
+    case JointStop::SmallGain:
+      why = "the next best adds " + percent(std::max(0.0, j.next_gain)) + ", under " + percent(kJointMinGain);
+      break;
+    case JointStop::NotSignificant: {
+      char b[160];
+      std::snprintf(b, sizeof b, "the next best (%s more) is not significant: F test p = %.2g, over %.2g / %zu candidates",
+                    percent(j.next_gain).c_str(), j.next_p, kJointAlpha, j.next_candidates);
+      why = b;
+      break;
+    }
+    case JointStop::MostPicks:
+      why = std::to_string(kJointPicks) + " picks, the most it makes";
+      break;
+  }
+  if (entries > kJointCandidates)
+    why += "; nodes past the " + std::to_string(kJointCandidates) + " largest alone are not tried";
+  return why;
+}
+
+}  // namespace
 
 NodeEffects NodeEffectsBuilder::finish() const {
   const State& s = *s_;
@@ -156,8 +196,9 @@ NodeEffects NodeEffectsBuilder::finish() const {
     const ConfigGroups rows = s.nodes[entry_node[order[i]]].finish(s.measured);
     factors.emplace_back(rows.group_of.begin(), rows.group_of.end());
   }
-  const JointShare joint = joint_share(y, factors, kJointPicks, kJointMinGain);
+  const JointShare joint = joint_share(y, factors, kJointPicks, kJointMinGain, kJointAlpha);
   out.joint = joint.adjusted;
+  out.joint_stopped = joint_stop_text(joint, order.size());
   std::vector<NodeEffect> sorted;
   std::vector<bool> placed(order.size(), false);
   for (const JointPick& p : joint.picks) {
@@ -203,7 +244,7 @@ std::vector<ConfigRowEffect> config_row_effects(const NodeEffects& e, const std:
     }
     out.push_back(c);
   }
-  // Rows nobody measured (NaN) last; ties keep the entries' order (largest share first).
+  // Rows nobody measured (NaN) last; ties keep the entries' order (the forward selection's picks first).
   std::stable_sort(out.begin(), out.end(), [](const ConfigRowEffect& a, const ConfigRowEffect& b) {
     const double x = std::isnan(a.slower) ? -1 : a.slower, y = std::isnan(b.slower) ? -1 : b.slower;
     return x > y;

@@ -46,24 +46,29 @@ struct NodeEffect {
   // thousands.
   double adjusted = 0;
   // What its layouts add, beyond chance, to those of the entries above it
-  // (joint_share.h); NaN for the entries the forward selection left out,
-  // which add less than kJointMinGain.
+  // (joint_share.h); NaN for the entries the forward selection did not
+  // pick (NodeEffects::joint_stopped says why).
   double adds = std::nan("");
   std::vector<RowEffect> rows;  // fastest median first
 };
 
 // The forward selection's reach: it tries the kJointCandidates entries
 // largest alone, picks at most kJointPicks, and stops at a gain under
-// kJointMinGain (0.1 % of the variance: below what a tuner acts on).
+// kJointMinGain (0.1 % of the variance: below what a tuner acts on) or at
+// one whose F test's p-value is over kJointAlpha / (the step's candidates).
 constexpr size_t kJointCandidates = 64;
 constexpr int kJointPicks = 8;
 constexpr double kJointMinGain = 0.001;
+constexpr double kJointAlpha = 0.05;
 
 struct NodeEffects {
   int64_t configs = 0;           // measured configs read (runtime > 0)
   double fastest = 0;            // the fastest of their runtimes, what median_ratio is over
   int64_t constant_nodes = 0;    // configurable nodes with one row in the whole file
   double joint = 0;              // the adjusted share of the picked entries together (the sum of their `adds`)
+  // Why the selection picked no more, in words ("the next best adds
+  // 0.06 %, under 0.1 %"), and that entries past kJointCandidates were not tried.
+  std::string joint_stopped;
   // The forward selection's picks first, in the order picked; then the
   // rest, largest share first.
   std::vector<NodeEffect> entries;
@@ -92,10 +97,10 @@ class NodeEffectsBuilder {
  public:
   // `runtime` per config (0 or less: not measured, left out); `source`
   // names the file in errors. The grouping keeps 16 bytes per node and
-  // measured config (and 4 per config for each of the forward selection's
-  // candidates) and each node's distinct rows: past `max_bytes` (the
-  // page's memory) it is refused by name, here or in add(), rather than
-  // running out.
+  // measured config (and per config 4 bytes for each of the forward
+  // selection's candidates and 96 for its working set) and each node's
+  // distinct rows: past `max_bytes` (the page's memory) it is refused by
+  // name, here or in add(), rather than running out.
   NodeEffectsBuilder(std::vector<int64_t> node_ids, int64_t width, std::vector<double> runtime, std::string source,
                      uint64_t max_bytes = UINT64_MAX);
   ~NodeEffectsBuilder();

@@ -26,7 +26,7 @@ Json node_effects_json(const NodeEffects& e, const Opcodes& node_opcode) {
                        {"rows_node", x.rows_node},
                        {"rows", rows}});
   }
-  return {{"configs", e.configs}, {"constant_nodes", e.constant_nodes}, {"joint", e.joint}, {"entries", entries}};
+  return {{"configs", e.configs}, {"constant_nodes", e.constant_nodes}, {"joint", e.joint}, {"joint_stopped", e.joint_stopped}, {"entries", entries}};
 }
 
 }  // namespace fastslow
