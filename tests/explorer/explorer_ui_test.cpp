@@ -428,7 +428,10 @@ TEST_F(ExplorerUi, ShowsWhatRealUnet3dsRuntimesDependOnAsItOpens) {
   e = nlohmann::json::parse(app.state_json())["effects"];
   EXPECT_TRUE(e["coloured"].get<bool>());
   EXPECT_FALSE(nlohmann::json::parse(app.state_json())["explain"]["coloured"].get<bool>());
-  EXPECT_DOUBLE_EQ(app.graph.node_values().at(1022), want.entries[0].share);
+  EXPECT_DOUBLE_EQ(app.graph.node_values().at(1022), want.entries[0].adds);
+  // An entry the forward selection left out is coloured 0, however large its share alone.
+  ASSERT_TRUE(std::isnan(want.entries.back().adds));
+  EXPECT_EQ(app.graph.node_values().at(static_cast<size_t>(want.entries.back().nodes.front())), 0.0);
   EXPECT_TRUE(std::isnan(app.graph.node_values().at(0)));  // not configurable
   app.show_effects(false);
   EXPECT_TRUE(app.graph.node_values().empty());

@@ -82,7 +82,7 @@ void App::effects_section() {
     return;
   }
   bool colour = effects_coloured();
-  if (ImGui::Checkbox("colour the graph by share##effects", &colour)) show_effects(colour);
+  if (ImGui::Checkbox("colour the graph by what nodes add##effects", &colour)) show_effects(colour);
   const float lines = static_cast<float>(std::min<size_t>(e.entries.size(), 6)) + 1.5f;
   if (ImGui::BeginTable("effects", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
                         {0, lines * ImGui::GetTextLineHeightWithSpacing()})) {

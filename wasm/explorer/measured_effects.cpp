@@ -36,7 +36,7 @@ std::vector<double> MeasuredEffects::node_values(int64_t num_nodes) const {
   std::vector<double> v(static_cast<size_t>(num_nodes), std::nan(""));
   for (const NodeEffect& e : effects.entries)
     for (int64_t n : e.nodes)
-      if (n >= 0 && n < num_nodes) v[static_cast<size_t>(n)] = e.share;
+      if (n >= 0 && n < num_nodes) v[static_cast<size_t>(n)] = std::isnan(e.adds) ? 0.0 : e.adds;
   return v;
 }
 

@@ -36,13 +36,15 @@ struct MeasuredEffects {
   void reset(const Document* doc);
   // Finds them (again); a failure lands in `error`, never thrown.
   void find(const Document& doc);
-  // Per node of the graph: its entry's share, NaN for the rest (the graph's colours).
+  // Per node of the graph: what its entry adds (the forward selection's
+  // picks; 0 for the entries it did not pick, whose share alone repeats or
+  // is noise), NaN for nodes that never change (the graph's colours).
   std::vector<double> node_values(int64_t num_nodes) const;
   // The entry holding `node`, or -1.
   int64_t entry_of(int64_t node) const;
 };
 
 // The legend's title when the graph shows them.
-inline constexpr const char* kEffectsTitle = "share of log-runtime variance (measured)";
+inline constexpr const char* kEffectsTitle = "what layouts add (measured)";
 
 }  // namespace fastslow::explorer
