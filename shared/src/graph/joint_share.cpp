@@ -122,15 +122,11 @@ JointShare joint_share(const std::vector<double>& y, const std::vector<std::vect
     double p = 1;
     if (d1 > 0 && d2 > 0)
       p = within <= 1e-12 * total ? 0.0 : f_survival(((best_between - explained) / d1) / (within / d2), d1, d2);
-    out.next_gain = best_gain;
-    out.next_p = p;
-    out.next_candidates = candidates;
-    if (best_gain < min_gain) {
-      out.stop = JointStop::SmallGain;
-      break;
-    }
-    if (p > alpha / static_cast<double>(candidates)) {
-      out.stop = JointStop::NotSignificant;
+    if (best_gain < min_gain || p > alpha / static_cast<double>(candidates)) {
+      out.stop = best_gain < min_gain ? JointStop::SmallGain : JointStop::NotSignificant;
+      out.next_gain = best_gain;
+      out.next_p = p;
+      out.next_candidates = candidates;
       break;
     }
     picked[best] = true;
@@ -140,7 +136,6 @@ JointShare joint_share(const std::vector<double>& y, const std::vector<std::vect
     out.adjusted += best_gain;
     out.picks.push_back({best, best_gain, cells, p});
   }
-  if (out.stop == JointStop::MostPicks || out.stop == JointStop::AllPicked) out.next_gain = out.next_p = kNaN;
   return out;
 }
 

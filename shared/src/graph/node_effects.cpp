@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <unordered_map>
 
 #include "fastslow/error.h"
@@ -141,8 +142,10 @@ NodeEffects NodeEffectsBuilder::finish() const {
     throw Error(s.source, "config_runtime",
                 "its " + std::to_string(s.measured.size()) + " measured configs all run alike: nothing to attribute to nodes");
 
-  std::unordered_map<std::string, size_t> seen;  // a split of the configs' bytes -> its entry
-  std::vector<size_t> entry_node;                 // per entry, the index of its rows' node among s.nodes
+  // A split of the configs (each config's group, int32 bytes) -> its entry; the
+  // forward selection reads the entries' splits back from these keys.
+  std::unordered_map<std::string, size_t> seen;
+  std::vector<const std::string*> entry_split;  // per entry, its key in `seen` (node-stable)
   for (size_t j = 0; j < s.node_ids.size(); ++j) {
     const ConfigGroups rows = s.nodes[j].finish(s.measured);
     const int64_t node = s.node_ids[j];
@@ -151,7 +154,8 @@ NodeEffects NodeEffectsBuilder::finish() const {
       continue;
     }
     // Groups are numbered by first appearance, so two nodes that split the configs alike get equal vectors.
-    std::string key(reinterpret_cast<const char*>(rows.group_of.data()), rows.group_of.size() * sizeof(int64_t));
+    const std::vector<int32_t> split(rows.group_of.begin(), rows.group_of.end());
+    std::string key(reinterpret_cast<const char*>(split.data()), split.size() * sizeof(int32_t));
     const auto it = seen.find(key);
     if (it != seen.end()) {
       out.entries[it->second].nodes.push_back(node);
@@ -178,9 +182,8 @@ NodeEffects NodeEffectsBuilder::finish() const {
     e.adjusted = omega_squared(between, total, static_cast<int64_t>(y.size()), static_cast<int64_t>(k));
     std::stable_sort(e.rows.begin(), e.rows.end(),
                      [](const RowEffect& a, const RowEffect& b) { return a.median_ratio < b.median_ratio; });
-    seen.emplace(std::move(key), out.entries.size());
+    entry_split.push_back(&seen.emplace(std::move(key), out.entries.size()).first->first);
     out.entries.push_back(std::move(e));
-    entry_node.push_back(j);
   }
   for (NodeEffect& e : out.entries) std::sort(e.nodes.begin(), e.nodes.end());
   std::vector<size_t> order(out.entries.size());
@@ -189,12 +192,12 @@ NodeEffects NodeEffectsBuilder::finish() const {
                    [&](size_t a, size_t b) { return out.entries[a].share > out.entries[b].share; });
 
   // The joint reading, over the entries largest alone (a node that explains
-  // nothing alone is rarely what others mask); their groupings made again,
-  // which keeps one entry's at a time in finish() above.
+  // nothing alone is rarely what others mask).
   std::vector<std::vector<int32_t>> factors;
   for (size_t i = 0; i < std::min(order.size(), kJointCandidates); ++i) {
-    const ConfigGroups rows = s.nodes[entry_node[order[i]]].finish(s.measured);
-    factors.emplace_back(rows.group_of.begin(), rows.group_of.end());
+    const std::string& split = *entry_split[order[i]];
+    factors.emplace_back(split.size() / sizeof(int32_t));
+    std::memcpy(factors.back().data(), split.data(), split.size());
   }
   const JointShare joint = joint_share(y, factors, kJointPicks, kJointMinGain, kJointAlpha);
   out.joint = joint.adjusted;
