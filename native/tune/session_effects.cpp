@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "fastslow/error.h"
 #include "fastslow/graph/hlo_tables.h"
 #include "fastslow/graph/node_effects.h"
+#include "fastslow/graph/node_effects_json.h"
 #include "fastslow/graph/row_text.h"
 
 namespace fastslow::tune {
@@ -26,27 +28,19 @@ SessionEffects session_effects(const CachedGraph& g, const TuneTrace& t, int top
   } catch (const Error&) {
     return {};  // runtimes all alike: nothing to attribute yet
   }
-  auto opcode_of = [&](int64_t node) {
-    const auto k = std::find(ids.begin(), ids.end(), node) - ids.begin();
-    return opcode_name(g.node_opcode[static_cast<size_t>(at[static_cast<size_t>(k)])]);
-  };
+  // The file's node ids -> their opcodes, as node_effects_json reads them.
+  std::map<size_t, int32_t> opcodes;
+  for (size_t k = 0; k < ids.size(); ++k) opcodes[static_cast<size_t>(ids[k])] = g.node_opcode[static_cast<size_t>(at[k])];
+  auto opcode_of = [&](int64_t node) { return opcode_name(opcodes.at(static_cast<size_t>(node))); };
   SessionEffects out;
-  nlohmann::json entries = nlohmann::json::array();
   std::string named;
+  int shown = 0;
   for (const NodeEffect& x : e.entries) {
     // The forward selection's picks, which come first: shares alone repeat
     // each other where the session moved nodes together.
-    if (static_cast<int>(entries.size()) >= top || std::isnan(x.adds)) break;
+    if (shown >= top || std::isnan(x.adds)) break;
+    ++shown;
     const double slowest = x.rows.back().median_ratio / x.rows.front().median_ratio;
-    entries.push_back({{"nodes", x.nodes},
-                       {"opcode", opcode_of(x.nodes.front())},
-                       {"share", x.share},
-                       {"adjusted", x.adjusted},
-                       {"adds", x.adds},
-                       {"fastest_row", x.rows.front().row},
-                       {"slowest_row", x.rows.back().row},
-                       {"slowest_over_fastest", slowest}});
-    if (entries.size() > 3) continue;
     char b[96];
     std::snprintf(b, sizeof b, " %s%.1f %% (fastest row ", named.empty() ? "" : "+", 100.0 * x.adds);
     named += std::string(named.empty() ? "" : "; ") + "#" + std::to_string(x.nodes.front()) +
@@ -55,7 +49,7 @@ SessionEffects session_effects(const CachedGraph& g, const TuneTrace& t, int top
     std::snprintf(b, sizeof b, ", its slowest %.3gx)", slowest);
     named += b;
   }
-  out.json = {{"configs", e.configs}, {"constant_nodes", e.constant_nodes}, {"joint", e.joint}, {"entries", entries}};
+  out.json = node_effects_json<nlohmann::json>(e, opcodes);
   out.line = "what the " + std::to_string(e.configs) +
              " measurements depend on (share of log-runtime variance beyond chance; +: what a node adds to those before it): " +
              (named.empty() ? "no node's layout explains them beyond chance yet" : named);

@@ -3,8 +3,9 @@
 // nodes the forward selection picks, each with what it adds beyond chance
 // (a session's tens of configs inflate the raw share of a node with many
 // rows, and a session moves nodes together, so shares alone repeat each
-// other). tune.json keeps it after each round; the session's last line
-// says it.
+// other). tune.json keeps it after each round, as `info --nodes --json`
+// writes it of a file holding just the measured configs (one JSON writer,
+// graph/node_effects_json.h); the session's last line names the picks.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -21,7 +22,8 @@ struct SessionEffects {
 };
 
 // Nothing for a tile graph, fewer than two measurements, or runtimes all
-// alike; `top` entries at most, the forward selection's picks.
-SessionEffects session_effects(const CachedGraph& g, const TuneTrace& t, int top = 5);
+// alike. The line names at most `top` of the forward selection's picks;
+// the JSON holds every entry.
+SessionEffects session_effects(const CachedGraph& g, const TuneTrace& t, int top = 4);
 
 }  // namespace fastslow::tune
