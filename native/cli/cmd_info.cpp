@@ -120,14 +120,15 @@ Command add_info_command(CLI::App& app) {
       "errors (the same files `rank` and `train` refuse); warnings and notes keep 0.");
   sub->add_option("FILE", o->file, "a tile or layout .npz")->required();
   sub->add_flag("--json", o->json, "print one JSON object instead of text");
-  sub->add_flag("--nodes", o->nodes,
+  CLI::Option* nodes = sub->add_flag("--nodes", o->nodes,
                 "layout files with runtimes: which configurable nodes the measured runtimes depend on (each "
                 "node's share of the variance of log runtime alone, what it adds to the nodes above it in a "
                 "forward selection, its rows' median runtimes)");
   sub->add_option("--config", o->config,
                   "--nodes: why this config (its row in the file) runs as it does: its row at each node against "
                   "that node's fastest row, by their configs' median runtimes")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->needs(nodes);
   sub->add_option("--top", o->top, "--nodes: lines printed (JSON: all)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
   return {sub, [o] {
     const NpzReader npz = NpzReader::open(o->file);
@@ -137,8 +138,6 @@ Command add_info_command(CLI::App& app) {
     for (const Problem& p : info.problems) errors = errors || p.severity == Severity::Error;
     if (o->nodes && !errors && info.kind != GraphKind::Layout)
       throw Error(o->file, "", "is a tile file: --nodes reads layout configs, one row per configurable node");
-    if (o->config >= 0 && !o->nodes)
-      throw Error(o->file, "", "--config reads a config against the node effects: give --nodes too");
     std::vector<int64_t> opcodes;
     NodeEffects effects;
     ConfigReading config;

@@ -20,8 +20,9 @@ Command add_tune_command(CLI::App& app) {
       "Autotune one layout or tile graph from few measurements: measure --start configs (the file's most\n"
       "common config first, then random ones), then each round fit a model on everything measured, pick\n"
       "the next --batch (--strategy) and measure them. OUT gets tune.json (settings, every measurement,\n"
-      "the best), measured.csv and a folder per round (its measured.npz and, with --predictor fastslow,\n"
-      "the run trained on it). Ctrl-C stops after the round; the same command goes on from there.");
+      "the best), measured.csv and round-NNN/ for each round with something to keep (a measuring command's\n"
+      "CSVs; with --predictor fastslow the round's measured.npz and the run trained on it). Ctrl-C stops\n"
+      "after the round; the same command goes on from there.");
   sub->add_option("--graph", s->graph, "the layout or tile .npz whose unique configs are the candidates")->required();
   sub->add_option("--out", s->out, "the session folder")->required();
   sub->add_option("--rounds", s->rounds, "rounds after the starting batch (more, on a session already run: it goes on)")

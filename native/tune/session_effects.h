@@ -5,7 +5,7 @@
 // rows, and a session moves nodes together, so shares alone repeat each
 // other). tune.json keeps it after each round, as `info --nodes --json`
 // writes it of a file holding just the measured configs (one JSON writer,
-// graph/node_effects_json.h); the session's last line names the picks.
+// graph/node_effects_json.h); a line after each round names the picks.
 #pragma once
 
 #include <nlohmann/json.hpp>
