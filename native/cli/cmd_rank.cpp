@@ -59,6 +59,8 @@ Command add_rank_command(CLI::App& app) {
             const auto ms = [](Clock::time_point a, Clock::time_point b) {
               return std::chrono::duration<double, std::milli>(b - a).count();
             };
+            refuse_writing_over(o->csv, o->file, "--csv");
+            refuse_writing_over(o->inputs, o->file, "--inputs");
             const auto t0 = Clock::now();
             const ModelCard card = exporter::read_card(o->model);
             Clock::time_point ready;

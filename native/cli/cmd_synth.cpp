@@ -57,6 +57,8 @@ std::vector<float> configs_to_price(const std::string& file, const std::string& 
 }
 
 int synth_price(const std::string& file, const std::string& configs, const std::string& out, bool from_features) {
+  refuse_writing_over(out, file, "--out");
+  refuse_writing_over(out, configs, "--out");
   const std::string from = configs.empty() ? file : configs;
   const Graph g = load_graph(NpzReader::open(from));
   // --from-features on the file's own configs reads the file once.

@@ -127,9 +127,11 @@ Command add_tune_command(CLI::App& app) {
             std::printf("%s\n", s->out.c_str());
             const char* unit = o.ratio ? " x the normalizer" : " ns";
             std::fprintf(stderr, "best measured: %.6g%s after %zu measurements", sum.best, unit, o.trace.steps.size());
-            if (o.best_known > 0)
+            if (o.best_known > 0 && sum.to_target >= 0)
               std::fprintf(stderr, " (the file's best %.6g%s; within 0.1 %% after %lld)", o.best_known, unit,
                            static_cast<long long>(sum.to_target));
+            else if (o.best_known > 0)
+              std::fprintf(stderr, " (the file's best %.6g%s; none within 0.1 %% of it yet)", o.best_known, unit);
             std::fprintf(stderr, "\n");
             return 0;
           }};

@@ -1,5 +1,6 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <vector>
 
 #include "commands.h"
@@ -72,6 +73,12 @@ int main(int argc, char** argv) {
     for (const auto& c : commands)
       if (c.sub->parsed()) return c.run();
   } catch (const fastslow::Error& e) {
+    std::fprintf(stderr, "fastslow: error: %s\n", e.what());
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A folder or file the command cannot create or replace (an --out that
+    // is a file, a path under /proc): the input's problem, and the message
+    // names the path.
     std::fprintf(stderr, "fastslow: error: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {

@@ -25,6 +25,14 @@ Explanation explain_config(const train::LoadedRun& run, const std::string& file,
   if (run.kind() != GraphKind::Layout) throw Error(file, "", "explain: the run ranks tile configs; it explains layout ones");
   CachedGraph cache = CachedGraph::open(file, {cache_dir, static_cast<int>(run.options.khop)});
   if (cache.kind != GraphKind::Layout) throw Error(file, "", "explain: not a layout graph");
+  if (cache.config_feat_width != run.model_options.config_feat_width)
+    throw Error(file, "node_config_feat",
+                "holds " + std::to_string(cache.config_feat_width) + " config features per node; the run was trained on " +
+                    std::to_string(run.model_options.config_feat_width));
+  if (cache.node_feat_width != run.model_options.node_feat_width)
+    throw Error(file, "node_feat",
+                "holds " + std::to_string(cache.node_feat_width) + " features per node; the run was trained on " +
+                    std::to_string(run.model_options.node_feat_width));
   const int64_t n = cache.num_configs;
   auto out_of_range = [&](int64_t c) {
     return Error(file, "", "explain: config " + std::to_string(c) + " is out of range (the file has " +

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -20,6 +21,8 @@
 namespace fastslow::tune {
 namespace {
 
+constexpr double kMaxRuntimeNs = 1e18;  // an int64 of nanoseconds holds 9.2e18
+
 class FileMeasurer : public Measurer {
  public:
   explicit FileMeasurer(const CachedGraph& g) : g_(g) {
@@ -29,7 +32,15 @@ class FileMeasurer : public Measurer {
   }
   std::vector<double> measure(const std::vector<int64_t>& candidates, const std::string&) override {
     std::vector<double> out;
-    for (int64_t c : candidates) out.push_back(g_.groups.best_runtime[static_cast<size_t>(c)]);
+    for (int64_t c : candidates) {
+      const double r = g_.groups.best_runtime[static_cast<size_t>(c)];
+      // A file with runtimes may still hold a config never measured (0).
+      if (!(r > 0) || !std::isfinite(r))
+        throw Error(g_.source, "config_runtime",
+                    "--measure file: config " + std::to_string(g_.groups.representative[static_cast<size_t>(c)]) +
+                        " has no measured runtime (" + std::to_string(r) + "), so it cannot be looked up");
+      out.push_back(r);
+    }
     return out;
   }
   std::string describe() const override { return "looked up in " + g_.source; }
@@ -133,6 +144,13 @@ class CommandMeasurer : public Measurer {
     int64_t at = 0;
     std::getline(f, line);  // header
     ++at;
+    {
+      // A missing header would silently drop the first runtime.
+      const std::string first = trim(line.substr(0, line.find(',')));
+      char* end = nullptr;
+      if (!first.empty() && (std::strtoll(first.c_str(), &end, 10), end == first.c_str() + first.size()))
+        throw Error(path, "", "line 1: '" + trim(line) + "' is a config's runtime; the first line is the header config,runtime_ns");
+    }
     while (std::getline(f, line)) {
       ++at;
       if (trim(line).empty()) continue;
@@ -161,6 +179,9 @@ class CommandMeasurer : public Measurer {
       }
       if (!(runtime > 0) || !std::isfinite(runtime))
         throw Error(path, "", where + ": config " + cs + ": runtime " + rs + " ns is not a positive number");
+      // Sessions keep whole nanoseconds (measured.csv, the runs' files).
+      if (runtime < 1 || runtime > kMaxRuntimeNs)
+        throw Error(path, "", where + ": config " + cs + ": runtime " + rs + " ns is outside [1, 1e18] ns (whole nanoseconds, up to 31 years)");
       if (rt[it->second] >= 0) throw Error(path, "", where + ": config " + cs + " has a second runtime");
       rt[it->second] = runtime;
     }

@@ -1,5 +1,6 @@
 // The CLI as a user runs it: a real process, exit codes, stdout/stderr.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cctype>
 #include <cmath>
@@ -123,12 +124,16 @@ TEST(CliInfo, BadFileExitsTwoWithTheFileNamed) {
   fastslow::test::write_bytes(cut, std::vector<uint8_t>(real.begin(), real.begin() + real.size() / 2));
   const std::string text = dir.file("notes.npz");
   fastslow::test::write_bytes(text, {'h', 'e', 'l', 'l', 'o'});
-  for (const std::string& f : {cut, text, dir.file("missing.npz")}) {
+  // A named pipe: opening it waited for a writer forever.
+  const std::string fifo = dir.file("pipe.npz");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& f : {cut, text, dir.file("missing.npz"), fifo}) {
     const Result r = run("info " + f + " --json");
     EXPECT_EQ(r.code, 2) << f;
     EXPECT_TRUE(r.out.empty()) << r.out;
     EXPECT_NE(r.err.find(f), std::string::npos) << r.err;
   }
+  EXPECT_NE(run("info " + fifo).err.find("not a regular file"), std::string::npos);
 }
 
 TEST(CliInfo, ValidationErrorsExitTwoWithAndWithoutJson) {
@@ -496,6 +501,24 @@ TEST(CliSynth, PricesAnyLayoutFileReadBackFromItsFeatures) {
   const double kendall = std::stod(r.out.substr(at + 8));
   EXPECT_GE(kendall, -1.0);
   EXPECT_LE(kendall, 1.0);
+
+  // Never over the input, nor over what is not a file (a rename would replace a pipe or a device).
+  const std::string copy = dir.file("copy.npz");
+  std::filesystem::copy_file(unet3d, copy);
+  r = run("synth --price " + copy + " --from-features --out " + copy);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("names the input file"), std::string::npos) << r.err;
+  EXPECT_EQ(fastslow::test::read_bytes(copy), fastslow::test::read_bytes(unet3d));
+  const std::string fifo = dir.file("out.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  r = run("synth --price " + unet3d + " --from-features --out " + fifo);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("is not a regular file"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  // An output folder that cannot be made is bad input naming the path, not an internal error.
+  r = run("synth --scale tiny --out " + copy + "/sub");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(copy), std::string::npos) << r.err;
 
   const std::string alexnet = fastslow::test::data_file("cleaned_alexnet.npz");
   r = run("synth --price " + alexnet + " --from-features");

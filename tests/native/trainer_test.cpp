@@ -502,3 +502,32 @@ TEST(Trainer, OnlyTheRunFoldersWriterWritesIt) {
 
 }  // namespace
 }  // namespace fastslow::train
+
+namespace fastslow::train {
+namespace {
+
+// Module::load takes a saved tensor of another shape as it is; the first
+// forward then failed inside LibTorch (an internal error). Weights saved
+// by a model of other sizes (a card or config edited) are refused by name.
+TEST(RunDirLoad, WeightsOfAnotherShapeAreRefusedNamingTheFileAndTheTensor) {
+  test::TempDir dir;
+  const RunDir run(dir.file("r"));
+  run.create();
+  models::ModelOptions o;
+  o.name = "focus";
+  o.hidden = 16;
+  models::RankModel saved = models::make_model(o);
+  run.save_model(*saved, "best.pt");
+  models::RankModel same = models::make_model(o);
+  EXPECT_NO_THROW(run.load_model(*same, "best.pt"));
+  o.hidden = 24;
+  models::RankModel wider = models::make_model(o);
+  const std::string msg = test::error_of([&] { run.load_model(*wider, "best.pt"); });
+  EXPECT_NE(msg.find(run.file("best.pt")), std::string::npos) << msg;
+  EXPECT_NE(msg.find("does not fit this model"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("16"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("24"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace fastslow::train

@@ -230,6 +230,15 @@ TEST(TuneMeasure, FailingOrLyingCommandsAreErrorsNamingTheConfig) {
   EXPECT_NE(negative.find("measure-out.csv"), std::string::npos) << negative;
   const std::string text = lying("text", "\"fast\"");
   EXPECT_NE(text.find("'fast' is not a number"), std::string::npos) << text;
+  // Sessions keep whole nanoseconds: 1e30 overflowed measured.csv's int64, 0.3 became 0.
+  for (const std::string& x : {std::string("\"1e30\""), std::string("\"0.3\"")}) {
+    const std::string odd = lying("odd" + std::to_string(x.size()), x);
+    EXPECT_NE(odd.find("is outside [1, 1e18] ns"), std::string::npos) << odd;
+  }
+  // No header: its first runtime was read as the header and dropped.
+  const std::string headless = error_with("headless", "awk -F, 'NR > 1 { print $1 \",5\" }' \"$1\" > \"$2\"");
+  EXPECT_NE(headless.find("line 1:"), std::string::npos) << headless;
+  EXPECT_NE(headless.find("the first line is the header"), std::string::npos) << headless;
   const std::string stranger = error_with("stranger", "printf 'config,runtime_ns\\n99999999,5\\n' > \"$2\"");
   EXPECT_NE(stranger.find("config 99999999 was not asked for"), std::string::npos) << stranger;
   const std::string hangs = error_with("hangs", "sleep 30", 0.5);

@@ -157,7 +157,7 @@ TEST(ValidateLayout, ValuesOutsideMinusOneToFiveAreAWarning) {
   g.node_config_feat[1 * row + 7] = 2.5f;  // not an integer
   const Problem p = only_problem(validate(g), Severity::Warning, "node_config_feat");
   EXPECT_TRUE(mentions(p, "3 layout values")) << p.message;
-  EXPECT_TRUE(mentions(p, "config 1, value 7")) << p.message;
+  EXPECT_TRUE(mentions(p, "config 1, element 7 of its row: 2.5)")) << p.message;
 }
 
 TEST(ValidateLayout, NonFiniteConfigValueIsAnError) {
@@ -165,7 +165,7 @@ TEST(ValidateLayout, NonFiniteConfigValueIsAnError) {
   const int64_t row = SmallLayout::kConfigurable * SmallLayout::kConfigFeatWidth;
   g.node_config_feat[2 * row + 11] = kNaN;
   const Problem p = only_problem(validate(g), Severity::Error, "node_config_feat");
-  EXPECT_TRUE(mentions(p, "config 2, value 11")) << p.message;
+  EXPECT_TRUE(mentions(p, "config 2, element 11 of its row)")) << p.message;
 }
 
 TEST(ValidateLayout, StreamedCheckMatchesWholeCheck) {
@@ -192,10 +192,10 @@ TEST(ValidateLayout, StreamedCheckMatchesWholeCheck) {
     EXPECT_EQ(a[i].message, b[i].message);
   }
   EXPECT_EQ(a[0].severity, Severity::Error);
-  EXPECT_TRUE(mentions(a[0], "config 3, value 4")) << a[0].message;
+  EXPECT_TRUE(mentions(a[0], "config 3, element 4 of its row)")) << a[0].message;
   EXPECT_EQ(a[1].severity, Severity::Warning);
   EXPECT_TRUE(mentions(a[1], "2 layout values")) << a[1].message;
-  EXPECT_TRUE(mentions(a[1], "config 1, value 1")) << a[1].message;
+  EXPECT_TRUE(mentions(a[1], "config 1, element 1 of its row: 9)")) << a[1].message;
 }
 
 TEST(ValidateLayout, WithoutConfigFeaturesValuesAreNotChecked) {

@@ -16,7 +16,10 @@ namespace {
 class FileSource final : public ByteSource {
  public:
   explicit FileSource(const std::string& path) : ByteSource(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (path.empty()) throw Error("(an empty path)", "", "names no file");
+    // Non-blocking: opening a named pipe would otherwise wait for a writer
+    // forever; it is refused below like any file that is not regular.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd_ < 0) throw Error(path, "", std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
     if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -56,6 +56,12 @@ int create_unique(const std::string& path, std::string& tmp) {
 }  // namespace
 
 TempFile::TempFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {
+  // The rename would replace whatever PATH is: a device (as root, /dev/full
+  // became a zip), a pipe, /dev/stdout's link.
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw Error(path_, "", "exists and is not a regular file (outputs are written whole and renamed into place): "
+                           "give the path of a file");
   fd_ = take_over(tmp_);
   if (fd_ < 0) fd_ = create_unique(path_, tmp_);
   if (fd_ < 0) throw Error(path_, "", "cannot open '" + tmp_ + "' for writing: " + std::strerror(errno));
@@ -101,6 +107,13 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
   TempFile t(path);
   t.write(bytes);
   t.commit();
+}
+
+void refuse_writing_over(const std::string& out, const std::string& input, const std::string& option) {
+  struct stat a {}, b {};
+  if (out.empty() || input.empty() || ::stat(out.c_str(), &a) != 0 || ::stat(input.c_str(), &b) != 0) return;
+  if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+    throw Error(out, "", option + " names the input file '" + input + "': writing it would replace the input");
 }
 
 }  // namespace fastslow

@@ -33,6 +33,7 @@ class LayoutConfigCheck {
   int64_t row_elems_, seen_ = 0;
   int64_t non_finite_ = 0, first_non_finite_ = -1;
   int64_t out_of_range_ = 0, first_out_of_range_ = -1;
+  float first_out_of_range_value_ = 0;
 };
 
 // Counts non-finite values chunk by chunk (graph info streams a tile file's

@@ -47,4 +47,9 @@ class TempFile {
 // Throws Error naming `path` when the file cannot be written or renamed.
 void write_file_atomically(const std::string& path, std::string_view bytes);
 
+// Error naming `out` when it is the same file as `input` (a link or another
+// spelling included): a command asked to write over what it reads would
+// replace its own input. Nothing when either does not exist.
+void refuse_writing_over(const std::string& out, const std::string& input, const std::string& option);
+
 }  // namespace fastslow
