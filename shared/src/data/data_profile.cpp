@@ -345,8 +345,9 @@ ShiftReport distribution_shift(const DataProfile& t, const GraphSample& g) {
     if (unseen_configurable > 0) s += ", " + thousands(unseen_configurable) + " of them configurable,";
     s += " have opcodes the model never saw in training: ";
     for (size_t k = 0; k < top.size() && k < 4; ++k) {
-      const char* name = opcode_name(top[k].second);
-      s += (k ? ", " : "") + std::string(name ? name : "?") + " " + thousands(top[k].first);
+      const std::string name = opcode_name(top[k].second);  // "" outside the opcode table
+      s += (k ? ", " : "") + (name.empty() ? "opcode " + std::to_string(top[k].second) + " (not in the table)" : name) +
+           " " + thousands(top[k].first);
     }
     if (top.size() > 4) s += ", ...";
     r.findings.push_back(s);
