@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -127,7 +128,7 @@ Command add_info_command(CLI::App& app) {
   sub->add_option("--config", o->config,
                   "--nodes: why this config (its row in the file) runs as it does: its row at each node against "
                   "that node's fastest row, by their configs' median runtimes")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max(), "a config number (0 or more)"))
       ->needs(nodes);
   sub->add_option("--top", o->top, "--nodes: lines printed (JSON: all)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
   return {sub, [o] {

@@ -9,6 +9,7 @@
 #include "fastslow/data/collection.h"
 #include "fastslow/error.h"
 #include "fastslow/graph/graph.h"
+#include "fastslow/graph/validate.h"
 #include "fastslow/io/write_file.h"
 #include "fastslow/rank/metrics.h"
 #include "fastslow/synth/dataset.h"
@@ -61,6 +62,14 @@ int synth_price(const std::string& file, const std::string& configs, const std::
   refuse_writing_over(out, configs, "--out");
   const std::string from = configs.empty() ? file : configs;
   const Graph g = load_graph(NpzReader::open(from));
+  // What `info` refuses is not priced either (NaN features, no configs,
+  // negative runtimes scored against).
+  const auto refuse_invalid = [](const std::string& path, const Graph& graph) {
+    for (const Problem& p : validate(graph))
+      if (p.severity == Severity::Error) throw Error(path, p.array, p.message);
+  };
+  refuse_invalid(from, g);
+  if (!configs.empty()) refuse_invalid(file, load_graph(NpzReader::open(file)));
   // --from-features on the file's own configs reads the file once.
   const auto* own = configs.empty() ? std::get_if<LayoutGraph>(&g) : nullptr;
   const synth::Pricer pricer = !from_features ? synth::Pricer::for_file(file)

@@ -37,7 +37,11 @@ LoadedRun load_run(const std::string& path, const std::string& device) {
   models::keep_freed_cpu_memory();
   if (r.options.config_feat_width <= 0) throw Error(run.file("config.json"), "", "no config_feat_width");
   r.model_options = model_options(r.options, r.norm);
-  r.model = models::make_model(r.model_options);
+  try {
+    r.model = models::make_model(r.model_options);
+  } catch (const Error& e) {
+    throw Error(run.file("config.json"), "", e.problem());  // its settings name no model
+  }
   r.model->to(r.device);
   run.load_model(*r.model, "best.pt");
   r.model->eval();

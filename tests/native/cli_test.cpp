@@ -515,6 +515,26 @@ TEST(CliSynth, PricesAnyLayoutFileReadBackFromItsFeatures) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("is not a regular file"), std::string::npos) << r.err;
   EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  // What info refuses is not priced: a NaN node feature.
+  {
+    const fastslow::NpzReader real = fastslow::NpzReader::open(unet3d);
+    fastslow::NpzWriter w(dir.file("nan.npz"), fastslow::Compression::Stored);
+    for (const std::string& name : real.names()) {
+      fastslow::NpyArray a = real.read(name);
+      if (name == "node_feat") {
+        std::vector<float> f = a.to_float();
+        f[10 * 140] = std::nanf("");
+        w.add(name, f, a.shape());
+      } else {
+        w.add(name, a);
+      }
+    }
+    w.close();
+  }
+  r = run("synth --price " + dir.file("nan.npz") + " --from-features");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("node_feat"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
   // An output folder that cannot be made is bad input naming the path, not an internal error.
   r = run("synth --scale tiny --out " + copy + "/sub");
   EXPECT_EQ(r.code, 2) << r.err;

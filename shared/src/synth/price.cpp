@@ -32,7 +32,12 @@ std::string find_answers(const std::string& path) {
 int64_t scalar(const NpzReader& npz, const char* name) {
   if (!npz.contains(name))
     throw Error(npz.file(), name, "missing: the answers file predates the generator record; generate the data again");
-  const std::vector<int64_t> v = npz.read(name).to_int64(name);
+  std::vector<int64_t> v;
+  try {
+    v = npz.read(name).to_int64(name);
+  } catch (const Error& e) {
+    throw Error(npz.file(), name, e.problem());
+  }
   if (v.size() != 1) throw Error(npz.file(), name, "expected one value");
   return v[0];
 }
@@ -59,7 +64,11 @@ Pricer Pricer::for_file(const std::string& path) {
   r.target_nodes = static_cast<int>(scalar(ans, "generator_nodes"));
   r.template_id = static_cast<int>(scalar(ans, "generator_template"));
   p.tile_ = r.template_id < 0;
-  p.g_ = generated_graph(r);
+  try {
+    p.g_ = generated_graph(r);
+  } catch (const Error& e) {
+    throw Error(p.answers_, "generator_template", e.problem());
+  }
 
   // The graph made again must be the file's: a file edited or written by
   // another version of the generator would be priced wrongly.
