@@ -177,6 +177,12 @@ TEST(DistributionShift, LayoutValuesNeverTrainedOn) {
   GraphSample many = layout_sample(30, 200);  // 2,000 settings: one is 0.05 %
   many.config_rows[5] = 4;
   EXPECT_FALSE(distribution_shift(p, many).shifted());
+  // A value that is no dim index is named at any share: `info` warns of it, and `rank` ranked it silently.
+  many.config_rows[7] = 99;
+  const ShiftReport bad = distribution_shift(p, many);
+  ASSERT_TRUE(bad.shifted());
+  EXPECT_TRUE(mentions(bad, config_feature_names(GraphKind::Layout)[7] + " = 99")) << bad.findings[0];
+  EXPECT_TRUE(mentions(bad, "no dim index")) << bad.findings[0];
 }
 
 TEST(DistributionShift, TileConfigRanges) {

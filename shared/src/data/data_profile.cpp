@@ -404,22 +404,34 @@ ShiftReport distribution_shift(const DataProfile& t, const GraphSample& g) {
   if (cw == 0 || g.config_rows.empty()) return r;
   if (t.kind == GraphKind::Layout && cw == t.layout_values.size()) {
     std::map<std::pair<size_t, int64_t>, int64_t> count;
-    int64_t settings = 0, out = 0;
+    int64_t settings = 0, out = 0, invalid = 0;
+    std::string first_invalid;
     for (size_t k = 0; k + cw <= g.config_rows.size(); k += cw) {
       ++settings;
       bool any = false;
       for (size_t c = 0; c < cw; ++c) {
         const auto& vals = t.layout_values[c];
         const float v = g.config_rows[k + c];
-        if (v != std::floor(v) || !std::binary_search(vals.begin(), vals.end(), static_cast<int32_t>(v))) {
+        // Not a dim index at all (-1..5): no model was trained on it, at any share.
+        if (!(v >= -1 && v <= 5 && v == std::floor(v))) {
+          if (invalid++ == 0)
+            first_invalid = config_column(t.kind, static_cast<int64_t>(c), static_cast<int64_t>(cw)) + " = " + number(v);
+          any = true;
+          continue;
+        }
+        if (!std::binary_search(vals.begin(), vals.end(), static_cast<int32_t>(v))) {
           any = true;
           ++count[{c, static_cast<int64_t>(v)}];
         }
       }
       out += any;
     }
+    if (invalid > 0)
+      r.findings.push_back(thousands(invalid) + (invalid == 1 ? " layout value in a sample of configs is" : " layout values in a sample of configs are") +
+                           " no dim index (-1..5), e.g. " +
+                           first_invalid + ": the ranking of those configs means nothing");
     r.unseen_value_share = settings ? static_cast<double>(out) / static_cast<double>(settings) : 0;
-    if (r.unseen_value_share >= 0.01) {
+    if (r.unseen_value_share >= 0.01 && !count.empty()) {
       std::vector<std::pair<int64_t, std::pair<size_t, int64_t>>> top;
       for (const auto& [key, c] : count) top.emplace_back(c, key);
       std::sort(top.rbegin(), top.rend());
