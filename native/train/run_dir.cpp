@@ -62,9 +62,13 @@ void RunDir::load_model(torch::nn::Module& model, const std::string& name) const
   // Module::load takes a saved tensor of another shape as it is, and the
   // first forward then fails deep inside LibTorch: a config or card whose
   // sizes were edited (hidden 24 -> 32) must be refused here, by name.
-  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
-  for (const auto& p : model.named_parameters()) shapes.push_back({p.key(), p.value().sizes().vec()});
-  for (const auto& b : model.named_buffers()) shapes.push_back({b.key(), b.value().sizes().vec()});
+  const auto shapes_of = [&model] {
+    std::map<std::string, std::vector<int64_t>> s;
+    for (const auto& p : model.named_parameters()) s[p.key()] = p.value().sizes().vec();
+    for (const auto& b : model.named_buffers()) s[b.key()] = b.value().sizes().vec();
+    return s;
+  };
+  const auto wanted = shapes_of();
   try {
     torch::serialize::InputArchive ar;
     ar.load_from(file(name), device_of(model));
@@ -72,18 +76,14 @@ void RunDir::load_model(torch::nn::Module& model, const std::string& name) const
   } catch (const c10::Error& e) {
     throw Error(file(name), "", std::string("does not fit this model: ") + e.what_without_backtrace());
   }
-  const auto text = [](const std::vector<int64_t>& v) {
-    std::string t = "[";
-    for (size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + std::to_string(v[i]);
-    return t + "]";
-  };
-  std::map<std::string, std::vector<int64_t>> loaded;
-  for (const auto& p : model.named_parameters()) loaded[p.key()] = p.value().sizes().vec();
-  for (const auto& b : model.named_buffers()) loaded[b.key()] = b.value().sizes().vec();
-  for (const auto& [key, want] : shapes)
-    if (loaded[key] != want)
-      throw Error(file(name), "", "does not fit this model: '" + key + "' is " + text(loaded[key]) + " there, " + text(want) +
-                                      " in the model its settings describe (were they edited?)");
+  const auto loaded = shapes_of();
+  for (const auto& [key, want] : wanted)
+    if (loaded.at(key) != want) {
+      std::ostringstream m;
+      m << "does not fit this model: '" << key << "' is " << c10::IntArrayRef(loaded.at(key)) << " there, "
+        << c10::IntArrayRef(want) << " in the model its settings describe (were they edited?)";
+      throw Error(file(name), "", m.str());
+    }
 }
 
 void RunDir::save_checkpoint(torch::nn::Module& model, torch::optim::Optimizer& opt, const std::string& name,

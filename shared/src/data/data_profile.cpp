@@ -13,6 +13,7 @@
 #include "fastslow/data/graph_cache.h"
 #include "fastslow/graph/hlo_tables.h"
 #include "fastslow/graph/prune.h"
+#include "fastslow/graph/validate.h"
 
 namespace fastslow {
 
@@ -413,7 +414,7 @@ ShiftReport distribution_shift(const DataProfile& t, const GraphSample& g) {
         const auto& vals = t.layout_values[c];
         const float v = g.config_rows[k + c];
         // Not a dim index at all (-1..5): no model was trained on it, at any share.
-        if (!(v >= -1 && v <= 5 && v == std::floor(v))) {
+        if (!is_layout_value(v)) {
           if (invalid++ == 0)
             first_invalid = config_column(t.kind, static_cast<int64_t>(c), static_cast<int64_t>(cw)) + " = " + number(v);
           any = true;

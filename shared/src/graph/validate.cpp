@@ -93,8 +93,7 @@ void LayoutConfigCheck::add(const float* v, int64_t count) {
     const float x = v[i];
     if (!std::isfinite(x)) {
       if (non_finite_++ == 0) first_non_finite_ = seen_ + i;
-    } else if (x < -1 || x > 5 || x != std::floor(x)) {
-      // Layout values are minor-to-major dimension indices, -1 = unused.
+    } else if (!is_layout_value(x)) {
       if (out_of_range_++ == 0) first_out_of_range_ = seen_ + i, first_out_of_range_value_ = x;
     }
   }
@@ -102,20 +101,20 @@ void LayoutConfigCheck::add(const float* v, int64_t count) {
 }
 
 void LayoutConfigCheck::report(std::vector<Problem>* out) const {
-  auto where = [&](int64_t i) {
+  auto where = [&](int64_t i, const std::string& what) {
     if (row_elems_ <= 0) return std::string();
     return " (first at config " + std::to_string(i / row_elems_) + ", element " + std::to_string(i % row_elems_) +
-           " of its row";
+           " of its row" + what + ")";
   };
   if (non_finite_)
     out->push_back({Severity::Error, "node_config_feat",
-                    std::to_string(non_finite_) + " non-finite values" + where(first_non_finite_) + (row_elems_ > 0 ? ")" : "")});
+                    std::to_string(non_finite_) + " non-finite values" + where(first_non_finite_, "")});
   if (out_of_range_) {
     char value[32];
-    std::snprintf(value, sizeof value, ": %g)", static_cast<double>(first_out_of_range_value_));
+    std::snprintf(value, sizeof value, ": %g", static_cast<double>(first_out_of_range_value_));
     out->push_back({Severity::Warning, "node_config_feat",
-                    std::to_string(out_of_range_) + " layout values outside the integers -1..5" + where(first_out_of_range_) +
-                        (row_elems_ > 0 ? value : "")});
+                    std::to_string(out_of_range_) + " layout values outside the integers -1..5" +
+                        where(first_out_of_range_, value)});
   }
 }
 

@@ -21,6 +21,9 @@ struct Problem {
 
 // Checks layout config values chunk by chunk, so a file too large to hold
 // can be checked while it streams (graph info does this).
+// A layout config value is a minor-to-major dim index, -1 = unused.
+inline bool is_layout_value(float v) { return v >= -1 && v <= 5 && v == static_cast<float>(static_cast<int>(v)); }
+
 class LayoutConfigCheck {
  public:
   explicit LayoutConfigCheck(int64_t row_elems) : row_elems_(row_elems) {}
