@@ -55,7 +55,7 @@ Command add_tune_command(CLI::App& app) {
   sub->add_option("--kappa", s->pick.kappa, "disagree: weight of the disagreement (rank fractions)")
       ->check(CLI::Range(0.0, 100.0))->capture_default_str();
   sub->add_option("--measure", s->measure,
-                  "file: look each runtime up in the graph file (replaying its measurements); otherwise a command "
+                  "file: look each runtime up in the graph file (replaying its measurements; configs without a runtime there are left out); otherwise a command "
                   "run as `CMD IN.csv OUT.csv`: IN.csv holds config,node,<layout features> per configurable node "
                   "of each config to measure (tile: config,<tile features> per config), the command writes "
                   "config,runtime_ns per config")

@@ -85,8 +85,9 @@ std::vector<GraphEntry> load_split(const LoadedRun& run, const std::string& spli
   if (split != "train" && split != "valid" && split != "holdout" && split != "all" && split != "test")
     throw Error("--split for a per-program run: train, valid, holdout (= test) or all");
   const auto split_groups = data_spec(o).split_groups;  // the split the run trained with
-  const GroupChoice groups = [&](int64_t n) {
-    const HoldoutSplit h = split_groups(n);
+  const GroupChoice groups = [&](const CachedGraph& graph) {
+    const int64_t n = graph.groups.num_groups();
+    const HoldoutSplit h = program_split(graph, split_groups);
     std::vector<int64_t> eval;
     if (split == "valid")
       eval = validating_groups(h);

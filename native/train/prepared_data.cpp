@@ -17,9 +17,11 @@ std::string count_str(size_t n) {
 // What a per-program run learns from: a few hundred unique configs over-fit
 // differently from 30,000, and the user should see which case they are in.
 std::string program_summary(const CachedGraph& c, const HoldoutSplit& h) {
-  std::string s = c.source + ": " + count_str(static_cast<size_t>(c.groups.num_groups())) + " unique configs of " +
-                  count_str(static_cast<size_t>(c.num_configs)) + " measured; learning from " +
-                  count_str(h.train.size()) + ", ";
+  const int64_t n = c.groups.num_groups(), split = static_cast<int64_t>(h.train.size() + h.valid.size() + h.holdout.size());
+  std::string s = c.source + ": " + count_str(static_cast<size_t>(n)) + " unique configs of " +
+                  count_str(static_cast<size_t>(c.num_configs)) + " measured" +
+                  (split < n ? " (" + count_str(static_cast<size_t>(n - split)) + " without a runtime, left out)" : "") +
+                  "; learning from " + count_str(h.train.size()) + ", ";
   if (h.valid.empty()) return s + "validating on the " + count_str(h.holdout.size()) + " held out";
   return s + "validating (early stopping) on " + count_str(h.valid.size()) + ", holding out " +
          count_str(h.holdout.size()) + " (fastslow eval --split holdout)";
@@ -77,12 +79,29 @@ std::vector<CachedGraph> cache_files(const std::vector<std::string>& files, cons
   return out;
 }
 
+HoldoutSplit program_split(const CachedGraph& graph, const std::function<HoldoutSplit(int64_t)>& split) {
+  const int64_t n = graph.groups.num_groups();
+  if (!graph.has_runtime()) return split(n);
+  const std::vector<char> unmeasured = graph.groups.unmeasured();
+  std::vector<int64_t> ids;
+  for (int64_t g = 0; g < n; ++g)
+    if (!unmeasured[static_cast<size_t>(g)]) ids.push_back(g);
+  if (ids.empty() || static_cast<int64_t>(ids.size()) == n) return split(n);
+  return split_over(ids, split(static_cast<int64_t>(ids.size())));
+}
+
 std::vector<GraphEntry> make_entries(std::vector<CachedGraph> caches, const Normalizer& norm,
                                      const torch::Device& device, const GroupChoice& groups) {
   std::vector<GraphEntry> out;
   for (CachedGraph& c : caches) {
     GraphEntry e = make_entry(std::move(c), norm, device);
-    if (groups) std::tie(e.train_groups, e.eval_groups) = groups(e.cache.groups.num_groups());
+    if (groups) std::tie(e.train_groups, e.eval_groups) = groups(e.cache);
+    if (e.cache.has_runtime()) {  // a 0 would train as the fastest config of all
+      const std::vector<char> unmeasured = e.cache.groups.unmeasured();
+      e.train_groups.erase(std::remove_if(e.train_groups.begin(), e.train_groups.end(),
+                                          [&](int64_t g) { return unmeasured[static_cast<size_t>(g)] != 0; }),
+                           e.train_groups.end());
+    }
     set_targets(&e);
     out.push_back(std::move(e));
   }
@@ -132,9 +151,10 @@ PreparedData prepare(const DataSpec& spec, const torch::Device& device, std::opt
     d.valid_source.assign(program ? 1 : valid_caches.size(), 0);
   }
   if (program) {
-    const HoldoutSplit h = spec.split_groups(caches.front().groups.num_groups());
+    const HoldoutSplit h = program_split(caches.front(), spec.split_groups);
     tell(program_summary(caches.front(), h));
-    d.train = make_entries(std::move(caches), d.norm, device, [&](int64_t) { return std::make_pair(h.train, h.train); });
+    d.train = make_entries(std::move(caches), d.norm, device,
+                           [&](const CachedGraph&) { return std::make_pair(h.train, h.train); });
     // The same graph: its tensors shared, ranking the groups that validate.
     GraphEntry held = d.train.front();
     held.eval_groups = validating_groups(h);

@@ -74,8 +74,14 @@ PreparedData prepare(const DataSpec& spec, const torch::Device& device, std::opt
 std::vector<CachedGraph> cache_files(const std::vector<std::string>& files, const GraphCacheOptions& options,
                                      const Progress& progress);
 // Entries whose eval_groups (and train_groups, targets) come from `groups`
-// when given: `groups(num_groups)` -> {train, eval}.
-using GroupChoice = std::function<std::pair<std::vector<int64_t>, std::vector<int64_t>>(int64_t num_groups)>;
+// when given: `groups(graph)` -> {train, eval}. Groups without a runtime in
+// a file with runtimes are never trained on, whoever chose them.
+using GroupChoice = std::function<std::pair<std::vector<int64_t>, std::vector<int64_t>>(const CachedGraph& graph)>;
+
+// A per-program split of one graph's groups: over its measured groups only
+// where some hold no runtime (0), so that --measured N learns from N
+// measured configs; every group otherwise.
+HoldoutSplit program_split(const CachedGraph& graph, const std::function<HoldoutSplit(int64_t)>& split);
 std::vector<GraphEntry> make_entries(std::vector<CachedGraph> caches, const Normalizer& norm,
                                      const torch::Device& device, const GroupChoice& groups = {});
 

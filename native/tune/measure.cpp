@@ -26,15 +26,16 @@ constexpr double kMaxRuntimeNs = 1e18;  // an int64 of nanoseconds holds 9.2e18
 class FileMeasurer : public Measurer {
  public:
   explicit FileMeasurer(const CachedGraph& g) : g_(g) {
-    if (!g.has_runtime())
+    if (!g.has_runtime() || g.groups.fastest_measured() < 0)
       throw Error(g.source, "config_runtime",
                   "--measure file: the file holds no runtimes (a test file); measure with --measure CMD");
   }
+  std::vector<char> unmeasurable(int64_t) const override { return g_.groups.unmeasured(); }
   std::vector<double> measure(const std::vector<int64_t>& candidates, const std::string&) override {
     std::vector<double> out;
     for (int64_t c : candidates) {
       const double r = g_.groups.best_runtime[static_cast<size_t>(c)];
-      // A file with runtimes may still hold a config never measured (0).
+      // The session leaves configs without a runtime out; this guards the seam.
       if (!(r > 0) || !std::isfinite(r))
         throw Error(g_.source, "config_runtime",
                     "--measure file: config " + std::to_string(g_.groups.representative[static_cast<size_t>(c)]) +

@@ -2,7 +2,8 @@
 //   file  looks the runtimes up in the graph's own file (its best
 //         measurement of each config; a tile file's runtime over its
 //         normalizer, what tile configs are ranked by): how the benchmark
-//         replays a session on real measured data;
+//         replays a session on real measured data. Configs the file holds
+//         without a runtime (0) are left out of the candidates;
 //   CMD   runs the user's command: `sh -c 'CMD "$1" "$2"' sh IN.csv OUT.csv`.
 //         Layout graphs: IN.csv has one row per configurable node of each
 //         config asked for: config,node,<the node's config features>;
@@ -32,6 +33,9 @@ class Measurer {
   // order; `dir` is the round's folder for any files it writes.
   virtual std::vector<double> measure(const std::vector<int64_t>& candidates, const std::string& dir) = 0;
   virtual std::string describe() const = 0;
+  // Candidates it cannot measure (1), left out of every pick: a file's
+  // configs without a runtime. A command measures anything.
+  virtual std::vector<char> unmeasurable(int64_t candidates) const { return std::vector<char>(candidates, 0); }
 };
 
 // `spec`: "file" or a command line. timeout_s: 0 = none (a command only).

@@ -51,13 +51,14 @@ bool ratio_runtimes(const TuneSettings& s, const CachedGraph& g) {
   return g.kind == GraphKind::Tile && s.measure == "file";
 }
 
-void write_state(const TuneSettings& s, const TuneTrace& t, const CachedGraph& g, double best_known,
+void write_state(const TuneSettings& s, const TuneTrace& t, const CachedGraph& g, double best_known, int64_t left_out,
                  const nlohmann::json& proposals = nullptr) {
   const bool ratio = ratio_runtimes(s, g);
   nlohmann::json j = identity(s);
   j["runtime_unit"] = ratio ? "runtime / normalizer" : "ns";
   j["rounds"] = s.rounds;
-  j["candidates"] = g.groups.num_groups();
+  j["candidates"] = g.groups.num_groups() - left_out;
+  if (left_out > 0) j["left_out_without_runtime"] = left_out;
   j["measured"] = trace_json(t);
   if (!t.steps.empty()) {
     const auto b = std::min_element(t.steps.begin(), t.steps.end(),
@@ -132,7 +133,7 @@ void propose_after(const TuneSettings& s, const CachedGraph& g, Scorer& scorer, 
   const ProposeOutcome o = propose(g, *model, second.get(), m, request, progress, stop);
   outcome.proposals = write_proposals(s.out, GraphOut(s.graph), o, request);
   outcome.interrupted = o.interrupted;
-  write_state(s, outcome.trace, g, outcome.best_known, outcome.proposals);
+  write_state(s, outcome.trace, g, outcome.best_known, outcome.left_out, outcome.proposals);
 }
 
 }  // namespace
@@ -164,9 +165,12 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
   TuneOutcome outcome;
   outcome.candidates = g.groups.num_groups();
   outcome.ratio = ratio_runtimes(s, g);
-  if (s.measure == "file" && g.has_runtime())  // a command's runtimes are not the file's
-    outcome.best_known = *std::min_element(g.groups.best_runtime.begin(), g.groups.best_runtime.end());
   std::unique_ptr<Measurer> measurer = make_measurer(s.measure, g, s.measure_timeout);
+  // Never picked: counted as measured in every round's mask, not traced.
+  const std::vector<char> left_out = measurer->unmeasurable(outcome.candidates);
+  outcome.left_out = std::count(left_out.begin(), left_out.end(), 1);
+  if (s.measure == "file")  // a command's runtimes are not the file's
+    outcome.best_known = g.groups.best_runtime[static_cast<size_t>(g.groups.fastest_measured())];
   std::unique_ptr<Scorer> scorer;
   if (s.predictor == "ridge") {
     scorer = make_ridge_scorer(g, s.seed);
@@ -181,13 +185,17 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
 
   TuneTrace& t = outcome.trace;
   t = read_state(s);
-  const int64_t common = s.start_from == StartFrom::Common && t.steps.empty() ? most_common_config(g) : -1;
+  const int64_t common =
+      s.start_from == StartFrom::Common && t.steps.empty() ? most_common_config(g, g.config_rows(g.all_groups()), left_out) : -1;
   for (const TuneStep& st : t.steps)
     if (st.candidate >= outcome.candidates)
       throw Error((fs::path(s.out) / "tune.json").string(), "", "measured: names a config the graph does not have");
   if (!t.steps.empty() && say)
     say("going on from " + std::to_string(t.steps.size()) + " measurements in " + std::to_string(t.rounds()) + " rounds");
-  if (say) say("candidates: " + std::to_string(outcome.candidates) + " unique configs of " + s.graph + "; runtimes " + measurer->describe());
+  if (say)
+    say("candidates: " + std::to_string(outcome.candidates - outcome.left_out) + " unique configs of " + s.graph +
+        (outcome.left_out > 0 ? " (" + std::to_string(outcome.left_out) + " more without a runtime there, left out)" : "") +
+        "; runtimes " + measurer->describe());
 
   for (int64_t r = t.rounds(); r <= s.rounds; ++r) {
     if (stop && stop()) {
@@ -195,6 +203,7 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
       break;
     }
     std::vector<char> measured = t.measured_mask(outcome.candidates);
+    for (size_t c = 0; c < measured.size(); ++c) measured[c] |= left_out[c];
     if (std::count(measured.begin(), measured.end(), 0) == 0) break;
     // A per-round stream: a resumed session picks what the uncut one would.
     Rng rng(s.seed * 1000003ull + static_cast<uint64_t>(r));
@@ -214,7 +223,7 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
     }
     const std::vector<double> rt = measurer->measure(picks, dir);
     for (size_t i = 0; i < picks.size(); ++i) t.steps.push_back({picks[i], rt[i], r});
-    write_state(s, t, g, outcome.best_known);
+    write_state(s, t, g, outcome.best_known, outcome.left_out);
     if (say) {
       const TraceSummary sum = summarize_trace(t, outcome.best_known > 0 ? outcome.best_known : 1.0);
       std::string line = "round " + std::to_string(r) + ": " + std::to_string(picks.size()) + " measured (" +

@@ -48,6 +48,7 @@ struct TuneOutcome {
   TuneTrace trace;
   int64_t candidates = 0;
   double best_known = 0;  // the file's best runtime (0 when it has none)
+  int64_t left_out = 0;   // candidates the measurer cannot measure (--measure file: no runtime there)
   // A tile file's own measurements are runtime / normalizer (what tile
   // configs are ranked by); every other runtime is in ns.
   bool ratio = false;

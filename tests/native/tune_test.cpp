@@ -21,6 +21,7 @@
 #include "fastslow/graph/graph.h"
 #include "fastslow/graph/node_effects.h"
 #include "fastslow/io/npz_reader.h"
+#include "fastslow/io/npz_writer.h"
 #include "fastslow/synth/dataset.h"
 #include "fastslow/synth/price.h"
 #include "fastslow/tune/config_space.h"
@@ -88,6 +89,81 @@ TEST(TuneSession, ReplaysTheFileNeverMeasuresTwiceAndIsReproducible) {
   EXPECT_EQ(std::count_if(d.trace.steps.begin(), d.trace.steps.end(),
                           [&](const TuneStep& t) { return t.candidate == most_common_config(g); }),
             0);
+}
+
+// A file that holds configs nobody measured (runtime 0) beside measured
+// ones: --measure file leaves them out of every pick (it used to fail when
+// it picked one), starts from the most common config that has a runtime,
+// and counts the file's best over the measured ones (it used to be 0, and
+// the session's progress against it was lost).
+TEST(TuneSession, ConfigsWithoutARuntimeAreLeftOut) {
+  test::TempDir dir;
+  const std::string real = test::data_file("cleaned_alexnet.npz");
+  const CachedGraph whole = CachedGraph::open(real, {dir.file("whole"), 1});
+  const int64_t common = most_common_config(whole);
+  const std::string partial = dir.file("partial.npz");
+  {
+    const NpzReader npz = NpzReader::open(real);
+    NpzWriter w(partial, Compression::Stored);
+    for (const std::string& name : npz.names()) {
+      const NpyArray a = npz.read(name);
+      if (name != "config_runtime") {
+        w.add(name, a);
+        continue;
+      }
+      std::vector<int64_t> r = a.to_int64();
+      // Every copy of the common config, every fifth config, and the file's fastest.
+      for (size_t i = 0; i < r.size(); ++i)
+        if (whole.groups.group_of[i] == common || i % 5 == 0) r[i] = 0;
+      r[static_cast<size_t>(std::min_element(r.begin(), r.end(), [](int64_t x, int64_t y) {
+                               return x > 0 && (y == 0 || x < y);
+                             }) - r.begin())] = 0;
+      w.add(name, r, a.shape());
+    }
+    w.close();
+  }
+  const CachedGraph g = CachedGraph::open(partial, {dir.file("c"), 1});
+  const int64_t without = std::count(g.groups.best_runtime.begin(), g.groups.best_runtime.end(), 0.0);
+  ASSERT_GT(without, 1000);
+  double best = 0;
+  for (double r : g.groups.best_runtime)
+    if (r > 0 && (best == 0 || r < best)) best = r;
+
+  TuneSettings s = ridge_session(dir.file("s"), 4);
+  s.graph = partial;
+  std::vector<std::string> said;
+  const TuneOutcome o = run_session(s, [&](const std::string& line) { said.push_back(line); });
+  ASSERT_EQ(o.trace.steps.size(), 16u + 4 * 8);
+  EXPECT_EQ(o.left_out, without);
+  EXPECT_DOUBLE_EQ(o.best_known, best);
+  for (const TuneStep& st : o.trace.steps)
+    EXPECT_GT(g.groups.best_runtime[static_cast<size_t>(st.candidate)], 0) << "config group " << st.candidate;
+  std::vector<char> skip(g.groups.best_runtime.size());
+  for (size_t k = 0; k < skip.size(); ++k) skip[k] = g.groups.best_runtime[k] == 0;
+  EXPECT_NE(o.trace.steps.front().candidate, common);
+  EXPECT_EQ(o.trace.steps.front().candidate, most_common_config(g, g.config_rows(g.all_groups()), skip));
+  ASSERT_FALSE(said.empty());
+  EXPECT_NE(said.front().find(std::to_string(without) + " more without a runtime there, left out"), std::string::npos)
+      << said.front();
+  const nlohmann::json j = parse_json_text(read_whole_file(dir.file("s/tune.json")), "tune.json", "");
+  EXPECT_EQ(j.at("left_out_without_runtime"), without);
+  EXPECT_EQ(j.at("candidates"), g.groups.num_groups() - without);
+  EXPECT_DOUBLE_EQ(j.at("file_best_runtime").get<double>(), best);
+  // A file with no runtime at all is still refused by name.
+  {
+    const NpzReader npz = NpzReader::open(partial);
+    NpzWriter w(dir.file("none.npz"), Compression::Stored);
+    for (const std::string& name : npz.names()) {
+      const NpyArray a = npz.read(name);
+      if (name == "config_runtime") w.add(name, std::vector<int64_t>(static_cast<size_t>(a.shape()[0]), 0), a.shape());
+      else w.add(name, a);
+    }
+    w.close();
+  }
+  TuneSettings none = ridge_session(dir.file("n"), 1);
+  none.graph = dir.file("none.npz");
+  const std::string e = test::error_of([&] { run_session(none); });
+  EXPECT_NE(e.find("holds no runtimes"), std::string::npos) << e;
 }
 
 // What a session's measurements depend on, after each round in tune.json
@@ -289,6 +365,59 @@ struct Messages : train::Callback {
   std::vector<std::string>* said;
   void on_message(const std::string& m) override { said->push_back(m); }
 };
+
+// A copy of `file` whose configs i with i % every == 0 have runtime 0
+// (never measured: proposals merged in, say).
+std::string with_unmeasured(const test::TempDir& dir, const std::string& file, size_t every) {
+  const std::string out = dir.file("unmeasured.npz");
+  const NpzReader npz = NpzReader::open(test::data_file(file));
+  NpzWriter w(out, Compression::Stored);
+  for (const std::string& name : npz.names()) {
+    const NpyArray a = npz.read(name);
+    if (name != "config_runtime") {
+      w.add(name, a);
+      continue;
+    }
+    std::vector<int64_t> r = a.to_int64();
+    for (size_t i = 0; i < r.size(); i += every) r[i] = 0;
+    w.add(name, r, a.shape());
+  }
+  w.close();
+  return out;
+}
+
+// Runtime 0 is no measurement: such configs never train (they had trained
+// as the fastest of all: AlexNet with 305 zeroed validated at Kendall 0.29,
+// 0.77 without them), and a per-program split is over the measured ones, so
+// --measured N learns from N measured configs; every config is still ranked.
+TEST(FewMeasurements, ConfigsWithoutARuntimeNeverTrain) {
+  test::TempDir dir;
+  train::TrainOptions o = measured_run("real/layout_xla_default_train_unet3d.npz", 32, 1, dir.file("m32"));
+  o.graph = with_unmeasured(dir, "real/layout_xla_default_train_unet3d.npz", 3);
+  std::vector<std::string> said;
+  train::train(o, {std::make_shared<Messages>(&said)});
+  const train::LoadedRun run = train::load_run(dir.file("m32"), "cpu");
+  const std::vector<train::GraphEntry> held = train::load_split(run, "holdout");
+  const std::vector<train::GraphEntry> trained = train::load_split(run, "train");
+  const std::vector<train::GraphEntry> valid = train::load_split(run, "valid");
+  const std::vector<train::GraphEntry> all = train::load_split(run, "all");
+  const std::vector<char> unmeasured = held.front().cache.groups.unmeasured();
+  const int64_t without = std::count(unmeasured.begin(), unmeasured.end(), 1);
+  ASSERT_GT(without, 100);
+  for (const auto* split : {&held, &trained, &valid})
+    for (int64_t g : split->front().eval_groups) EXPECT_FALSE(unmeasured[static_cast<size_t>(g)]) << "group " << g;
+  for (int64_t g : trained.front().train_groups) EXPECT_FALSE(unmeasured[static_cast<size_t>(g)]) << "group " << g;
+  EXPECT_EQ(trained.front().eval_groups.size() + valid.front().eval_groups.size(), 32u);
+  EXPECT_EQ(static_cast<int64_t>(held.front().eval_groups.size()), 681 - without - 32);
+  EXPECT_EQ(all.front().eval_groups.size(), 681u);
+  bool told = false;
+  for (const std::string& m : said) told = told || m.find(std::to_string(without) + " without a runtime, left out") != std::string::npos;
+  EXPECT_TRUE(told);
+  // A collection's graph: every group is ranked, only measured ones train.
+  const std::vector<train::GraphEntry> pooled = train::make_entries({held.front().cache}, run.norm, run.device);
+  EXPECT_EQ(pooled.front().eval_groups.size(), 681u);
+  EXPECT_EQ(static_cast<int64_t>(pooled.front().train_groups.size()), 681 - without);
+}
 
 // --measured N: N unique configs learn (and validate), all others are held out.
 TEST(FewMeasurements, MeasuredRunsHoldOutEverythingElse) {

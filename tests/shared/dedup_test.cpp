@@ -43,7 +43,9 @@ ConfigGroups naive_groups(const std::vector<float>& rows, int64_t width, const s
   for (int64_t i = 0; i < n; ++i) {
     const int64_t grp = g.group_of[i];
     ++g.group_size[grp];
-    if (g.representative[grp] < 0 || runtime[i] < g.best_runtime[grp]) {
+    // 0 is no measurement: any measured copy beats it.
+    const bool unmeasured = g.best_runtime[grp] == 0;
+    if (g.representative[grp] < 0 || (runtime[i] > 0 && (unmeasured || runtime[i] < g.best_runtime[grp]))) {
       g.representative[grp] = i;
       g.best_runtime[grp] = runtime[i];
     }
@@ -81,6 +83,20 @@ TEST(DedupGroups, KnownDuplicateGroups) {
   EXPECT_EQ(g.representative, std::vector<int64_t>({2, 1, 6, 7}));
   EXPECT_EQ(g.best_runtime, std::vector<double>({40, 30, 5, 20}));
   EXPECT_EQ(g.group_size, std::vector<int64_t>({3, 2, 2, 1}));
+}
+
+// A file that merges measured configs with ones nobody measured (runtime 0,
+// e.g. proposals): a group's best is a measured copy wherever it has one.
+TEST(DedupGroups, AZeroRuntimeIsNoMeasurement) {
+  const std::vector<double> runtime = {0, 30, 40, 0, 0, 0, 5, 20};
+  const ConfigGroups g = dedup_configs(kRows, kWidth, runtime);
+  // A: 0, 40, 0 -> 40 (row 2); B: 30, 0 -> 30; C: 0, 5 -> 5; E: 20.
+  EXPECT_EQ(g.representative, std::vector<int64_t>({2, 1, 6, 7}));
+  EXPECT_EQ(g.best_runtime, std::vector<double>({40, 30, 5, 20}));
+  const ConfigGroups none = dedup_configs(kRows, kWidth, std::vector<double>(8, 0.0));
+  EXPECT_EQ(none.representative, std::vector<int64_t>({0, 1, 3, 7}));  // the first copy of each
+  EXPECT_EQ(none.best_runtime, std::vector<double>(4, 0.0));
+  expect_same_groups(naive_groups(kRows, kWidth, runtime), g);
 }
 
 TEST(DedupGroups, NegativeZeroEqualsZero) {

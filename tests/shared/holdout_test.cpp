@@ -152,7 +152,9 @@ TEST(ProgramSplit, NoHeldOutShareValidatesOnTheValidShare) {
     expect_partition3(s, n);
     EXPECT_GE(s.valid.size(), 1u);
     EXPECT_GE(s.train.size(), 1u);
-    if (n >= 100) EXPECT_EQ(static_cast<int64_t>(s.valid.size()), std::llround(0.1 * static_cast<double>(n)));
+    if (n >= 100) {
+      EXPECT_EQ(static_cast<int64_t>(s.valid.size()), std::llround(0.1 * static_cast<double>(n)));
+    }
   }
   EXPECT_EQ(split_program(100, 0.0, 0.1, 5).valid, split_program(100, 0.0, 0.1, 5).valid);
   EXPECT_NE(split_program(100, 0.0, 0.1, 5).valid, split_program(100, 0.0, 0.1, 6).valid);
@@ -182,6 +184,25 @@ TEST(MeasuredSplit, HoldsOutEverythingUnmeasuredAndGrowsNested) {
   EXPECT_NE(test::error_of([] { split_measured(10, 11, 0.0, 1); }).find("10 unique configs"), std::string::npos);
   EXPECT_NE(test::error_of([] { split_measured(10, 1, 0.0, 1); }).find("at least 2"), std::string::npos);
   EXPECT_NE(test::error_of([] { split_measured(10, 2, 0.1, 1); }).find("at least 3"), std::string::npos);
+}
+
+// A split over a file's measured groups, as their own ids: the same draw
+// the subset alone would get, ascending, and nothing outside the subset.
+TEST(SplitOver, MapsASubsetsSplitToItsGroupIds) {
+  const std::vector<int64_t> ids = {1, 4, 5, 8, 9, 12, 20, 21};
+  const HoldoutSplit sub = split_program(static_cast<int64_t>(ids.size()), 0.25, 0.25, 7);
+  const HoldoutSplit h = split_over(ids, sub);
+  ASSERT_EQ(h.train.size(), sub.train.size());
+  ASSERT_EQ(h.valid.size(), sub.valid.size());
+  ASSERT_EQ(h.holdout.size(), sub.holdout.size());
+  for (size_t i = 0; i < sub.holdout.size(); ++i) EXPECT_EQ(h.holdout[i], ids[static_cast<size_t>(sub.holdout[i])]);
+  std::vector<int64_t> every = h.train;
+  every.insert(every.end(), h.valid.begin(), h.valid.end());
+  every.insert(every.end(), h.holdout.begin(), h.holdout.end());
+  std::sort(every.begin(), every.end());
+  EXPECT_EQ(every, ids);
+  for (const auto* part : {&h.train, &h.valid, &h.holdout}) EXPECT_TRUE(std::is_sorted(part->begin(), part->end()));
+  EXPECT_THROW(split_over({1, 2}, sub), Error);
 }
 
 }  // namespace

@@ -283,24 +283,31 @@ TEST(EvaluateGraph, CombinesTheMetrics) {
 }
 
 // A file with zero runtimes among measured ones opens (validation warns);
-// ranking it once failed on its metrics with "runtimes must be positive".
-TEST(EvaluateGraph, ZeroRuntimesLeaveTopKUndefinedAndTheRestCounted) {
-  const std::vector<double> score = {0.1, 0.2, 0.3, 0.4};
-  const std::vector<double> runtime = {0, 5, 3, 0};
+// ranking it once failed on its metrics with "runtimes must be positive",
+// then counted its unmeasured configs as the fastest of all in Kendall.
+// A zero is no measurement: every metric is over the measured configs.
+TEST(EvaluateGraph, ZeroRuntimesAreLeftOutOfEveryMetric) {
+  const std::vector<double> score = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+  const std::vector<double> runtime = {0, 5, 3, 0, 4, 9};
   const GraphMetrics m = evaluate_graph(score, runtime);
+  const std::vector<double> s = {0.2, 0.3, 0.5, 0.6}, r = {5, 3, 4, 9};
   EXPECT_EQ(m.configs, 4);
-  EXPECT_DOUBLE_EQ(m.kendall, naive_tau_b(score, runtime));
-  EXPECT_DOUBLE_EQ(m.opa, naive_opa(score, runtime));
-  EXPECT_TRUE(std::isnan(m.top1));
-  EXPECT_TRUE(std::isnan(m.top5));
-  EXPECT_TRUE(std::isnan(m.top10));
-  EXPECT_TRUE(std::isnan(m.tile_score));
-  // As a ranking of a file gets them.
-  ConfigGroups four;  // four distinct configs
-  four.group_of = {0, 1, 2, 3};
-  const GraphMetrics r = evaluate_ranking({3, 1, 0, 2}, runtime, four);
-  EXPECT_FALSE(std::isnan(r.kendall));
-  EXPECT_TRUE(std::isnan(r.top1));
+  EXPECT_DOUBLE_EQ(m.kendall, naive_tau_b(s, r));
+  EXPECT_DOUBLE_EQ(m.opa, naive_opa(s, r));
+  EXPECT_NE(m.kendall, naive_tau_b(score, runtime));  // the zeros would change it
+  EXPECT_DOUBLE_EQ(m.top1, 5.0 / 3.0 - 1.0);  // the first measured pick over the best measured
+  EXPECT_DOUBLE_EQ(m.top5, 0.0);
+  const GraphMetrics none = evaluate_graph(score, std::vector<double>(6, 0.0));
+  EXPECT_EQ(none.configs, 0);
+  EXPECT_TRUE(std::isnan(none.kendall));
+  EXPECT_TRUE(std::isnan(none.top1));
+  // As a ranking of a file gets them: positions as scores.
+  ConfigGroups six;  // six distinct configs
+  six.group_of = {0, 1, 2, 3, 4, 5};
+  const GraphMetrics q = evaluate_ranking({3, 1, 0, 2, 4, 5}, runtime, six);
+  EXPECT_EQ(q.configs, 4);
+  EXPECT_DOUBLE_EQ(q.kendall, naive_tau_b({1, 3, 4, 5}, {5, 3, 4, 9}));
+  EXPECT_DOUBLE_EQ(q.top1, 5.0 / 3.0 - 1.0);
 }
 
 TEST(EvaluateGraph, SingleConfigAndEmpty) {

@@ -69,6 +69,21 @@ TEST(StartBatch, MostCommonConfigOfRealFilesIsTheNaiveNearestAndNearTheBest) {
     const int64_t chosen = g.groups.representative[static_cast<size_t>(k)];
     EXPECT_EQ(away[static_cast<size_t>(chosen)], nearest);
     EXPECT_EQ(nearest, 0);  // these files hold the compiler's config itself
+    // Skipped groups (a tuning session's configs without a runtime) are
+    // never the answer: with every nearest one skipped, the next nearest.
+    std::vector<char> skip(static_cast<size_t>(g.groups.num_groups()));
+    int64_t next = away.size();
+    for (size_t q = 0; q < skip.size(); ++q) {
+      const int64_t d = away[static_cast<size_t>(g.groups.representative[q])];
+      skip[q] = d == nearest;
+      if (!skip[q]) next = std::min(next, d);
+    }
+    const std::vector<float> rows = g.config_rows(g.all_groups());
+    const int64_t k2 = most_common_config(g, rows, skip);
+    EXPECT_FALSE(skip[static_cast<size_t>(k2)]);
+    EXPECT_EQ(away[static_cast<size_t>(g.groups.representative[static_cast<size_t>(k2)])], next);
+    EXPECT_GT(next, nearest);
+    EXPECT_THROW(most_common_config(g, rows, std::vector<char>(skip.size(), 1)), Error);
     const double best = *std::min_element(g.groups.best_runtime.begin(), g.groups.best_runtime.end());
     EXPECT_LE(g.groups.best_runtime[static_cast<size_t>(k)], best * r.within);
     double mean = 0;

@@ -200,14 +200,21 @@ void Ranking::tune_finish(const Document& doc) {
   const ConfigGroups& groups = doc.groups;
   // The search scored the file's own configs first: the model's ranking of them.
   const std::vector<double>& file_scores = search_->known_scores();
-  const bool measured = !doc.runtime.empty() && file_scores.size() == static_cast<size_t>(groups.num_groups());
+  const int64_t fastest = groups.fastest_measured();
+  const bool measured =
+      !doc.runtime.empty() && fastest >= 0 && file_scores.size() == static_cast<size_t>(groups.num_groups());
   tune.best_file_score = file_scores.empty() ? 0 : *std::min_element(file_scores.begin(), file_scores.end());
   ScoreCalibration cal;
   double best_measured_score = 0;
   if (measured) {
-    cal = calibrate_scores(file_scores, groups.best_runtime);
-    const size_t best = static_cast<size_t>(std::min_element(groups.best_runtime.begin(), groups.best_runtime.end()) -
-                                            groups.best_runtime.begin());
+    // Configs the file holds without a runtime (0) are neither calibrated
+    // against nor picked in the pool.
+    const std::vector<char> unmeasured = groups.unmeasured();
+    std::vector<double> scores, runtimes;
+    for (size_t k = 0; k < unmeasured.size(); ++k)
+      if (!unmeasured[k]) scores.push_back(file_scores[k]), runtimes.push_back(groups.best_runtime[k]);
+    cal = calibrate_scores(scores, runtimes);
+    const size_t best = static_cast<size_t>(fastest);
     best_measured_score = file_scores[best];
     // Pool mode: measurements until one within 0.1 % of the file's best, in
     // the model's order (epsilon-greedy, after a start from the file's most
@@ -217,7 +224,7 @@ void Ranking::tune_finish(const Document& doc) {
     const auto median_to_target = [&](PickStrategy strategy, StartFrom from) {
       std::vector<double> counts;
       for (uint64_t start = 0; start < 20; ++start) {
-        std::vector<char> mask(file_scores.size(), 0);
+        std::vector<char> mask = unmeasured;
         Rng rng(mix_seed(start, 0x706f6f6cull));  // "pool"
         PickSettings pick{strategy};
         double to_target = INFINITY;  // measurements up to and with the first within 0.1 %
@@ -306,11 +313,16 @@ std::unique_ptr<wasm::RankSession> Ranking::open_session(int ticket, const Docum
         for (size_t k = 0; k < all.size(); ++k) all[k] = static_cast<int64_t>(k);
         std::vector<float> known = g.config_rows(all);
         space_ = config_space(g, known, SpaceKind::Menu);
-        tune_common_ = most_common_config(g, known);
+        const std::vector<char> unmeasured = g.groups.unmeasured();
+        const bool any_measured = g.has_runtime() && g.groups.fastest_measured() >= 0;
+        // The pool's start must have a runtime to look up.
+        tune_common_ = most_common_config(g, known, any_measured ? unmeasured : std::vector<char>{});
         // Anchors: the configs measured fastest (propose_search.h).
         std::vector<int64_t> anchors;
-        if (g.has_runtime()) {
-          std::vector<int64_t> order = all;
+        if (any_measured) {
+          std::vector<int64_t> order;
+          for (int64_t k : all)
+            if (!unmeasured[static_cast<size_t>(k)]) order.push_back(k);
           std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
             return g.groups.best_runtime[static_cast<size_t>(a)] < g.groups.best_runtime[static_cast<size_t>(b)];
           });

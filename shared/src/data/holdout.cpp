@@ -106,4 +106,18 @@ HoldoutSplit split_measured(int64_t num_groups, int64_t measured, double valid, 
   return split;
 }
 
+HoldoutSplit split_over(const std::vector<int64_t>& ids, const HoldoutSplit& h) {
+  const auto map = [&](const std::vector<int64_t>& in) {
+    std::vector<int64_t> out;
+    out.reserve(in.size());
+    for (int64_t k : in) {
+      if (k < 0 || k >= static_cast<int64_t>(ids.size()))
+        throw Error("split: group " + std::to_string(k) + " of a subset of " + std::to_string(ids.size()));
+      out.push_back(ids[static_cast<size_t>(k)]);
+    }
+    return out;
+  };
+  return {map(h.train), map(h.valid), map(h.holdout)};
+}
+
 }  // namespace fastslow

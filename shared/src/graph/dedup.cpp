@@ -1,5 +1,6 @@
 #include "fastslow/graph/dedup.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "fastslow/error.h"
@@ -52,15 +53,34 @@ ConfigGroups ConfigDeduplicator::finish(const std::vector<double>& runtime) cons
   g.group_size.assign(k, 0);
   g.row_key.assign(2 * k, 0);
   for (const auto& [key, grp] : groups_) g.row_key[2 * grp] = key.a, g.row_key[2 * grp + 1] = key.b;
+  // A runtime of 0 is a config nobody measured (a test split, a proposal
+  // merged in): a group's best is its least positive runtime, and 0 only
+  // where none of its copies was measured.
+  const auto better = [](double r, double best) { return r > 0 && (!(best > 0) || r < best); };
   for (size_t i = 0; i < group_of_.size(); ++i) {
     const int64_t grp = group_of_[i];
     ++g.group_size[grp];
-    if (g.representative[grp] < 0 || runtime[i] < g.best_runtime[grp]) {
+    if (g.representative[grp] < 0 || better(runtime[i], g.best_runtime[grp])) {
       g.representative[grp] = static_cast<int64_t>(i);
       g.best_runtime[grp] = runtime[i];
     }
   }
   return g;
+}
+
+std::vector<char> ConfigGroups::unmeasured() const {
+  std::vector<char> out(best_runtime.size());
+  for (size_t k = 0; k < out.size(); ++k) out[k] = !(best_runtime[k] > 0 && std::isfinite(best_runtime[k]));
+  return out;
+}
+
+int64_t ConfigGroups::fastest_measured() const {
+  int64_t best = -1;
+  for (size_t k = 0; k < best_runtime.size(); ++k) {
+    const double r = best_runtime[k];
+    if (r > 0 && std::isfinite(r) && (best < 0 || r < best_runtime[static_cast<size_t>(best)])) best = static_cast<int64_t>(k);
+  }
+  return best;
 }
 
 std::vector<int64_t> ConfigGroups::expand_ranking(const std::vector<int64_t>& group_ranking) const {

@@ -68,7 +68,10 @@ class Checker {
     if (!r.empty() && zeros == r.size())
       add(Severity::Note, array, "all runtimes are zero (a test split: ranks can be written, not scored)");
     else if (zeros)
-      add(Severity::Warning, array, std::to_string(zeros) + " zero runtimes among measured ones");
+      add(Severity::Warning, array,
+          std::to_string(zeros) + (zeros == 1 ? " config" : " configs") +
+              " with runtime 0 among measured ones: taken as never measured, ranked but never trained on, "
+              "scored against or looked up by tune");
   }
 };
 

@@ -196,13 +196,20 @@ GraphMetrics evaluate_graph(const std::vector<double>& score,
                             const std::vector<double>& runtime) {
   check_inputs(score, runtime);
   if (score.empty()) throw Error("graph has no configurations");
+  // A runtime of 0 is a config nobody measured (a file validation only
+  // warns about, e.g. proposals merged in): scored against, it would count
+  // as the fastest of all. Every metric is over the measured configs.
+  if (!(*std::min_element(runtime.begin(), runtime.end()) > 0)) {
+    std::vector<double> s, r;
+    for (size_t i = 0; i < runtime.size(); ++i)
+      if (runtime[i] > 0) s.push_back(score[i]), r.push_back(runtime[i]);
+    if (r.empty()) return GraphMetrics{};
+    return evaluate_graph(s, r);
+  }
   GraphMetrics m;
   m.configs = static_cast<int64_t>(score.size());
   m.kendall = kendall_tau(score, runtime);
   m.opa = ordered_pair_accuracy(score, runtime);
-  // Top-k errors are ratios to the best runtime: with a zero among measured
-  // ones (a file validation only warns about) they mean nothing, and stay NaN.
-  if (!(*std::min_element(runtime.begin(), runtime.end()) > 0)) return m;
   const std::vector<int64_t> ranking = ranking_from_scores(score);
   m.top1 = top_k_error(ranking, runtime, 1);
   m.top5 = top_k_error(ranking, runtime, 5);

@@ -20,18 +20,20 @@ int64_t most_common_config(const CachedGraph& g) {
   return most_common_config(g, g.config_rows(g.all_groups()));
 }
 
-int64_t most_common_config(const CachedGraph& g, const std::vector<float>& rows) {
+int64_t most_common_config(const CachedGraph& g, const std::vector<float>& rows, const std::vector<char>& skip) {
   const std::vector<float> common = most_common_settings(g, rows);
   const SettingShape s = setting_shape(g);
   const int64_t n = g.groups.num_groups();
-  int64_t best = 0, best_away = s.units + 1;
+  int64_t best = -1, best_away = s.units + 1;
   for (int64_t k = 0; k < n && best_away > 0; ++k) {
+    if (static_cast<size_t>(k) < skip.size() && skip[static_cast<size_t>(k)]) continue;
     const float* r = rows.data() + k * g.config_row_elems;
     int64_t away = 0;
     for (int64_t u = 0; u < s.units && away < best_away; ++u)
       away += !std::equal(r + u * s.width, r + (u + 1) * s.width, common.begin() + u * s.width);
     if (away < best_away) best_away = away, best = k;
   }
+  if (best < 0) throw Error(g.source, "", "most common config: every config is left out");
   return best;
 }
 

@@ -41,4 +41,9 @@ HoldoutSplit split_program(int64_t num_groups, double holdout, double valid, uin
 // measured > num_groups, or valid outside [0, 1).
 HoldoutSplit split_measured(int64_t num_groups, int64_t measured, double valid, uint64_t seed);
 
+// A split made over a subset of groups (0..ids.size()-1) as the groups'
+// own ids: a file's measured groups, where some hold no runtime. Throws
+// Error on an index outside the subset.
+HoldoutSplit split_over(const std::vector<int64_t>& ids, const HoldoutSplit& h);
+
 }  // namespace fastslow

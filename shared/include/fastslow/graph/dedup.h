@@ -14,8 +14,8 @@ namespace fastslow {
 
 struct ConfigGroups {
   std::vector<int64_t> group_of;        // original config -> group (numbered by first appearance)
-  std::vector<int64_t> representative;  // group -> member with the minimum runtime (lowest index on ties)
-  std::vector<double> best_runtime;     // group -> that minimum
+  std::vector<int64_t> representative;  // group -> member with the least positive runtime (lowest index on ties)
+  std::vector<double> best_runtime;     // group -> that runtime (0 where no member was measured)
   std::vector<int64_t> group_size;      // group -> members
   // group -> its row's 128-bit hash as two words (2 per group): equal rows
   // of equal width hash alike in any file, so two files' configs can be
@@ -24,6 +24,11 @@ struct ConfigGroups {
 
   int64_t num_configs() const { return static_cast<int64_t>(group_of.size()); }
   int64_t num_groups() const { return static_cast<int64_t>(representative.size()); }
+  // Groups with no measured copy (1): never looked up, scored against or
+  // counted as a file's best.
+  std::vector<char> unmeasured() const;
+  // The measured group with the least runtime (lowest on ties), -1 if none.
+  int64_t fastest_measured() const;
   // A ranking of groups (best first) as a ranking of all original configs:
   // each group's representative, then its other members in index order.
   std::vector<int64_t> expand_ranking(const std::vector<int64_t>& group_ranking) const;

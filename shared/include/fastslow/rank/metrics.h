@@ -51,9 +51,9 @@ struct GraphMetrics {
 };
 
 // All metrics of one graph; the ranking comes from ranking_from_scores.
-// Throws on an empty graph or a length mismatch. Where the best runtime is
-// not positive (zero runtimes among measured ones) the top-k errors and the
-// tile score are NaN: a ratio to it means nothing; Kendall and OPA count.
+// Throws on an empty graph or a length mismatch. Configs with runtime 0
+// (never measured) are left out of every metric; `configs` counts the
+// others (0, and every metric NaN, where none was measured).
 GraphMetrics evaluate_graph(const std::vector<double>& score,
                             const std::vector<double>& runtime);
 

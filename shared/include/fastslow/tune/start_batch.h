@@ -29,8 +29,10 @@ const char* start_from_name(StartFrom s);
 // tile bounds (tile) away from each one's most common value, counted over
 // the file's configs with their duplicates. Ties go to the lowest group.
 int64_t most_common_config(const CachedGraph& g);
-// The same from every group's rows, already read (g.config_rows of 0..n-1).
-int64_t most_common_config(const CachedGraph& g, const std::vector<float>& rows);
+// The same from every group's rows, already read (g.config_rows of 0..n-1);
+// groups with skip[k] set are never the answer (the settings still count
+// them), and skipping every one is an Error.
+int64_t most_common_config(const CachedGraph& g, const std::vector<float>& rows, const std::vector<char>& skip = {});
 
 // `count` distinct candidates with measured[i] == 0, in the order measured.
 // Random: the draws pick_batch's random strategy makes with `rng`. Common:
