@@ -140,7 +140,8 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
   for (int64_t n : ns) {
     if (n >= g.groups.num_groups() - 10) continue;
     for (int d = 0; d < draws; ++d) {
-      const HoldoutSplit split = split_measured(g.groups.num_groups(), n, 0.0, static_cast<uint64_t>(d));
+      // The draw the runs make: configs without a runtime in no part.
+      const HoldoutSplit split = split_measured(g.groups.num_groups(), n, 0.0, static_cast<uint64_t>(d), g.groups.unmeasured());
       std::vector<double> held_rt;
       for (int64_t h : split.holdout) held_rt.push_back(g.groups.best_runtime[static_cast<size_t>(h)]);
       {  // ridge

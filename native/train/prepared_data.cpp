@@ -17,10 +17,12 @@ std::string count_str(size_t n) {
 // What a per-program run learns from: a few hundred unique configs over-fit
 // differently from 30,000, and the user should see which case they are in.
 std::string program_summary(const CachedGraph& c, const HoldoutSplit& h) {
-  const int64_t n = c.groups.num_groups(), split = static_cast<int64_t>(h.train.size() + h.valid.size() + h.holdout.size());
+  const int64_t n = c.groups.num_groups();
+  const std::vector<char> none = c.has_runtime() ? c.groups.unmeasured() : std::vector<char>{};
+  const auto without = static_cast<size_t>(std::count(none.begin(), none.end(), 1));
   std::string s = c.source + ": " + count_str(static_cast<size_t>(n)) + " unique configs of " +
                   count_str(static_cast<size_t>(c.num_configs)) + " measured" +
-                  (split < n ? " (" + count_str(static_cast<size_t>(n - split)) + " without a runtime, left out)" : "") +
+                  (without > 0 ? " (" + count_str(without) + " without a runtime, left out)" : "") +
                   "; learning from " + count_str(h.train.size()) + ", ";
   if (h.valid.empty()) return s + "validating on the " + count_str(h.holdout.size()) + " held out";
   return s + "validating (early stopping) on " + count_str(h.valid.size()) + ", holding out " +
@@ -79,15 +81,8 @@ std::vector<CachedGraph> cache_files(const std::vector<std::string>& files, cons
   return out;
 }
 
-HoldoutSplit program_split(const CachedGraph& graph, const std::function<HoldoutSplit(int64_t)>& split) {
-  const int64_t n = graph.groups.num_groups();
-  if (!graph.has_runtime()) return split(n);
-  const std::vector<char> unmeasured = graph.groups.unmeasured();
-  std::vector<int64_t> ids;
-  for (int64_t g = 0; g < n; ++g)
-    if (!unmeasured[static_cast<size_t>(g)]) ids.push_back(g);
-  if (ids.empty() || static_cast<int64_t>(ids.size()) == n) return split(n);
-  return split_over(ids, split(static_cast<int64_t>(ids.size())));
+HoldoutSplit program_split(const CachedGraph& graph, const DataSpec::SplitGroups& split) {
+  return split(graph.groups.num_groups(), graph.has_runtime() ? graph.groups.unmeasured() : std::vector<char>{});
 }
 
 std::vector<GraphEntry> make_entries(std::vector<CachedGraph> caches, const Normalizer& norm,

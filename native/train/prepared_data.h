@@ -24,9 +24,11 @@ using Say = std::function<void(const std::string&)>;
 struct DataSpec {
   std::vector<std::string> train_files, valid_files;
   // Per-program mode: train_files is one graph, valid_files empty; its
-  // duplicate groups are split by this function of their count. The valid
-  // entry ranks `valid` (or `holdout` when there is no valid share).
-  std::function<HoldoutSplit(int64_t num_groups)> split_groups;
+  // duplicate groups are split by this function of their count and of the
+  // groups the file holds no runtime for (in no part). The valid entry
+  // ranks `valid` (or `holdout` when there is no valid share).
+  using SplitGroups = std::function<HoldoutSplit(int64_t num_groups, const std::vector<char>& unmeasured)>;
+  SplitGroups split_groups;
   GraphCacheOptions cache;
   bool tile_features = false;  // tile: append the core's tiling features (a normaliser fitted here)
   std::string source;          // the data root or the graph, for messages
@@ -78,10 +80,9 @@ std::vector<CachedGraph> cache_files(const std::vector<std::string>& files, cons
 // a file with runtimes are never trained on, whoever chose them.
 using GroupChoice = std::function<std::pair<std::vector<int64_t>, std::vector<int64_t>>(const CachedGraph& graph)>;
 
-// A per-program split of one graph's groups: over its measured groups only
-// where some hold no runtime (0), so that --measured N learns from N
-// measured configs; every group otherwise.
-HoldoutSplit program_split(const CachedGraph& graph, const std::function<HoldoutSplit(int64_t)>& split);
+// A per-program split of one graph's groups, the groups without a runtime
+// (0) in a file with runtimes in no part.
+HoldoutSplit program_split(const CachedGraph& graph, const DataSpec::SplitGroups& split);
 std::vector<GraphEntry> make_entries(std::vector<CachedGraph> caches, const Normalizer& norm,
                                      const torch::Device& device, const GroupChoice& groups = {});
 

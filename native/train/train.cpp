@@ -140,10 +140,10 @@ DataSpec data_spec(const TrainOptions& o) {
     const int folds = o.folds, fold = o.fold;
     const int64_t measured = o.measured;
     const bool fold_in_valid = o.train_on_valid == 1;
-    s.split_groups = [=](int64_t groups) {
-      if (folds > 0) return split_program_fold(groups, holdout, folds, fold, seed);
-      HoldoutSplit h = measured > 0 ? split_measured(groups, measured, valid, seed)
-                                    : split_program(groups, holdout, valid, seed);
+    s.split_groups = [=](int64_t groups, const std::vector<char>& unmeasured) {
+      if (folds > 0) return without_unmeasured(split_program_fold(groups, holdout, folds, fold, seed), unmeasured);
+      HoldoutSplit h = measured > 0 ? split_measured(groups, measured, valid, seed, unmeasured)
+                                    : without_unmeasured(split_program(groups, holdout, valid, seed), unmeasured);
       if (fold_in_valid) {  // a final fit: the valid share trains too and still reports
         h.train.insert(h.train.end(), h.valid.begin(), h.valid.end());
         std::sort(h.train.begin(), h.train.end());

@@ -106,11 +106,7 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   y.reserve(static_cast<size_t>(n));
   for (int64_t g : groups) y.push_back(fit.group_target[static_cast<size_t>(g)]);
 
-  // Its penalty is chosen on measured configs only (runtime 0: never measured).
-  std::vector<int64_t> vg;
-  const std::vector<char> unmeasured = valid.cache.groups.unmeasured();
-  for (int64_t g : valid.eval_groups)
-    if (!unmeasured[static_cast<size_t>(g)]) vg.push_back(g);
+  const std::vector<int64_t>& vg = valid.eval_groups;
   const std::vector<float> valid_rows = valid.cache.config_rows(vg);
   const auto nv = static_cast<int64_t>(vg.size());
   const std::vector<float> vx = design(valid_rows, nv, nc, width, kept, use_rows);

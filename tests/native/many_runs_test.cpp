@@ -53,7 +53,7 @@ TEST(Folds, OneGraphsConfigGroupsNeverCrossFolds) {
   std::set<int64_t> validated, held;
   for (int f = 0; f < 3; ++f) {
     o.fold = f;
-    const HoldoutSplit h = data_spec(o).split_groups(groups);
+    const HoldoutSplit h = data_spec(o).split_groups(groups, {});
     std::set<int64_t> train(h.train.begin(), h.train.end());
     for (int64_t g : h.valid) {
       EXPECT_EQ(train.count(g), 0u);

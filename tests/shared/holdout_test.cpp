@@ -186,23 +186,53 @@ TEST(MeasuredSplit, HoldsOutEverythingUnmeasuredAndGrowsNested) {
   EXPECT_NE(test::error_of([] { split_measured(10, 2, 0.1, 1); }).find("at least 3"), std::string::npos);
 }
 
-// A split over a file's measured groups, as their own ids: the same draw
-// the subset alone would get, ascending, and nothing outside the subset.
-TEST(SplitOver, MapsASubsetsSplitToItsGroupIds) {
-  const std::vector<int64_t> ids = {1, 4, 5, 8, 9, 12, 20, 21};
-  const HoldoutSplit sub = split_program(static_cast<int64_t>(ids.size()), 0.25, 0.25, 7);
-  const HoldoutSplit h = split_over(ids, sub);
-  ASSERT_EQ(h.train.size(), sub.train.size());
-  ASSERT_EQ(h.valid.size(), sub.valid.size());
-  ASSERT_EQ(h.holdout.size(), sub.holdout.size());
-  for (size_t i = 0; i < sub.holdout.size(); ++i) EXPECT_EQ(h.holdout[i], ids[static_cast<size_t>(sub.holdout[i])]);
-  std::vector<int64_t> every = h.train;
-  every.insert(every.end(), h.valid.begin(), h.valid.end());
-  every.insert(every.end(), h.holdout.begin(), h.holdout.end());
-  std::sort(every.begin(), every.end());
-  EXPECT_EQ(every, ids);
-  for (const auto* part : {&h.train, &h.valid, &h.holdout}) EXPECT_TRUE(std::is_sorted(part->begin(), part->end()));
-  EXPECT_THROW(split_over({1, 2}, sub), Error);
+// Groups the file holds no runtime for (0: never measured) are in no part.
+// A split is drawn over every group, so filling in a runtime later moves
+// no other group: each part is the unmasked split's part without them.
+TEST(Unmeasured, GroupsWithoutARuntimeAreInNoPartAndMoveNoOther) {
+  const int64_t n = 60;
+  std::vector<char> none(static_cast<size_t>(n), 0);
+  for (int64_t g = 0; g < n; g += 4) none[static_cast<size_t>(g)] = 1;
+  const auto in_none = [&](const std::vector<int64_t>& part) {
+    return std::none_of(part.begin(), part.end(), [&](int64_t g) { return none[static_cast<size_t>(g)] != 0; });
+  };
+  const HoldoutSplit all = split_program(n, 0.2, 0.1, 7);
+  const HoldoutSplit h = without_unmeasured(all, none);
+  for (const auto* part : {&h.train, &h.valid, &h.holdout}) EXPECT_TRUE(in_none(*part));
+  const auto kept = [&](const std::vector<int64_t>& part) {
+    std::vector<int64_t> out;
+    for (int64_t g : part)
+      if (!none[static_cast<size_t>(g)]) out.push_back(g);
+    return out;
+  };
+  EXPECT_EQ(h.train, kept(all.train));
+  EXPECT_EQ(h.valid, kept(all.valid));
+  EXPECT_EQ(h.holdout, kept(all.holdout));
+  EXPECT_EQ(static_cast<int64_t>(h.train.size() + h.valid.size() + h.holdout.size()), n - 15);
+
+  // Few measurements: N of the groups with a runtime, nested as N grows,
+  // and a runtime filled in for a held-out group changes no pick.
+  const HoldoutSplit m10 = split_measured(n, 10, 0.2, 3, none), m5 = split_measured(n, 5, 0.0, 3, none);
+  for (const auto* part : {&m10.train, &m10.valid, &m10.holdout}) EXPECT_TRUE(in_none(*part));
+  EXPECT_EQ(m10.train.size() + m10.valid.size(), 10u);
+  EXPECT_EQ(static_cast<int64_t>(m10.holdout.size()), n - 15 - 10);
+  std::vector<int64_t> picked = m10.train;
+  picked.insert(picked.end(), m10.valid.begin(), m10.valid.end());
+  for (int64_t g : m5.train) EXPECT_NE(std::find(picked.begin(), picked.end(), g), picked.end()) << g;
+  std::vector<char> filled = none;
+  int64_t late = -1;  // an unmeasured group, now measured: drawn after the 10 picks?
+  for (int64_t g = 0; g < n && late < 0; g += 4) {
+    filled[static_cast<size_t>(g)] = 0;
+    const HoldoutSplit f = split_measured(n, 10, 0.2, 3, filled);
+    if (f.train == m10.train && f.valid == m10.valid) late = g;
+    else filled[static_cast<size_t>(g)] = 1;
+  }
+  EXPECT_GE(late, 0) << "every filled-in group was drawn among the first 10";
+  // Asking for more than the file measured names both counts.
+  const std::string e = test::error_of([&] { split_measured(n, 50, 0.0, 3, none); });
+  EXPECT_NE(e.find("45 unique configs with a runtime (60 in all)"), std::string::npos) << e;
+  // Without a mask: the split of old.
+  EXPECT_EQ(split_measured(n, 10, 0.2, 3, {}).train, split_measured(n, 10, 0.2, 3).train);
 }
 
 }  // namespace

@@ -308,6 +308,12 @@ TEST(EvaluateGraph, ZeroRuntimesAreLeftOutOfEveryMetric) {
   EXPECT_EQ(q.configs, 4);
   EXPECT_DOUBLE_EQ(q.kendall, naive_tau_b({1, 3, 4, 5}, {5, 3, 4, 9}));
   EXPECT_DOUBLE_EQ(q.top1, 5.0 / 3.0 - 1.0);
+  // Measured copies of one config beside unmeasured others: nothing to correlate.
+  ConfigGroups copies;
+  copies.group_of = {0, 0, 1, 2};
+  const GraphMetrics c = evaluate_ranking({0, 2, 1, 3}, {5, 6, 0, 0}, copies);
+  EXPECT_TRUE(std::isnan(c.kendall));
+  EXPECT_TRUE(std::isnan(c.opa));
 }
 
 TEST(EvaluateGraph, SingleConfigAndEmpty) {

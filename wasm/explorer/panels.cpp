@@ -85,16 +85,23 @@ void App::summary_tab() {
 
   if (!doc->runtime.empty()) {
     section("Runtimes (log scale)");
+    // Over the measured configs: 0 is one never measured (a proposal merged in).
     double lo = INFINITY, hi = 0;
-    for (double r : doc->runtime) lo = std::min(lo, r), hi = std::max(hi, r);
+    int64_t unmeasured = 0;
+    for (double r : doc->runtime) {
+      if (r > 0) lo = std::min(lo, r), hi = std::max(hi, r);
+      else ++unmeasured;
+    }
     std::vector<float> bins(40, 0.0f);
     const double a = std::log(std::max(lo, 1e-12)), b = std::log(std::max(hi, 1e-12));
     for (double r : doc->runtime) {
-      const double t = b > a ? (std::log(std::max(r, 1e-12)) - a) / (b - a) : 0;
+      if (!(r > 0)) continue;
+      const double t = b > a ? (std::log(r) - a) / (b - a) : 0;
       ++bins[std::min<size_t>(39, static_cast<size_t>(t * 40))];
     }
     histogram("##runtime", bins, 80 * dpr);
     ImGui::TextDisabled("min %.4g  max %.4g  (%s)", lo, hi, doc->kind == GraphKind::Tile ? "runtime / normaliser" : "ns");
+    if (unmeasured > 0) ImGui::TextDisabled("%lld configs without a runtime (never measured)", static_cast<long long>(unmeasured));
   }
   // What the runtimes depend on comes before the opcode counts: on a file being tuned it is the first question.
   effects_section();

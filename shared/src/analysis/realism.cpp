@@ -77,8 +77,11 @@ FileRealism file_realism(const NpzReader& npz) {
   r.configs = info.configs;
   r.unique_configs = info.unique_configs;
 
-  const std::vector<double>& best = c.groups.best_runtime;
-  const bool measured = !best.empty() && *std::max_element(best.begin(), best.end()) > 0;
+  // The measured configs' runtimes (0: never measured, left out).
+  std::vector<double> best;
+  for (double b : c.groups.best_runtime)
+    if (b > 0) best.push_back(b);
+  const bool measured = !best.empty();
   if (measured) {
     const double lo = *std::min_element(best.begin(), best.end());
     const double hi = *std::max_element(best.begin(), best.end());
@@ -100,9 +103,10 @@ FileRealism file_realism(const NpzReader& npz) {
     r.log_sd = std::sqrt(std::max(0.0, sq / n - (sum / n) * (sum / n)));
     // First and second measurement of each config measured twice or more.
     const std::vector<double> rt = g.target();
-    std::vector<double> first(best.size(), -1);
+    std::vector<double> first(c.groups.best_runtime.size(), -1);
     std::vector<double> spread;
     for (size_t i = 0; i < rt.size(); ++i) {
+      if (!(rt[i] > 0)) continue;
       double& f = first[static_cast<size_t>(c.groups.group_of[i])];
       if (f < 0) {
         f = rt[i];

@@ -77,19 +77,29 @@ HoldoutSplit split_program(int64_t num_groups, double holdout, double valid, uin
   return split;
 }
 
-HoldoutSplit split_measured(int64_t num_groups, int64_t measured, double valid, uint64_t seed) {
+HoldoutSplit split_measured(int64_t num_groups, int64_t measured, double valid, uint64_t seed,
+                            const std::vector<char>& unmeasured) {
   if (!(valid >= 0.0 && valid < 1.0)) throw Error("valid share must be in [0, 1), got " + show(valid));
   const int64_t need = valid > 0.0 ? 3 : 2;
   if (measured < need)
     throw Error("measured: need at least " + std::to_string(need) + " measured unique configs" +
                 (valid > 0.0 ? " to train and validate" : " to train") + ", got " + std::to_string(measured));
-  if (measured > num_groups)
+  const auto skipped = [&](int64_t g) {
+    return static_cast<size_t>(g) < unmeasured.size() && unmeasured[static_cast<size_t>(g)] != 0;
+  };
+  int64_t with_runtime = num_groups;
+  for (int64_t g = 0; g < num_groups; ++g) with_runtime -= skipped(g);
+  if (measured > with_runtime)
     throw Error("measured: " + std::to_string(measured) + " configs asked for, the graph has " +
-                std::to_string(num_groups) + " unique configs");
+                std::to_string(with_runtime) + " unique configs" +
+                (with_runtime < num_groups ? " with a runtime (" + std::to_string(num_groups) + " in all)" : ""));
   std::vector<int64_t> order(static_cast<size_t>(num_groups));
   std::iota(order.begin(), order.end(), int64_t{0});
   Rng rng(seed ^ 0x6d6561737572ull);  // "measur"
   for (int64_t i = num_groups - 1; i > 0; --i) std::swap(order[i], order[rng.uniform_int(0, i)]);
+  // The shuffle's order with the groups without a runtime taken out: the
+  // others keep their places relative to each other.
+  order.erase(std::remove_if(order.begin(), order.end(), skipped), order.end());
   HoldoutSplit split;
   split.train.assign(order.begin(), order.begin() + measured);
   split.holdout.assign(order.begin() + measured, order.end());
@@ -106,18 +116,19 @@ HoldoutSplit split_measured(int64_t num_groups, int64_t measured, double valid, 
   return split;
 }
 
-HoldoutSplit split_over(const std::vector<int64_t>& ids, const HoldoutSplit& h) {
-  const auto map = [&](const std::vector<int64_t>& in) {
-    std::vector<int64_t> out;
-    out.reserve(in.size());
-    for (int64_t k : in) {
-      if (k < 0 || k >= static_cast<int64_t>(ids.size()))
-        throw Error("split: group " + std::to_string(k) + " of a subset of " + std::to_string(ids.size()));
-      out.push_back(ids[static_cast<size_t>(k)]);
-    }
-    return out;
+HoldoutSplit without_unmeasured(HoldoutSplit h, const std::vector<char>& unmeasured) {
+  if (unmeasured.empty()) return h;
+  const auto drop = [&](std::vector<int64_t>& part) {
+    part.erase(std::remove_if(part.begin(), part.end(),
+                              [&](int64_t g) {
+                                return static_cast<size_t>(g) < unmeasured.size() && unmeasured[static_cast<size_t>(g)];
+                              }),
+               part.end());
   };
-  return {map(h.train), map(h.valid), map(h.holdout)};
+  drop(h.train);
+  drop(h.valid);
+  drop(h.holdout);
+  return h;
 }
 
 }  // namespace fastslow

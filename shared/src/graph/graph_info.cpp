@@ -12,12 +12,16 @@ namespace fastslow {
 
 namespace {
 
-// Integer nanoseconds (a file's) and doubles (a session's measurements) alike.
+// Integer nanoseconds (a file's) and doubles (a session's measurements)
+// alike, over the measured ones: 0 is a config never measured (all zero:
+// a test file, stats 0).
 template <class T>
 RuntimeStats stats_of(const std::vector<T>& runtime) {
   RuntimeStats s;
-  if (runtime.empty()) return s;
-  std::vector<T> v = runtime;
+  std::vector<T> v;
+  for (T r : runtime)
+    if (r > 0) v.push_back(r);
+  if (v.empty()) return s;
   const size_t mid = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + mid, v.end());
   s.median = static_cast<double>(v[mid]);

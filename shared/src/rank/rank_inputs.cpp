@@ -107,11 +107,16 @@ GraphMetrics evaluate_ranking(const std::vector<int64_t>& ranking, const std::ve
                               const ConfigGroups& cg) {
   // Positions as scores: exactly what a submission row tells the scorer.
   std::vector<double> score(ranking.size()), rt(ranking.size());
+  // Among the measured configs (evaluate_graph leaves runtime 0 out).
   bool distinct = false;
+  int64_t first = -1;
   for (size_t i = 0; i < ranking.size(); ++i) {
     score[i] = static_cast<double>(i);
     rt[i] = runtime.at(static_cast<size_t>(ranking[i]));
-    distinct = distinct || cg.group_of.at(static_cast<size_t>(ranking[i])) != cg.group_of.at(static_cast<size_t>(ranking[0]));
+    if (!(rt[i] > 0)) continue;
+    const int64_t group = cg.group_of.at(static_cast<size_t>(ranking[i]));
+    if (first < 0) first = group;
+    distinct = distinct || group != first;
   }
   GraphMetrics m = evaluate_graph(score, rt);
   if (!distinct) m.kendall = m.opa = kNaN;

@@ -1,5 +1,5 @@
 // Preprocessed graphs for training and ranking: pruned to the configurable
-// nodes' k-hop neighbourhood, configs de-duplicated (minimum runtime kept),
+// nodes' k-hop neighbourhood, configs de-duplicated (least measured runtime kept),
 // and repacked into an uncompressed npz so that any config's row is one
 // pread away. The published files are deflated, where reading config 90,000
 // means inflating the 89,999 before it (2nd-place solution: 5-10x faster

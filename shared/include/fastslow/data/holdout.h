@@ -37,13 +37,16 @@ HoldoutSplit split_program(int64_t num_groups, double holdout, double valid, uin
 // are the first `measured` of one portable shuffle of `seed`, so a larger
 // count keeps a smaller one's configs (learning curves grow one draw).
 // valid > 0: round(valid * measured) of them validate (at least 1, and at
-// least 1 trains). Throws Error on measured < 2 (or < 3 with a valid share),
-// measured > num_groups, or valid outside [0, 1).
-HoldoutSplit split_measured(int64_t num_groups, int64_t measured, double valid, uint64_t seed);
+// least 1 trains). Groups with unmeasured[g] set (the file holds no runtime
+// for them) are skipped in the shuffle's order and are in no part. Throws
+// Error on measured < 2 (or < 3 with a valid share), measured > the groups
+// with a runtime, or valid outside [0, 1).
+HoldoutSplit split_measured(int64_t num_groups, int64_t measured, double valid, uint64_t seed,
+                            const std::vector<char>& unmeasured = {});
 
-// A split made over a subset of groups (0..ids.size()-1) as the groups'
-// own ids: a file's measured groups, where some hold no runtime. Throws
-// Error on an index outside the subset.
-HoldoutSplit split_over(const std::vector<int64_t>& ids, const HoldoutSplit& h);
+// `h` without the groups whose file holds no runtime (unmeasured[g] set):
+// a split is drawn over every group, so that filling in a runtime later
+// moves no other group to another part; those without one are in none.
+HoldoutSplit without_unmeasured(HoldoutSplit h, const std::vector<char>& unmeasured);
 
 }  // namespace fastslow

@@ -58,8 +58,9 @@ std::vector<int64_t> rank_configs(const ConfigGroups& cg, const std::vector<int6
                                   const std::vector<double>& group_scores);
 
 // Metrics of a ranking of a subset of configs against their runtimes.
-// Kendall and OPA are undefined (NaN) when the ranked configs hold fewer
-// than two distinct configs (groups of cg): duplicates differ only by
+// Kendall and OPA are undefined (NaN) when the ranked configs that were
+// measured (runtime above 0) hold fewer than two distinct configs (groups
+// of cg): duplicates differ only by
 // measurement noise, and their order in a ranking is index order, so a
 // correlation over them measures nothing.
 GraphMetrics evaluate_ranking(const std::vector<int64_t>& ranking, const std::vector<double>& runtime,
