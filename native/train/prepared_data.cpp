@@ -16,9 +16,15 @@ std::string count_str(size_t n) {
 
 // What a per-program run learns from: a few hundred unique configs over-fit
 // differently from 30,000, and the user should see which case they are in.
+// The groups a file with runtimes holds none for (empty: a file without
+// runtimes, whose groups are all 0 and which nothing trains on).
+std::vector<char> unmeasured_of(const CachedGraph& c) {
+  return c.has_runtime() ? c.groups.unmeasured() : std::vector<char>{};
+}
+
 std::string program_summary(const CachedGraph& c, const HoldoutSplit& h) {
   const int64_t n = c.groups.num_groups();
-  const std::vector<char> none = c.has_runtime() ? c.groups.unmeasured() : std::vector<char>{};
+  const std::vector<char> none = unmeasured_of(c);
   const auto without = static_cast<size_t>(std::count(none.begin(), none.end(), 1));
   std::string s = c.source + ": " + count_str(static_cast<size_t>(n)) + " unique configs of " +
                   count_str(static_cast<size_t>(c.num_configs)) + " measured" +
@@ -82,7 +88,7 @@ std::vector<CachedGraph> cache_files(const std::vector<std::string>& files, cons
 }
 
 HoldoutSplit program_split(const CachedGraph& graph, const DataSpec::SplitGroups& split) {
-  return split(graph.groups.num_groups(), graph.has_runtime() ? graph.groups.unmeasured() : std::vector<char>{});
+  return split(graph.groups.num_groups(), unmeasured_of(graph));
 }
 
 std::vector<GraphEntry> make_entries(std::vector<CachedGraph> caches, const Normalizer& norm,
@@ -91,12 +97,8 @@ std::vector<GraphEntry> make_entries(std::vector<CachedGraph> caches, const Norm
   for (CachedGraph& c : caches) {
     GraphEntry e = make_entry(std::move(c), norm, device);
     if (groups) std::tie(e.train_groups, e.eval_groups) = groups(e.cache);
-    if (e.cache.has_runtime()) {  // a 0 would train as the fastest config of all
-      const std::vector<char> unmeasured = e.cache.groups.unmeasured();
-      e.train_groups.erase(std::remove_if(e.train_groups.begin(), e.train_groups.end(),
-                                          [&](int64_t g) { return unmeasured[static_cast<size_t>(g)] != 0; }),
-                           e.train_groups.end());
-    }
+    // A 0 would train as the fastest config of all.
+    e.train_groups = without_unmeasured({e.train_groups, {}, {}}, unmeasured_of(e.cache)).train;
     set_targets(&e);
     out.push_back(std::move(e));
   }

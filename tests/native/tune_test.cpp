@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -58,6 +59,26 @@ TuneSettings ridge_session(const std::string& out, int64_t rounds) {
   return s;
 }
 
+// A copy of `src` at `out` whose config_runtime `edit` changed (every other
+// array as it is): files with configs never measured (runtime 0).
+std::string with_runtimes(const std::string& src, const std::string& out,
+                          const std::function<void(std::vector<int64_t>&)>& edit) {
+  const NpzReader npz = NpzReader::open(src);
+  NpzWriter w(out, Compression::Stored);
+  for (const std::string& name : npz.names()) {
+    const NpyArray a = npz.read(name);
+    if (name != "config_runtime") {
+      w.add(name, a);
+      continue;
+    }
+    std::vector<int64_t> r = a.to_int64();
+    edit(r);
+    w.add(name, r, a.shape());
+  }
+  w.close();
+  return out;
+}
+
 TEST(TuneSession, ReplaysTheFileNeverMeasuresTwiceAndIsReproducible) {
   test::TempDir dir;
   const TuneOutcome a = run_session(ridge_session(dir.file("a"), 4));
@@ -101,27 +122,14 @@ TEST(TuneSession, ConfigsWithoutARuntimeAreLeftOut) {
   const std::string real = test::data_file("cleaned_alexnet.npz");
   const CachedGraph whole = CachedGraph::open(real, {dir.file("whole"), 1});
   const int64_t common = most_common_config(whole);
-  const std::string partial = dir.file("partial.npz");
-  {
-    const NpzReader npz = NpzReader::open(real);
-    NpzWriter w(partial, Compression::Stored);
-    for (const std::string& name : npz.names()) {
-      const NpyArray a = npz.read(name);
-      if (name != "config_runtime") {
-        w.add(name, a);
-        continue;
-      }
-      std::vector<int64_t> r = a.to_int64();
-      // Every copy of the common config, every fifth config, and the file's fastest.
-      for (size_t i = 0; i < r.size(); ++i)
-        if (whole.groups.group_of[i] == common || i % 5 == 0) r[i] = 0;
-      r[static_cast<size_t>(std::min_element(r.begin(), r.end(), [](int64_t x, int64_t y) {
-                               return x > 0 && (y == 0 || x < y);
-                             }) - r.begin())] = 0;
-      w.add(name, r, a.shape());
-    }
-    w.close();
-  }
+  // Every copy of the common config, every fifth config, and the file's fastest.
+  const std::string partial = with_runtimes(real, dir.file("partial.npz"), [&](std::vector<int64_t>& r) {
+    for (size_t i = 0; i < r.size(); ++i)
+      if (whole.groups.group_of[i] == common || i % 5 == 0) r[i] = 0;
+    r[static_cast<size_t>(std::min_element(r.begin(), r.end(), [](int64_t x, int64_t y) {
+                             return x > 0 && (y == 0 || x < y);
+                           }) - r.begin())] = 0;
+  });
   const CachedGraph g = CachedGraph::open(partial, {dir.file("c"), 1});
   const int64_t without = std::count(g.groups.best_runtime.begin(), g.groups.best_runtime.end(), 0.0);
   ASSERT_GT(without, 1000);
@@ -150,16 +158,7 @@ TEST(TuneSession, ConfigsWithoutARuntimeAreLeftOut) {
   EXPECT_EQ(j.at("candidates"), g.groups.num_groups() - without);
   EXPECT_DOUBLE_EQ(j.at("file_best_runtime").get<double>(), best);
   // A file with no runtime at all is still refused by name.
-  {
-    const NpzReader npz = NpzReader::open(partial);
-    NpzWriter w(dir.file("none.npz"), Compression::Stored);
-    for (const std::string& name : npz.names()) {
-      const NpyArray a = npz.read(name);
-      if (name == "config_runtime") w.add(name, std::vector<int64_t>(static_cast<size_t>(a.shape()[0]), 0), a.shape());
-      else w.add(name, a);
-    }
-    w.close();
-  }
+  with_runtimes(partial, dir.file("none.npz"), [](std::vector<int64_t>& r) { std::fill(r.begin(), r.end(), 0); });
   TuneSettings none = ridge_session(dir.file("n"), 1);
   none.graph = dir.file("none.npz");
   const std::string e = test::error_of([&] { run_session(none); });
@@ -369,21 +368,9 @@ struct Messages : train::Callback {
 // A copy of `file` whose configs i with i % every == 0 have runtime 0
 // (never measured: proposals merged in, say).
 std::string with_unmeasured(const test::TempDir& dir, const std::string& file, size_t every) {
-  const std::string out = dir.file("unmeasured.npz");
-  const NpzReader npz = NpzReader::open(test::data_file(file));
-  NpzWriter w(out, Compression::Stored);
-  for (const std::string& name : npz.names()) {
-    const NpyArray a = npz.read(name);
-    if (name != "config_runtime") {
-      w.add(name, a);
-      continue;
-    }
-    std::vector<int64_t> r = a.to_int64();
+  return with_runtimes(test::data_file(file), dir.file("unmeasured.npz"), [&](std::vector<int64_t>& r) {
     for (size_t i = 0; i < r.size(); i += every) r[i] = 0;
-    w.add(name, r, a.shape());
-  }
-  w.close();
-  return out;
+  });
 }
 
 // Runtime 0 is no measurement: such configs never train (they had trained

@@ -201,8 +201,7 @@ void Ranking::tune_finish(const Document& doc) {
   // The search scored the file's own configs first: the model's ranking of them.
   const std::vector<double>& file_scores = search_->known_scores();
   const int64_t fastest = groups.fastest_measured();
-  const bool measured =
-      !doc.runtime.empty() && fastest >= 0 && file_scores.size() == static_cast<size_t>(groups.num_groups());
+  const bool measured = fastest >= 0 && file_scores.size() == static_cast<size_t>(groups.num_groups());
   tune.best_file_score = file_scores.empty() ? 0 : *std::min_element(file_scores.begin(), file_scores.end());
   ScoreCalibration cal;
   double best_measured_score = 0;
@@ -314,7 +313,7 @@ std::unique_ptr<wasm::RankSession> Ranking::open_session(int ticket, const Docum
         std::vector<float> known = g.config_rows(all);
         space_ = config_space(g, known, SpaceKind::Menu);
         const std::vector<char> unmeasured = g.groups.unmeasured();
-        const bool any_measured = g.has_runtime() && g.groups.fastest_measured() >= 0;
+        const bool any_measured = g.groups.fastest_measured() >= 0;
         // The pool's start must have a runtime to look up.
         tune_common_ = most_common_config(g, known, any_measured ? unmeasured : std::vector<char>{});
         // Anchors: the configs measured fastest (propose_search.h).

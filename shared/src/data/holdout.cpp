@@ -13,6 +13,11 @@ namespace fastslow {
 
 namespace {
 
+// Whether group g is set in a per-group mask (a shorter mask sets none beyond it).
+bool set_in(const std::vector<char>& mask, int64_t g) {
+  return static_cast<size_t>(g) < mask.size() && mask[static_cast<size_t>(g)] != 0;
+}
+
 std::string show(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", x);
@@ -84,9 +89,7 @@ HoldoutSplit split_measured(int64_t num_groups, int64_t measured, double valid, 
   if (measured < need)
     throw Error("measured: need at least " + std::to_string(need) + " measured unique configs" +
                 (valid > 0.0 ? " to train and validate" : " to train") + ", got " + std::to_string(measured));
-  const auto skipped = [&](int64_t g) {
-    return static_cast<size_t>(g) < unmeasured.size() && unmeasured[static_cast<size_t>(g)] != 0;
-  };
+  const auto skipped = [&](int64_t g) { return set_in(unmeasured, g); };
   int64_t with_runtime = num_groups;
   for (int64_t g = 0; g < num_groups; ++g) with_runtime -= skipped(g);
   if (measured > with_runtime)
@@ -119,11 +122,7 @@ HoldoutSplit split_measured(int64_t num_groups, int64_t measured, double valid, 
 HoldoutSplit without_unmeasured(HoldoutSplit h, const std::vector<char>& unmeasured) {
   if (unmeasured.empty()) return h;
   const auto drop = [&](std::vector<int64_t>& part) {
-    part.erase(std::remove_if(part.begin(), part.end(),
-                              [&](int64_t g) {
-                                return static_cast<size_t>(g) < unmeasured.size() && unmeasured[static_cast<size_t>(g)];
-                              }),
-               part.end());
+    part.erase(std::remove_if(part.begin(), part.end(), [&](int64_t g) { return set_in(unmeasured, g); }), part.end());
   };
   drop(h.train);
   drop(h.valid);

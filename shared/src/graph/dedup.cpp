@@ -9,6 +9,9 @@ namespace fastslow {
 
 namespace {
 
+// A runtime above 0 is a measurement; 0 is a config nobody measured.
+bool measured(double r) { return r > 0 && std::isfinite(r); }
+
 uint64_t fmix(uint64_t h) {
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
@@ -56,7 +59,7 @@ ConfigGroups ConfigDeduplicator::finish(const std::vector<double>& runtime) cons
   // A runtime of 0 is a config nobody measured (a test split, a proposal
   // merged in): a group's best is its least positive runtime, and 0 only
   // where none of its copies was measured.
-  const auto better = [](double r, double best) { return r > 0 && (!(best > 0) || r < best); };
+  const auto better = [](double r, double best) { return measured(r) && (!measured(best) || r < best); };
   for (size_t i = 0; i < group_of_.size(); ++i) {
     const int64_t grp = group_of_[i];
     ++g.group_size[grp];
@@ -70,15 +73,15 @@ ConfigGroups ConfigDeduplicator::finish(const std::vector<double>& runtime) cons
 
 std::vector<char> ConfigGroups::unmeasured() const {
   std::vector<char> out(best_runtime.size());
-  for (size_t k = 0; k < out.size(); ++k) out[k] = !(best_runtime[k] > 0 && std::isfinite(best_runtime[k]));
+  for (size_t k = 0; k < out.size(); ++k) out[k] = !measured(best_runtime[k]);
   return out;
 }
 
 int64_t ConfigGroups::fastest_measured() const {
   int64_t best = -1;
   for (size_t k = 0; k < best_runtime.size(); ++k) {
-    const double r = best_runtime[k];
-    if (r > 0 && std::isfinite(r) && (best < 0 || r < best_runtime[static_cast<size_t>(best)])) best = static_cast<int64_t>(k);
+    if (measured(best_runtime[k]) && (best < 0 || best_runtime[k] < best_runtime[static_cast<size_t>(best)]))
+      best = static_cast<int64_t>(k);
   }
   return best;
 }
