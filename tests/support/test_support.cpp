@@ -6,8 +6,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
+#include <map>
 #include <stdexcept>
+#include <unistd.h>
 #ifndef __EMSCRIPTEN__
 #include <sys/wait.h>
 #endif
@@ -35,6 +38,33 @@ std::vector<uint8_t> fuzz_input(const std::string& target, const std::string& na
   return read_bytes(p);
 }
 
+namespace {
+
+// Folders of TempDirs alive when the process ends, removed then. A fixture
+// made once per process is kept to its end behind a static pointer and
+// never destroyed; each ctest entry is a process of its own, so such
+// folders piled up: one scripts/test.sh run left about 700 in /tmp, with
+// whole generated collections and trained runs in them. Each is removed
+// by the process that made it (a forked child that exits leaves its
+// parent's alone).
+struct LiveDirs {
+  std::mutex mutex;
+  std::map<std::string, pid_t> paths;  // and the process that made it
+};
+LiveDirs& live_dirs() {
+  static auto* dirs = new LiveDirs;  // never destroyed: read at exit
+  return *dirs;
+}
+void remove_live_dirs() {
+  LiveDirs& d = live_dirs();
+  const std::lock_guard<std::mutex> lock(d.mutex);
+  for (const auto& [path, maker] : d.paths)
+    if (maker == ::getpid()) remove_tree(path);
+  d.paths.clear();
+}
+
+}  // namespace
+
 TempDir::TempDir() {
   // mkdtemp makes a fresh name atomically (ctest runs test processes in
   // parallel). TMPDIR is read here rather than by
@@ -46,9 +76,19 @@ TempDir::TempDir() {
   std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/fastslow-test-XXXXXX";
   if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot make a temporary folder: " + pattern);
   path_ = pattern;
+  static const int registered = std::atexit(remove_live_dirs);
+  (void)registered;
+  LiveDirs& d = live_dirs();
+  const std::lock_guard<std::mutex> lock(d.mutex);
+  d.paths[path_] = ::getpid();
 }
 
-TempDir::~TempDir() { remove_tree(path_); }  // not std::filesystem: see io/remove_tree.h
+TempDir::~TempDir() {
+  remove_tree(path_);  // not std::filesystem: see io/remove_tree.h
+  LiveDirs& d = live_dirs();
+  const std::lock_guard<std::mutex> lock(d.mutex);
+  d.paths.erase(path_);
+}
 
 bool numpy_available() {
 #ifdef __EMSCRIPTEN__

@@ -13,7 +13,8 @@ namespace fastslow::test {
 // Path of a file in the repository's data/ (the tables and the real samples).
 std::string data_file(const std::string& name);
 
-// A fresh directory removed with everything in it when the object dies.
+// A fresh directory removed with everything in it when the object dies, or
+// when the process exits normally if it never does (a fixture kept to the end).
 class TempDir {
  public:
   TempDir();
