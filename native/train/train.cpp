@@ -1,6 +1,9 @@
 // train() and resume(): the default Trainer assembled from TrainOptions.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+
+#include <nlohmann/json.hpp>
 
 #include "fastslow/data/collection.h"
 #include "fastslow/data/data_profile.h"
@@ -43,7 +46,8 @@ void write_data_profile(const RunDir& run, const TrainOptions& o, const Prepared
 
 // What the table holds, in words (its message and wide_table.json).
 std::string table_kind(const WideFit& f) {
-  if (f.sparse_node_ids.empty()) return f.rows ? "values and whole rows" : "values";
+  if (f.sparse_node_ids.empty())
+    return f.rows ? "values and whole rows" : f.relevance ? "values, a prior variance per node by the evidence" : "values";
   std::string nodes;
   for (int64_t id : f.sparse_node_ids) nodes += (nodes.empty() ? "" : ", ") + std::to_string(id);
   return "whole rows of node" + std::string(f.sparse_node_ids.size() > 1 ? "s " : " ") + nodes +
@@ -55,9 +59,19 @@ std::string table_kind(const WideFit& f) {
 // held-out Kendall on real AlexNet; the deep part and its gate learn the rest.
 // The run folder keeps what the table chose (wide_table.json): with few
 // measurements, which nodes' rows decide is itself worth reading.
+// The nodes the relevance ridge gave a share of at least 5 % (at most 5):
+// which nodes the few measurements say decide.
+nlohmann::json relevant_nodes(const WideFit& f) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [node, share] : f.node_relevance)
+    if (share >= 0.05 && out.size() < 5) out.push_back({{"node", node}, {"share", share}});
+  return out;
+}
+
 void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_t seed, const RunDir& run,
                const std::function<void(const std::string&)>& say) {
   const WideFit f = fit_wide_table(*program.wide, d.train.front(), d.valid.front(), seed);
+  const nlohmann::json relevant = relevant_nodes(f);
   run.write_json("wide_table.json", {{"table", table_kind(f)},
                                      {"node_ids", f.sparse_node_ids},
                                      {"beside_values", f.sparse_with_values},
@@ -67,12 +81,19 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
                                      {"lambda", f.lambda},
                                      {"kendall", f.valid_kendall},
                                      {"kendall_of", f.cross_validated ? "out-of-fold (4-fold, few measurements)" : "valid share"},
+                                     {"relevant_nodes", relevant},
                                      {"residual_sd", f.residual_sd}});
+  std::string relevance_note;
+  for (const auto& r : relevant)
+    relevance_note += (relevance_note.empty() ? "" : ", ") + std::string("#") + std::to_string(r["node"].get<int64_t>()) +
+                      " " + std::to_string(static_cast<int>(std::lround(100 * r["share"].get<double>()))) + " %";
   const std::string rows_note =
       !f.sparse_node_ids.empty() ? " (the " + table_kind(f) + ": forward selection, cross-validation preferred them)"
-      : f.rows ? std::string()
-               : std::string(" (values alone: cross-validation preferred them to whole rows)");
-  char buf[400];
+      : f.rows     ? std::string()
+      : f.relevance ? " (values, a prior variance per node by the evidence" +
+                          (relevance_note.empty() ? std::string() : ": " + relevance_note) + ")"
+                   : std::string(" (values alone: cross-validation preferred them to whole rows)");
+  char buf[800];
   std::snprintf(buf, sizeof buf,
                 "wide table: ridge on %lld unique configs%s, %lld weights%s, lambda %g (%s Kendall %.4f, "
                 "residual sd %.2g)",

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "models/layout_wide.h"
@@ -33,6 +34,11 @@ struct WideFit {
   // selection), as the file numbers them, in the order picked; empty: all.
   std::vector<int64_t> sparse_node_ids = {};
   bool sparse_with_values = false;  // ... beside the value weights (else their rows alone)
+  // Few measurements, values alone: fitted by the relevance ridge
+  // (baselines/relevance_ridge.h); each node (as the file numbers them) and
+  // its share of the prior variance, largest first.
+  bool relevance = false;
+  std::vector<std::pair<int64_t, double>> node_relevance = {};
 };
 
 // `fit` and `valid` are the same graph's entries (train_groups / eval_groups).

@@ -1,0 +1,199 @@
+#include "baselines/relevance_ridge.h"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "baselines/ridge_cv.h"
+#include "fastslow/error.h"
+#include "fastslow/rank/metrics.h"
+
+namespace fastslow::baselines {
+
+namespace {
+
+int64_t find_value(const std::vector<float>& values, float v) {
+  const auto it = std::lower_bound(values.begin(), values.end(), v);
+  if (it == values.end() || *it != v) return -1;
+  return it - values.begin();
+}
+
+// Step sizes of Adam on the log variances (the log evidence is smooth in
+// them; 300 steps of 0.05 move a variance by up to e^15).
+constexpr double kRate = 0.05, kBeta1 = 0.9, kBeta2 = 0.999;
+constexpr double kLogMin = -12.0, kLogMax = 6.0;
+
+}  // namespace
+
+void RelevanceRidge::fit(const std::vector<float>& rows, int64_t width, const std::vector<int64_t>& group_of,
+                         const std::vector<double>& target) {
+  const auto n = static_cast<int64_t>(target.size());
+  if (n < 2) throw Error("relevance ridge: needs at least 2 rows, got " + std::to_string(n));
+  if (width <= 0 || static_cast<int64_t>(rows.size()) != n * width)
+    throw Error("relevance ridge: " + std::to_string(rows.size()) + " values for " + std::to_string(n) +
+                " rows of width " + std::to_string(width));
+  if (static_cast<int64_t>(group_of.size()) != width)
+    throw Error("relevance ridge: " + std::to_string(group_of.size()) + " column groups for width " +
+                std::to_string(width));
+  int64_t groups = 0;
+  for (int64_t g : group_of) {
+    if (g < 0) throw Error("relevance ridge: negative column group " + std::to_string(g));
+    groups = std::max(groups, g + 1);
+  }
+  for (double t : target)
+    if (!std::isfinite(t)) throw Error("relevance ridge: a target is not finite");
+  width_ = width;
+
+  // The target standardised: the starting variances are shares of 1.
+  double mean = 0;
+  for (double t : target) mean += t;
+  mean /= static_cast<double>(n);
+  double sq = 0;
+  for (double t : target) sq += (t - mean) * (t - mean);
+  const double sd = std::sqrt(sq / static_cast<double>(n));
+  const double scale = sd > 1e-12 ? sd : 1.0;
+  Eigen::VectorXd y(n);
+  for (int64_t i = 0; i < n; ++i) y(i) = (target[static_cast<size_t>(i)] - mean) / scale;
+
+  // Each column's distinct values (constant columns: none, as in
+  // OneHotRidge), each row's value index, and each group's kernel: how
+  // many of the group's columns two rows agree on.
+  values_.assign(static_cast<size_t>(width), {});
+  std::vector<int32_t> index(static_cast<size_t>(n * width), -1);
+  // Counts, as 16-bit integers: a graph of 848 configurable nodes at 160
+  // configs holds 43 MB of them.
+  using Counts = Eigen::Matrix<uint16_t, Eigen::Dynamic, Eigen::Dynamic>;
+  std::vector<Counts> kernel(static_cast<size_t>(groups));  // empty: no column of the group varies
+  for (int64_t c = 0; c < width; ++c) {
+    auto& v = values_[static_cast<size_t>(c)];
+    for (int64_t r = 0; r < n; ++r) v.push_back(rows[static_cast<size_t>(r * width + c)]);
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    v.erase(std::remove_if(v.begin(), v.end(), [](float x) { return !(x == x); }), v.end());
+    if (v.size() < 2) {
+      v.clear();
+      continue;
+    }
+    Counts& k = kernel[static_cast<size_t>(group_of[static_cast<size_t>(c)])];
+    if (k.size() == 0) k = Counts::Zero(n, n);
+    for (int64_t r = 0; r < n; ++r)
+      index[static_cast<size_t>(r * width + c)] = static_cast<int32_t>(find_value(v, rows[static_cast<size_t>(r * width + c)]));
+    for (int64_t i = 0; i < n; ++i) {
+      const int32_t a = index[static_cast<size_t>(i * width + c)];
+      if (a < 0) continue;
+      for (int64_t l = 0; l < n; ++l)
+        if (index[static_cast<size_t>(l * width + c)] == a) ++k(i, l);
+    }
+  }
+
+  // theta: log prior variance per group, then log noise variance.
+  std::vector<double> theta(static_cast<size_t>(groups + 1), std::log(1.0 / static_cast<double>(std::max<int64_t>(1, groups))));
+  theta.back() = std::log(0.1);
+  std::vector<double> m1(theta.size(), 0.0), m2(theta.size(), 0.0), grad(theta.size(), 0.0);
+  Eigen::MatrixXd cov(n, n);
+  const auto covariance = [&] {
+    cov.setIdentity();
+    cov *= std::exp(theta.back());
+    for (int64_t g = 0; g < groups; ++g)
+      if (kernel[static_cast<size_t>(g)].size() != 0)
+        cov += std::exp(theta[static_cast<size_t>(g)]) * kernel[static_cast<size_t>(g)].cast<double>();
+  };
+  const Eigen::MatrixXd eye = Eigen::MatrixXd::Identity(n, n);
+  for (int step = 1; step <= kSteps; ++step) {
+    covariance();
+    const Eigen::LLT<Eigen::MatrixXd> llt(cov);
+    const Eigen::MatrixXd inv = llt.solve(eye);
+    const Eigen::VectorXd a = inv * y;
+    // d log evidence / d log variance = 1/2 tr((a a^T - C^-1) dC/dlog v).
+    const Eigen::MatrixXd m = a * a.transpose() - inv;
+    for (int64_t g = 0; g < groups; ++g)
+      grad[static_cast<size_t>(g)] =
+          kernel[static_cast<size_t>(g)].size() == 0
+              ? 0.0
+              : 0.5 * std::exp(theta[static_cast<size_t>(g)]) *
+                    (m.array() * kernel[static_cast<size_t>(g)].cast<double>().array()).sum();
+    grad.back() = 0.5 * std::exp(theta.back()) * m.trace();
+    const double c1 = 1.0 - std::pow(kBeta1, step), c2 = 1.0 - std::pow(kBeta2, step);
+    for (size_t j = 0; j < theta.size(); ++j) {
+      m1[j] = kBeta1 * m1[j] + (1 - kBeta1) * grad[j];
+      m2[j] = kBeta2 * m2[j] + (1 - kBeta2) * grad[j] * grad[j];
+      theta[j] += kRate * (m1[j] / c1) / (std::sqrt(m2[j] / c2) + 1e-8);  // ascent
+      theta[j] = std::clamp(theta[j], kLogMin, kLogMax);
+    }
+  }
+  covariance();
+  const Eigen::VectorXd a = cov.llt().solve(y);
+
+  // The posterior mean as weights: value v of column c adds its group's
+  // variance times the sum of a over the rows holding v there.
+  variance_.assign(static_cast<size_t>(groups), 0.0);
+  for (int64_t g = 0; g < groups; ++g)
+    if (kernel[static_cast<size_t>(g)].size() != 0) variance_[static_cast<size_t>(g)] = std::exp(theta[static_cast<size_t>(g)]);
+  weights_.assign(static_cast<size_t>(width), {});
+  for (int64_t c = 0; c < width; ++c) {
+    const auto& v = values_[static_cast<size_t>(c)];
+    auto& w = weights_[static_cast<size_t>(c)];
+    w.assign(v.size(), 0.0);
+    const double s = variance_[static_cast<size_t>(group_of[static_cast<size_t>(c)])] * scale;
+    for (int64_t r = 0; r < n && !v.empty(); ++r) {
+      const int32_t at = index[static_cast<size_t>(r * width + c)];
+      if (at >= 0) w[static_cast<size_t>(at)] += s * a(r);
+    }
+  }
+  bias_ = mean;
+}
+
+std::vector<double> RelevanceRidge::predict(const std::vector<float>& rows) const {
+  if (width_ <= 0) throw Error("relevance ridge: predict before fit");
+  if (rows.size() % static_cast<size_t>(width_) != 0)
+    throw Error("relevance ridge: " + std::to_string(rows.size()) + " values is not a whole number of rows of width " +
+                std::to_string(width_));
+  const auto count = static_cast<int64_t>(rows.size()) / width_;
+  std::vector<double> out(static_cast<size_t>(count), bias_);
+  for (int64_t r = 0; r < count; ++r)
+    for (int64_t c = 0; c < width_; ++c) out[static_cast<size_t>(r)] += weight(c, rows[static_cast<size_t>(r * width_ + c)]);
+  return out;
+}
+
+double RelevanceRidge::weight(int64_t column, float value) const {
+  if (column < 0 || column >= width_) return 0.0;
+  const int64_t at = find_value(values_[static_cast<size_t>(column)], value);
+  return at < 0 ? 0.0 : weights_[static_cast<size_t>(column)][static_cast<size_t>(at)];
+}
+
+std::vector<double> RelevanceRidge::relevance() const {
+  double total = 0;
+  for (double v : variance_) total += v;
+  std::vector<double> share(variance_.size(), 0.0);
+  for (size_t g = 0; g < variance_.size(); ++g) share[g] = total > 0 ? variance_[g] / total : 0.0;
+  return share;
+}
+
+int64_t RelevanceRidge::num_features() const {
+  int64_t f = 0;
+  for (const auto& v : values_) f += static_cast<int64_t>(v.size());
+  return f;
+}
+
+double relevance_cv_kendall(const std::vector<float>& rows, int64_t width, const std::vector<int64_t>& group_of,
+                            const std::vector<double>& target, int folds, uint64_t seed) {
+  const auto n = static_cast<int64_t>(target.size());
+  if (folds < 2) throw Error("relevance ridge: need at least 2 folds");
+  if (n < 2 * folds) return std::numeric_limits<double>::quiet_NaN();
+  const std::vector<int> fold_of = cv_folds(n, folds, seed);
+  std::vector<double> pred(static_cast<size_t>(n), 0.0);
+  for (int f = 0; f < folds; ++f) {
+    const FoldSplit s = split_fold(rows, width, target, fold_of, f);
+    RelevanceRidge model;
+    model.fit(s.fit_rows, width, group_of, s.fit_y);
+    const std::vector<double> p = model.predict(s.held_rows);
+    for (size_t i = 0; i < s.held.size(); ++i) pred[static_cast<size_t>(s.held[i])] = p[i];
+  }
+  const double k = kendall_tau(pred, target);
+  return std::isfinite(k) ? k : 0.0;
+}
+
+}  // namespace fastslow::baselines
