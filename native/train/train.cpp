@@ -72,7 +72,15 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
                const std::function<void(const std::string&)>& say) {
   const WideFit f = fit_wide_table(*program.wide, d.train.front(), d.valid.front(), seed);
   const nlohmann::json relevant = relevant_nodes(f);
+  std::string relevance_note;
+  for (const auto& r : relevant)
+    relevance_note += (relevance_note.empty() ? "" : ", ") + std::string("#") + std::to_string(r["node"].get<int64_t>()) +
+                      " " + std::to_string(static_cast<int>(std::lround(100 * r["share"].get<double>()))) + " %";
+  // What the table holds and, from the relevance ridge, which nodes: the
+  // run's message and each tune round's line (tune/scorers.cpp) say it.
+  const std::string note = table_kind(f) + (relevance_note.empty() ? std::string() : ": " + relevance_note);
   run.write_json("wide_table.json", {{"table", table_kind(f)},
+                                     {"note", note},
                                      {"node_ids", f.sparse_node_ids},
                                      {"beside_values", f.sparse_with_values},
                                      {"whole_rows", f.rows},
@@ -83,15 +91,10 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
                                      {"kendall_of", f.cross_validated ? "out-of-fold (4-fold, few measurements)" : "valid share"},
                                      {"relevant_nodes", relevant},
                                      {"residual_sd", f.residual_sd}});
-  std::string relevance_note;
-  for (const auto& r : relevant)
-    relevance_note += (relevance_note.empty() ? "" : ", ") + std::string("#") + std::to_string(r["node"].get<int64_t>()) +
-                      " " + std::to_string(static_cast<int>(std::lround(100 * r["share"].get<double>()))) + " %";
   const std::string rows_note =
       !f.sparse_node_ids.empty() ? " (the " + table_kind(f) + ": forward selection, cross-validation preferred them)"
       : f.rows     ? std::string()
-      : f.relevance ? " (values, a prior variance per node by the evidence" +
-                          (relevance_note.empty() ? std::string() : ": " + relevance_note) + ")"
+      : f.relevance ? " (" + note + ")"
                    : std::string(" (values alone: cross-validation preferred them to whole rows)");
   char buf[800];
   std::snprintf(buf, sizeof buf,

@@ -191,7 +191,10 @@ class RunScorer : public Scorer {
     const std::string path = dir + "/run/wide_table.json";  // written by the run (train.cpp)
     if (!std::filesystem::exists(path)) return "";
     const nlohmann::json j = parse_json_text(read_whole_file(path), path, "is not JSON");
-    return j.contains("table") && j["table"].is_string() ? "wide table: " + j["table"].get<std::string>() : "";
+    // "note" names the nodes the relevance ridge weighs (runs before it: "table" alone).
+    for (const char* key : {"note", "table"})
+      if (j.contains(key) && j[key].is_string()) return "wide table: " + j[key].get<std::string>();
+    return "";
   }
 
  private:

@@ -334,12 +334,17 @@ TEST(TuneSession, TheFastslowPredictorTrainsARunOnTheRoundsMeasurements) {
   const TuneOutcome o = run_session(s, [&](const std::string& m) { said.push_back(m); });
   ASSERT_EQ(o.trace.steps.size(), 24u);
   // The round's line says what its run's table chose, as the run's
-  // wide_table.json does.
+  // wide_table.json does: 16 measured configs, so the relevance ridge's
+  // table, and the node it weighs most.
   const nlohmann::json table =
       parse_json_text(read_whole_file(dir.file("f/round-001/run/wide_table.json")), "wide_table.json", "");
+  ASSERT_EQ(table.at("table").get<std::string>(), "values, a prior variance per node by the evidence");
+  ASSERT_FALSE(table.at("relevant_nodes").empty());
+  const std::string first = "#" + std::to_string(table.at("relevant_nodes").front().at("node").get<int64_t>()) + " ";
+  const std::string note = table.at("note").get<std::string>();
+  EXPECT_EQ(note.rfind(table.at("table").get<std::string>() + ": " + first, 0), 0u) << note;
   bool told = false;
-  for (const std::string& m : said)
-    told = told || (m.rfind("round 1:", 0) == 0 && m.find("; wide table: " + table.at("table").get<std::string>()) != std::string::npos);
+  for (const std::string& m : said) told = told || (m.rfind("round 1:", 0) == 0 && m.find("; wide table: " + note) != std::string::npos);
   EXPECT_TRUE(told);
   const CachedGraph m = CachedGraph::open(dir.file("f/round-001/measured.npz"), {dir.file("c"), 1});
   EXPECT_EQ(m.groups.num_groups(), 16);
