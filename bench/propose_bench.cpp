@@ -88,8 +88,11 @@ void real_holdout(const std::string& out, const std::string& file, int64_t budge
   const std::string dir = out + "/real-" + stem;
   fs::create_directories(dir);
   const CachedGraph full = CachedGraph::open(file, {out + "/.cache", 1});
-  std::vector<int64_t> order(static_cast<size_t>(full.groups.num_groups()));
-  std::iota(order.begin(), order.end(), int64_t{0});
+  // The measured configs (runtime 0: never measured) split in halves.
+  std::vector<int64_t> order;
+  const std::vector<char> unmeasured = full.groups.unmeasured();
+  for (int64_t k = 0; k < full.groups.num_groups(); ++k)
+    if (!unmeasured[static_cast<size_t>(k)]) order.push_back(k);
   Rng rng(7);
   for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[static_cast<size_t>(rng.uniform_int(0, static_cast<int64_t>(i) - 1))]);
   const std::vector<int64_t> half(order.begin(), order.begin() + static_cast<int64_t>(order.size() / 2));
@@ -98,7 +101,7 @@ void real_holdout(const std::string& out, const std::string& file, int64_t budge
   double half_best = INFINITY, full_best = INFINITY;
   for (int64_t k : half) rt.push_back(static_cast<int64_t>(std::llround(full.groups.best_runtime[static_cast<size_t>(k)])));
   for (int64_t k : half) half_best = std::min(half_best, full.groups.best_runtime[static_cast<size_t>(k)]);
-  for (double r : full.groups.best_runtime) full_best = std::min(full_best, r);
+  for (int64_t k : order) full_best = std::min(full_best, full.groups.best_runtime[static_cast<size_t>(k)]);
   LoadOptions lo;
   lo.config_features = false;
   const std::string measured = dir + "/measured-half.npz";
