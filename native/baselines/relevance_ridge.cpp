@@ -25,6 +25,7 @@ int64_t find_value(const std::vector<float>& values, float v) {
 // them; 300 steps of 0.05 move a variance by up to e^15).
 constexpr double kRate = 0.05, kBeta1 = 0.9, kBeta2 = 0.999;
 constexpr double kLogMin = -12.0, kLogMax = 6.0;
+constexpr double kLogTwoPi = 1.8378770664093453;  // log(2 pi)
 
 }  // namespace
 
@@ -62,6 +63,7 @@ void RelevanceRidge::fit(const std::vector<float>& rows, int64_t width, const st
   // OneHotRidge), each row's value index, and each group's kernel: how
   // many of the group's columns two rows agree on.
   values_.assign(static_cast<size_t>(width), {});
+  columns_.assign(static_cast<size_t>(groups), 0);
   std::vector<int32_t> index(static_cast<size_t>(n * width), -1);
   // Counts, as 16-bit integers: a graph of 848 configurable nodes at 160
   // configs holds 43 MB of them.
@@ -69,15 +71,20 @@ void RelevanceRidge::fit(const std::vector<float>& rows, int64_t width, const st
   std::vector<Counts> kernel(static_cast<size_t>(groups));  // empty: no column of the group varies
   for (int64_t c = 0; c < width; ++c) {
     auto& v = values_[static_cast<size_t>(c)];
-    for (int64_t r = 0; r < n; ++r) v.push_back(rows[static_cast<size_t>(r * width + c)]);
+    for (int64_t r = 0; r < n; ++r) {
+      const float x = rows[static_cast<size_t>(r * width + c)];
+      if (x == x) v.push_back(x);  // NaN: no value (and no order for sort)
+    }
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
-    v.erase(std::remove_if(v.begin(), v.end(), [](float x) { return !(x == x); }), v.end());
     if (v.size() < 2) {
       v.clear();
       continue;
     }
-    Counts& k = kernel[static_cast<size_t>(group_of[static_cast<size_t>(c)])];
+    const auto g = static_cast<size_t>(group_of[static_cast<size_t>(c)]);
+    if (++columns_[g] > std::numeric_limits<uint16_t>::max())
+      throw Error("relevance ridge: group " + std::to_string(g) + " has more than 65535 varying columns");
+    Counts& k = kernel[g];
     if (k.size() == 0) k = Counts::Zero(n, n);
     for (int64_t r = 0; r < n; ++r)
       index[static_cast<size_t>(r * width + c)] = static_cast<int32_t>(find_value(v, rows[static_cast<size_t>(r * width + c)]));
@@ -102,9 +109,18 @@ void RelevanceRidge::fit(const std::vector<float>& rows, int64_t width, const st
         cov += std::exp(theta[static_cast<size_t>(g)]) * kernel[static_cast<size_t>(g)].cast<double>();
   };
   const Eigen::MatrixXd eye = Eigen::MatrixXd::Identity(n, n);
+  // A step whose covariance does not factor (round-off, with variances far
+  // above the noise) ends the search at the last one that did: the start
+  // always does (the noise alone is 0.1 of the target's variance).
+  std::vector<double> good = theta;
   for (int step = 1; step <= kSteps; ++step) {
     covariance();
     const Eigen::LLT<Eigen::MatrixXd> llt(cov);
+    if (llt.info() != Eigen::Success) {
+      theta = good;
+      break;
+    }
+    good = theta;
     const Eigen::MatrixXd inv = llt.solve(eye);
     const Eigen::VectorXd a = inv * y;
     // d log evidence / d log variance = 1/2 tr((a a^T - C^-1) dC/dlog v).
@@ -125,11 +141,18 @@ void RelevanceRidge::fit(const std::vector<float>& rows, int64_t width, const st
     }
   }
   covariance();
-  const Eigen::VectorXd a = cov.llt().solve(y);
+  const Eigen::LLT<Eigen::MatrixXd> final_llt(cov);
+  const Eigen::VectorXd a = final_llt.solve(y);
+  if (final_llt.info() != Eigen::Success || !a.allFinite())
+    throw Error("relevance ridge: the covariance of the fitted variances does not factor");
+  log_evidence_ = -0.5 * y.dot(a) - Eigen::MatrixXd(final_llt.matrixL()).diagonal().array().log().sum() -
+                  0.5 * static_cast<double>(n) * kLogTwoPi;
+  log_noise_ = theta.back();
 
   // The posterior mean as weights: value v of column c adds its group's
   // variance times the sum of a over the rows holding v there.
   variance_.assign(static_cast<size_t>(groups), 0.0);
+  log_variance_.assign(theta.begin(), theta.end() - 1);
   for (int64_t g = 0; g < groups; ++g)
     if (kernel[static_cast<size_t>(g)].size() != 0) variance_[static_cast<size_t>(g)] = std::exp(theta[static_cast<size_t>(g)]);
   weights_.assign(static_cast<size_t>(width), {});
@@ -165,11 +188,48 @@ double RelevanceRidge::weight(int64_t column, float value) const {
 }
 
 std::vector<double> RelevanceRidge::relevance() const {
-  double total = 0;
-  for (double v : variance_) total += v;
+  // A group's prior variance of its part of a config's score: its variance
+  // times how many of its columns vary (the kernel's diagonal).
   std::vector<double> share(variance_.size(), 0.0);
-  for (size_t g = 0; g < variance_.size(); ++g) share[g] = total > 0 ? variance_[g] / total : 0.0;
+  double total = 0;
+  for (size_t g = 0; g < variance_.size(); ++g) total += share[g] = variance_[g] * static_cast<double>(columns_[g]);
+  for (double& s : share) s = total > 0 ? s / total : 0.0;
   return share;
+}
+
+double relevance_log_evidence(const std::vector<float>& rows, int64_t width, const std::vector<int64_t>& group_of,
+                              const std::vector<double>& target, const std::vector<double>& log_variance,
+                              double log_noise) {
+  const auto n = static_cast<int64_t>(target.size());
+  if (n < 2 || static_cast<int64_t>(rows.size()) != n * width || static_cast<int64_t>(group_of.size()) != width)
+    throw Error("relevance ridge: evidence of rows of another size");
+  double mean = 0, sq = 0;
+  for (double t : target) mean += t;
+  mean /= static_cast<double>(n);
+  for (double t : target) sq += (t - mean) * (t - mean);
+  const double sd = std::sqrt(sq / static_cast<double>(n));
+  Eigen::VectorXd y(n);
+  for (int64_t i = 0; i < n; ++i) y(i) = (target[static_cast<size_t>(i)] - mean) / (sd > 1e-12 ? sd : 1.0);
+  // Written plainly (no counts, no value indices): the reference fit is checked against.
+  Eigen::MatrixXd cov = std::exp(log_noise) * Eigen::MatrixXd::Identity(n, n);
+  for (int64_t c = 0; c < width; ++c) {
+    const auto g = static_cast<size_t>(group_of[static_cast<size_t>(c)]);
+    if (g >= log_variance.size()) throw Error("relevance ridge: no variance for group " + std::to_string(g));
+    bool varies = false;
+    for (int64_t r = 1; r < n && !varies; ++r)
+      varies = rows[static_cast<size_t>(r * width + c)] != rows[static_cast<size_t>(c)];
+    if (!varies) continue;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t l = 0; l < n; ++l) {
+        const float a = rows[static_cast<size_t>(i * width + c)], b = rows[static_cast<size_t>(l * width + c)];
+        if (a == b) cov(i, l) += std::exp(log_variance[g]);
+      }
+  }
+  const Eigen::LLT<Eigen::MatrixXd> llt(cov);
+  if (llt.info() != Eigen::Success) throw Error("relevance ridge: the covariance does not factor");
+  const Eigen::VectorXd a = llt.solve(y);
+  return -0.5 * y.dot(a) - Eigen::MatrixXd(llt.matrixL()).diagonal().array().log().sum() -
+         0.5 * static_cast<double>(n) * kLogTwoPi;
 }
 
 int64_t RelevanceRidge::num_features() const {

@@ -30,8 +30,15 @@ class RelevanceRidge {
   // As OneHotRidge: predict() is the bias plus the weights of a row's values.
   double weight(int64_t column, float value) const;
   double bias() const { return bias_; }
-  // Each group's share of the prior variance (sums to 1).
+  // Each group's share of the prior variance of a config's score: its
+  // variance times its varying columns, over all groups' (sums to 1; all
+  // 0 where no column varies).
   std::vector<double> relevance() const;
+  // What the evidence chose: per group its log variance, the log noise
+  // variance (both of the standardised target), and the log evidence there.
+  const std::vector<double>& log_variances() const { return log_variance_; }
+  double log_noise() const { return log_noise_; }
+  double log_evidence() const { return log_evidence_; }
   // Indicator features with a weight (distinct values of non-constant columns).
   int64_t num_features() const;
 
@@ -44,8 +51,20 @@ class RelevanceRidge {
   std::vector<std::vector<float>> values_;   // per column: distinct training values, sorted
   std::vector<std::vector<double>> weights_;  // per column and value
   std::vector<double> variance_;             // per group: prior variance (target units, standardised)
+  std::vector<int64_t> columns_;             // per group: columns that vary
+  std::vector<double> log_variance_;         // per group, as searched (constant groups too)
+  double log_noise_ = 0.0, log_evidence_ = 0.0;
   double bias_ = 0.0;
 };
+
+// The log evidence (log marginal likelihood) of the standardised target
+// under these log variances per group and log noise variance: what fit()
+// maximises, computed without its shortcuts, for checking it. Throws
+// fastslow::Error on sizes that do not fit or a covariance that does not
+// factor.
+double relevance_log_evidence(const std::vector<float>& rows, int64_t width, const std::vector<int64_t>& group_of,
+                              const std::vector<double>& target, const std::vector<double>& log_variance,
+                              double log_noise);
 
 // Kendall tau of the out-of-fold predictions of K-fold cross-validation on
 // the folds baselines::cv_folds deals (those every few-measurement choice

@@ -86,7 +86,7 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
                                      {"whole_rows", f.rows},
                                      {"configs", f.rows_used},
                                      {"weights", f.features},
-                                     {"lambda", f.lambda},
+                                     {"lambda", f.relevance ? nlohmann::json(nullptr) : nlohmann::json(f.lambda)},
                                      {"kendall", f.valid_kendall},
                                      {"kendall_of", f.cross_validated ? "out-of-fold (4-fold, few measurements)" : "valid share"},
                                      {"relevant_nodes", relevant},
@@ -97,12 +97,16 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
       : f.relevance ? " (" + note + ")"
                    : std::string(" (values alone: cross-validation preferred them to whole rows)");
   char buf[800];
+  // The relevance ridge has no penalty: the evidence chose its variances.
+  char penalty[64];
+  if (f.relevance) std::snprintf(penalty, sizeof penalty, "no penalty");
+  else std::snprintf(penalty, sizeof penalty, "lambda %g", f.lambda);
   std::snprintf(buf, sizeof buf,
-                "wide table: ridge on %lld unique configs%s, %lld weights%s, lambda %g (%s Kendall %.4f, "
+                "wide table: ridge on %lld unique configs%s, %lld weights%s, %s (%s Kendall %.4f, "
                 "residual sd %.2g)",
                 static_cast<long long>(f.rows_used),
                 f.cross_validated ? " (the valid ones too: few measurements, cross-validated inside them)" : "",
-                static_cast<long long>(f.features), rows_note.c_str(), f.lambda,
+                static_cast<long long>(f.features), rows_note.c_str(), penalty,
                 f.cross_validated ? "cross-validated" : "valid", f.valid_kendall, f.residual_sd);
   if (say) say(buf);
   torch::NoGradGuard no_grad;

@@ -158,12 +158,16 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
     }
     const baselines::RidgeChoice base =
         std::isfinite(relevance_cv) ? baselines::RidgeChoice{by_values.lambda, relevance_cv} : by_values;
+    // The rows' and a few nodes' out-of-fold Kendall is the best of several
+    // penalties (and paths), as ridge's on the values is, which the
+    // relevance ridge's single fit is not: they must beat both.
+    const double bar = std::max(base.cv_kendall, by_values.cv_kendall);
     baselines::RidgeChoice with_rows{0, -2};
     if (use_rows) with_rows = baselines::choose_ridge_penalty(x, cols, y, 4, seed);
     // Whole rows add a weight per node and row: they must beat the values
     // by more than the out-of-fold Kendall's noise over n configs.
     const double margin = kendall_null_sd(n);
-    rows_fitted = use_rows && with_rows.cv_kendall > base.cv_kendall + margin;
+    rows_fitted = use_rows && with_rows.cv_kendall > bar + margin;
     baselines::RidgeChoice cv = rows_fitted ? with_rows : base;
     // Or the rows of a few nodes only (forward selection,
     // baselines/sparse_columns.h), alone or beside the values, under the
@@ -187,7 +191,7 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
             !with_values ? baselines::choose_sparse_columns(xr, nc, y, 4, seed)
             : search     ? baselines::choose_sparse_columns(xr, nc, y, 4, seed, 4, values)
                          : baselines::choose_sparse_columns(xr, nc, y, 4, seed, 4, values, by_values.lambda);
-        if (sc.columns.empty() || !(sc.cv_kendall > base.cv_kendall + margin) || !(sc.cv_kendall > cv.cv_kendall))
+        if (sc.columns.empty() || !(sc.cv_kendall > bar + margin) || !(sc.cv_kendall > cv.cv_kendall))
           continue;
         rows_fitted = true;
         sparse = sc.columns;

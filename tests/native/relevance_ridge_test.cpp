@@ -97,8 +97,11 @@ s = np.exp(th)
 C = np.tensordot(s[:G], K, 1) + s[G] * np.eye(n)
 a = np.linalg.solve(C, ys)
 Ks = sum(s[group[c]] * (T[:, c][:, None] == X[:, c][None, :]) for c in range(w) if varying[c])
-var = np.array([s[k] if K[k].any() else 0.0 for k in range(G)])
+cols = np.array([sum(1 for c in range(w) if varying[c] and group[c] == k) for k in range(G)])
+var = np.array([s[k] * cols[k] if K[k].any() else 0.0 for k in range(G)])
 for v in var / var.sum(): print(repr(float(v)))
+sign, logdet = np.linalg.slogdet(C)
+print(repr(float(-0.5 * ys @ a - 0.5 * logdet - 0.5 * n * np.log(2 * np.pi))))
 for v in Ks @ a * sd + mean: print(repr(float(v)))
 )";
   std::string out;
@@ -111,11 +114,67 @@ for v in Ks @ a * sd + mean: print(repr(float(v)))
     ASSERT_TRUE(in >> ref) << out;
     EXPECT_NEAR(share[g], ref, 1e-6) << "group " << g;
   }
+  double evidence = 0;  // numpy's, by slogdet, where its own search ended
+  ASSERT_TRUE(in >> evidence) << out;
+  EXPECT_NEAR(m.log_evidence(), evidence, 1e-6 * (1 + std::abs(evidence)));
+  EXPECT_NEAR(relevance_log_evidence(d.rows, d.width, d.group_of, d.target, m.log_variances(), m.log_noise()), evidence,
+              1e-6 * (1 + std::abs(evidence)));
   for (size_t i = 0; i < p.size(); ++i) {
     double ref = 0;
     ASSERT_TRUE(in >> ref) << out;
     EXPECT_NEAR(p[i], ref, 1e-6 * (1 + std::abs(ref))) << "row " << i;
   }
+}
+
+// The search ends where the evidence (computed plainly, without the fit's
+// shortcuts) is flat: its numerical gradient in every variance the search
+// left inside its bounds is a small part of the gradient at the start. A
+// wrong derivative would stop the search elsewhere.
+TEST(RelevanceRidge, TheSearchEndsWhereTheEvidenceIsFlat) {
+  const OneGroupDecides d(24, 6, 3, 3, 2, 0.2, 17);
+  RelevanceRidge m;
+  m.fit(d.rows, d.width, d.group_of, d.target);
+  const auto gradient = [&](std::vector<double> v, double noise, const std::vector<size_t>& which) {
+    std::vector<double> g;
+    const double h = 1e-4;
+    for (size_t k : which) {
+      std::vector<double> up = v, down = v;
+      double nu = noise, nd = noise;
+      if (k < v.size()) up[k] += h, down[k] -= h;
+      else nu += h, nd -= h;
+      g.push_back((relevance_log_evidence(d.rows, d.width, d.group_of, d.target, up, nu) -
+                   relevance_log_evidence(d.rows, d.width, d.group_of, d.target, down, nd)) / (2 * h));
+    }
+    return g;
+  };
+  std::vector<size_t> inside;  // variances off the bounds [-12, 6], and the noise
+  for (size_t k = 0; k < m.log_variances().size(); ++k)
+    if (m.log_variances()[k] > -11.5 && m.log_variances()[k] < 5.5) inside.push_back(k);
+  inside.push_back(m.log_variances().size());
+  ASSERT_GE(inside.size(), 2u);
+  const std::vector<double> start(6, std::log(1.0 / 6));
+  const auto norm = [](const std::vector<double>& g) {
+    double s = 0;
+    for (double x : g) s += x * x;
+    return std::sqrt(s);
+  };
+  const double at_start = norm(gradient(start, std::log(0.1), inside));
+  const double at_end = norm(gradient(m.log_variances(), m.log_noise(), inside));
+  std::printf("evidence gradient: %.4g at the start, %.4g where the search ended\n", at_start, at_end);
+  EXPECT_LT(at_end, 0.1 * at_start);
+  EXPECT_GT(m.log_evidence(), relevance_log_evidence(d.rows, d.width, d.group_of, d.target, start, std::log(0.1)));
+}
+
+// NaN is no value: a column of NaN and numbers weighs its numbers only,
+// and a row with NaN there gets nothing from it.
+TEST(RelevanceRidge, NanIsNoValue) {
+  OneGroupDecides d(16, 3, 2, 3, 0, 0.1, 9);
+  for (int64_t r = 0; r < 16; r += 3) d.rows[static_cast<size_t>(r * d.width + 1)] = NAN;
+  RelevanceRidge m;
+  m.fit(d.rows, d.width, d.group_of, d.target);
+  EXPECT_EQ(m.weight(1, NAN), 0.0);
+  for (double p : m.predict(d.rows)) EXPECT_TRUE(std::isfinite(p));
+  EXPECT_EQ(m.num_features(), d.width * 3);  // column 1's three numbers, no NaN among them
 }
 
 // With 20 rows and 40 groups of columns, the evidence gives the one group
