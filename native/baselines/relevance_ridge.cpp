@@ -27,6 +27,32 @@ constexpr double kRate = 0.05, kBeta1 = 0.9, kBeta2 = 0.999;
 constexpr double kLogMin = -12.0, kLogMax = 6.0;
 constexpr double kLogTwoPi = 1.8378770664093453;  // log(2 pi)
 
+// The target standardised (a constant one keeps scale 1): variances are
+// then shares of 1.
+struct Standardised {
+  Eigen::VectorXd y;
+  double mean = 0, scale = 1;
+};
+Standardised standardise(const std::vector<double>& target) {
+  const auto n = static_cast<int64_t>(target.size());
+  Standardised s;
+  for (double t : target) s.mean += t;
+  s.mean /= static_cast<double>(n);
+  double sq = 0;
+  for (double t : target) sq += (t - s.mean) * (t - s.mean);
+  const double sd = std::sqrt(sq / static_cast<double>(n));
+  s.scale = sd > 1e-12 ? sd : 1.0;
+  s.y.resize(n);
+  for (int64_t i = 0; i < n; ++i) s.y(i) = (target[static_cast<size_t>(i)] - s.mean) / s.scale;
+  return s;
+}
+
+// log N(y; 0, C) from C's Cholesky factor and a = C^-1 y.
+double gaussian_log_evidence(const Eigen::LLT<Eigen::MatrixXd>& llt, const Eigen::VectorXd& y, const Eigen::VectorXd& a) {
+  return -0.5 * y.dot(a) - Eigen::MatrixXd(llt.matrixL()).diagonal().array().log().sum() -
+         0.5 * static_cast<double>(y.size()) * kLogTwoPi;
+}
+
 }  // namespace
 
 void RelevanceRidge::fit(const std::vector<float>& rows, int64_t width, const std::vector<int64_t>& group_of,
@@ -48,16 +74,9 @@ void RelevanceRidge::fit(const std::vector<float>& rows, int64_t width, const st
     if (!std::isfinite(t)) throw Error("relevance ridge: a target is not finite");
   width_ = width;
 
-  // The target standardised: the starting variances are shares of 1.
-  double mean = 0;
-  for (double t : target) mean += t;
-  mean /= static_cast<double>(n);
-  double sq = 0;
-  for (double t : target) sq += (t - mean) * (t - mean);
-  const double sd = std::sqrt(sq / static_cast<double>(n));
-  const double scale = sd > 1e-12 ? sd : 1.0;
-  Eigen::VectorXd y(n);
-  for (int64_t i = 0; i < n; ++i) y(i) = (target[static_cast<size_t>(i)] - mean) / scale;
+  const Standardised st = standardise(target);
+  const Eigen::VectorXd& y = st.y;
+  const double scale = st.scale;
 
   // Each column's distinct values (constant columns: none, as in
   // OneHotRidge), each row's value index, and each group's kernel: how
@@ -145,8 +164,7 @@ void RelevanceRidge::fit(const std::vector<float>& rows, int64_t width, const st
   const Eigen::VectorXd a = final_llt.solve(y);
   if (final_llt.info() != Eigen::Success || !a.allFinite())
     throw Error("relevance ridge: the covariance of the fitted variances does not factor");
-  log_evidence_ = -0.5 * y.dot(a) - Eigen::MatrixXd(final_llt.matrixL()).diagonal().array().log().sum() -
-                  0.5 * static_cast<double>(n) * kLogTwoPi;
+  log_evidence_ = gaussian_log_evidence(final_llt, y, a);
   log_noise_ = theta.back();
 
   // The posterior mean as weights: value v of column c adds its group's
@@ -166,7 +184,7 @@ void RelevanceRidge::fit(const std::vector<float>& rows, int64_t width, const st
       if (at >= 0) w[static_cast<size_t>(at)] += s * a(r);
     }
   }
-  bias_ = mean;
+  bias_ = st.mean;
 }
 
 std::vector<double> RelevanceRidge::predict(const std::vector<float>& rows) const {
@@ -203,13 +221,7 @@ double relevance_log_evidence(const std::vector<float>& rows, int64_t width, con
   const auto n = static_cast<int64_t>(target.size());
   if (n < 2 || static_cast<int64_t>(rows.size()) != n * width || static_cast<int64_t>(group_of.size()) != width)
     throw Error("relevance ridge: evidence of rows of another size");
-  double mean = 0, sq = 0;
-  for (double t : target) mean += t;
-  mean /= static_cast<double>(n);
-  for (double t : target) sq += (t - mean) * (t - mean);
-  const double sd = std::sqrt(sq / static_cast<double>(n));
-  Eigen::VectorXd y(n);
-  for (int64_t i = 0; i < n; ++i) y(i) = (target[static_cast<size_t>(i)] - mean) / (sd > 1e-12 ? sd : 1.0);
+  const Eigen::VectorXd y = standardise(target).y;
   // Written plainly (no counts, no value indices): the reference fit is checked against.
   Eigen::MatrixXd cov = std::exp(log_noise) * Eigen::MatrixXd::Identity(n, n);
   for (int64_t c = 0; c < width; ++c) {
@@ -227,9 +239,7 @@ double relevance_log_evidence(const std::vector<float>& rows, int64_t width, con
   }
   const Eigen::LLT<Eigen::MatrixXd> llt(cov);
   if (llt.info() != Eigen::Success) throw Error("relevance ridge: the covariance does not factor");
-  const Eigen::VectorXd a = llt.solve(y);
-  return -0.5 * y.dot(a) - Eigen::MatrixXd(llt.matrixL()).diagonal().array().log().sum() -
-         0.5 * static_cast<double>(n) * kLogTwoPi;
+  return gaussian_log_evidence(llt, y, llt.solve(y));
 }
 
 int64_t RelevanceRidge::num_features() const {

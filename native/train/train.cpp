@@ -96,11 +96,10 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
       : f.rows     ? std::string()
       : f.relevance ? " (" + note + ")"
                    : std::string(" (values alone: cross-validation preferred them to whole rows)");
-  char buf[800];
   // The relevance ridge has no penalty: the evidence chose its variances.
-  char penalty[64];
-  if (f.relevance) std::snprintf(penalty, sizeof penalty, "no penalty");
-  else std::snprintf(penalty, sizeof penalty, "lambda %g", f.lambda);
+  char penalty[64] = "no penalty";
+  if (!f.relevance) std::snprintf(penalty, sizeof penalty, "lambda %g", f.lambda);
+  char buf[800];
   std::snprintf(buf, sizeof buf,
                 "wide table: ridge on %lld unique configs%s, %lld weights%s, %s (%s Kendall %.4f, "
                 "residual sd %.2g)",
