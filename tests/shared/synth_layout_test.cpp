@@ -333,6 +333,44 @@ TEST(SynthLayoutCost, ALongerMinorDimThanBuiltIsFaster) {
   EXPECT_LT(layout_runtime(t.g, t.s, t.swapped_output().data()), layout_runtime(t.g, t.s, t.def.data()));
 }
 
+// input [2, 128, 128, 32] (*) kernel [1, 1, 32, 32] -> conv [2, 128, 128, 32]
+// (4 MB, off chip) -> a reduce, which wants it as built (feature-minor).
+// Stored with a spatial dim minor-most, its 128 lanes would fill the matrix
+// unit by the old rule (a 0.6x graph in the proposal bench); but the unit's
+// columns are the 32 features either way, and the result crosses the lanes
+// as it is written: no real file's convolution is stored so.
+TEST(SynthLayoutCost, AConvolutionStoredSpatialMinorIsWrittenThroughTheTransposeUnit) {
+  HloBuilder b;
+  const int c = b.convolution(b.parameter(ElementType::F32, {2, 128, 128, 32}), b.parameter(ElementType::F32, {1, 1, 32, 32}),
+                              Window::of({1, 1}), ConvDimensionNumbers::nhwc(2));
+  const HloGraph g = b.build(b.reduce(c, b.constant(ElementType::F32, {}), {1}));
+  const LayoutSpace s = layout_space(g);
+  ASSERT_EQ(s.nodes.size(), 1u);
+  const std::vector<float> def = default_layout_config(g, s);
+  ASSERT_EQ(layout_values(def.data())[0], 3);  // built: features minor-most
+  const LayoutCostTerms d = layout_cost_terms(g, s, def.data());
+  const auto delta = [&](int minor, int second) {
+    std::vector<float> cfg = def;
+    cfg[0] = static_cast<float>(minor);
+    cfg[1] = static_cast<float>(second);
+    const LayoutCostTerms a = layout_cost_terms(g, s, cfg.data());
+    return LayoutCostTerms{a.compute - d.compute, a.padding - d.padding, a.copies - d.copies, a.mxu - d.mxu};
+  };
+  const double built = 2.0 * 128 * 128 * 128 * 4, spatial = 2.0 * 128 * 128 * 32 * 4;  // padded bytes
+  const LayoutCostTerms w = delta(2, 3);  // the width minor-most, then the features
+  EXPECT_EQ(w.mxu, 0);
+  // Written through the transpose unit, then copied back for the reduce.
+  EXPECT_DOUBLE_EQ(w.copies, kLaneTransposeFactor * (spatial + (spatial + built)) / kBytesPerNs);
+  EXPECT_GT(w.total(), 0);
+  // A batch of 2 named minor-most is strided over: the features still fill
+  // the matrix unit and nothing is transposed as written, though the copy
+  // back for the reduce moves tiles padded to 128 lanes.
+  const LayoutCostTerms n = delta(0, 3);
+  const double batch_minor = 128.0 * 32 * 128 * 128 * 4;
+  EXPECT_EQ(n.mxu, 0);
+  EXPECT_DOUBLE_EQ(n.copies, kLaneTransposeFactor * (batch_minor + built) / kBytesPerNs);
+}
+
 bool test_throws(const DotInto& t, const std::vector<float>& c) {
   try {
     layout_cost_terms(t.g, t.s, c.data());

@@ -213,20 +213,51 @@ bool output_pinned(const HloGraph& g, const std::vector<std::vector<int>>& users
   return false;
 }
 
-// The matrix unit's use of the output's minor-most physical dim.
-double mxu_efficiency(const HloNode& n, const Layout& m2m) {
-  const Layout p = physical(n.dims, m2m);
-  if (p.empty()) return 1.0;
-  const int64_t d = n.dims[static_cast<size_t>(p[0])];
-  return static_cast<double>(d) / static_cast<double>(round_up(d, 128));
-}
-
 // A physical order without the dims of at most kTinyLane elements.
 Layout without_tiny(const std::vector<int64_t>& dims, const Layout& p) {
   Layout out;
   for (int d : p)
     if (dims[static_cast<size_t>(d)] > kTinyLane) out.push_back(d);
   return out;
+}
+
+bool is_conv(const HloNode& n) {
+  return n.opcode == ops().conv && n.has_conv_dims && n.conv_dims.output_feature >= 0 &&
+         n.conv_dims.output_feature < n.rank() && n.conv_dims.output_batch >= 0 && n.conv_dims.output_batch < n.rank();
+}
+
+// Whether a convolution's output is stored with a spatial dim minor-most
+// (spatial dims of at most kTinyLane elements, a 3x3x3 kernel's, left out).
+// Its matrix-unit columns are its features or, with the operands' roles
+// swapped, its batch (a weight-gradient convolution's batch is the
+// weight's input features): spatial lanes put them across the lanes, and
+// the result is written through the transpose unit.
+bool conv_output_transposed(const HloNode& n, const Layout& m2m) {
+  if (!is_conv(n)) return false;
+  const int feature = static_cast<int>(n.conv_dims.output_feature), batch = static_cast<int>(n.conv_dims.output_batch);
+  for (int d : physical(n.dims, m2m)) {
+    if (d == feature || d == batch) return false;
+    if (n.dims[static_cast<size_t>(d)] > kTinyLane) return true;
+  }
+  return false;
+}
+
+// The matrix unit's use of its columns: the output's minor-most physical
+// dim (a dot's operands can swap roles, so any of its output dims can be
+// the columns), but a transposed convolution's are its feature or batch
+// dim, whichever lies minor-most.
+double mxu_efficiency(const HloNode& n, const Layout& m2m) {
+  const Layout p = physical(n.dims, m2m);
+  if (p.empty()) return 1.0;
+  int c = p[0];
+  if (conv_output_transposed(n, m2m))
+    for (int d : m2m)
+      if (d == n.conv_dims.output_feature || d == n.conv_dims.output_batch) {
+        c = d;
+        break;
+      }
+  const int64_t d = n.dims[static_cast<size_t>(c)];
+  return static_cast<double>(d) / static_cast<double>(round_up(d, 128));
 }
 
 // The two minor-most dims of a physical order, as a set.
@@ -315,6 +346,11 @@ LayoutCostTerms layout_cost_terms(const HloGraph& g, const LayoutSpace& s, const
         // A small output lives on chip, where the emitter re-tiles it too.
         const double share = off_chip(node) && (starved(node, l.out) || out_share == 1.0) ? 1.0 : kFusedMxuShare;
         t.mxu += share * flops(g, node) / kFlopsPerNs * (slowdown(l.out) - slowdown(built_layout(node)));
+        // No real file's convolution stores a spatial dim minor-most: the
+        // convolution writes its result through the transpose unit.
+        const double transposed = (conv_output_transposed(node, l.out) ? padded_bytes(node, l.out) : 0.0) -
+                                  (conv_output_transposed(node, built_layout(node)) ? padded_bytes(node, built_layout(node)) : 0.0);
+        t.copies += out_share * kLaneTransposeFactor * transposed / kBytesPerNs;
       }
       // Only the stored output pads memory: the op streams its operands as
       // they are stored (through a copy where it wants another order, see

@@ -65,12 +65,21 @@
 //           layouts are row-major; otherwise it moves its data: real input +
 //           output bytes / kBytesPerNs (times kFusedCopyShare where its
 //           output is not pinned).
-//  mxu      A convolution or dot whose output has a short minor-most dim
-//           feeds the 128-wide matrix unit partly empty, by a slowdown of
+//           (c) A convolution whose output is stored with a spatial dim
+//           minor-most (spatial dims of at most kTinyLane elements left
+//           out) writes its result across the lanes: kLaneTransposeFactor x
+//           padded output bytes / kBytesPerNs (times kFusedCopyShare where
+//           its output is not pinned). Its matrix-unit columns are its
+//           features or its batch; no real file's convolution is stored so.
+//  mxu      A convolution or dot whose matrix-unit columns are a short dim
+//           feeds the 128-wide unit partly empty, by a slowdown of
 //           min(kMaxMxuSlowdown, 1 / efficiency - 1), where efficiency =
-//           d / (ceil(d/128)*128) of the output's minor-most physical dim
-//           d: flops / kFlopsPerNs x (slowdown as configured - as built).
-//           Negative when the config puts a longer dim minor than built.
+//           d / (ceil(d/128)*128) of the columns' dim d: flops /
+//           kFlopsPerNs x (slowdown as configured - as built). The columns
+//           are the output's minor-most physical dim (a dot's operands can
+//           swap roles), but a convolution stored spatial-minor (c) keeps
+//           its feature or batch dim, whichever lies minor-most. Negative
+//           when the config puts a longer dim there than built.
 //
 // The constants are calibrated against the real files (`fastslow realism`,
 // scripts/bench.sh realism): on generated `small` data of seeds 0-2 every
