@@ -85,7 +85,6 @@ FileRanking score(const ExportedModel& model, const std::shared_ptr<PreparedRank
   r.graph = prepared->graph;
   r.ranking = rank_configs(r.graph.groups, prepared->groups, r.group_scores);
   if (r.graph.has_runtime()) r.metrics = evaluate_ranking(r.ranking, r.graph.runtime, r.graph.groups);
-  r.metrics.configs = static_cast<int64_t>(r.ranking.size());
   return r;
 }
 

@@ -27,7 +27,7 @@ std::vector<double> score_groups(models::RankModelImpl& model, const GraphEntry&
 struct GraphResult {
   std::string graph;  // file stem
   std::vector<int64_t> ranking;
-  GraphMetrics metrics;  // NaN fields without runtimes
+  GraphMetrics metrics;  // NaN fields without runtimes; configs: the measured ones ranked
 };
 
 // The ranking of e.eval_groups' configs by `scores` (one per group, in that

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -61,10 +62,35 @@ std::string table_kind(const WideFit& f) {
 // measurements, which nodes' rows decide is itself worth reading.
 // The nodes the relevance ridge gave a share of at least 5 % (at most 5):
 // which nodes the few measurements say decide.
+// Nodes that moved together in every measured config count as one, their
+// shares summed, named by the one with the largest ("moved_with": the rest):
+// the evidence splits what they share evenly, which says nothing of any one.
 nlohmann::json relevant_nodes(const WideFit& f) {
+  std::map<int64_t, size_t> group_of;
+  for (size_t g = 0; g < f.moved_together.size(); ++g)
+    for (int64_t node : f.moved_together[g]) group_of[node] = g;
+  std::vector<nlohmann::json> entries;
+  std::map<size_t, size_t> entry_of_group;
+  for (const auto& [node, share] : f.node_relevance) {  // largest share first
+    const auto g = group_of.find(node);
+    if (g == group_of.end()) {
+      entries.push_back({{"node", node}, {"share", share}});
+      continue;
+    }
+    const auto [e, first] = entry_of_group.emplace(g->second, entries.size());
+    if (first) {
+      entries.push_back({{"node", node}, {"share", share}, {"moved_with", nlohmann::json::array()}});
+    } else {
+      nlohmann::json& entry = entries[e->second];
+      entry["share"] = entry["share"].get<double>() + share;
+      entry["moved_with"].push_back(node);
+    }
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const nlohmann::json& l, const nlohmann::json& r) { return l["share"].get<double>() > r["share"].get<double>(); });
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& [node, share] : f.node_relevance)
-    if (share >= 0.05 && out.size() < 5) out.push_back({{"node", node}, {"share", share}});
+  for (const nlohmann::json& e : entries)
+    if (e["share"].get<double>() >= 0.05 && out.size() < 5) out.push_back(e);
   return out;
 }
 
@@ -73,12 +99,27 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
   const WideFit f = fit_wide_table(*program.wide, d.train.front(), d.valid.front(), seed);
   const nlohmann::json relevant = relevant_nodes(f);
   std::string relevance_note;
-  for (const auto& r : relevant)
-    relevance_note += (relevance_note.empty() ? "" : ", ") + std::string("#") + std::to_string(r["node"].get<int64_t>()) +
-                      " " + std::to_string(static_cast<int>(std::lround(100 * r["share"].get<double>()))) + " %";
+  for (const auto& r : relevant) {
+    relevance_note += (relevance_note.empty() ? "" : ", ") + std::string("#") + std::to_string(r["node"].get<int64_t>());
+    if (r.contains("moved_with")) {
+      // A long list would bury the line (real unet3d, 16 measured: 30 nodes
+      // moved with #199); wide_table.json names them all.
+      const nlohmann::json& others = r["moved_with"];
+      std::string with;
+      if (others.size() <= 3)
+        for (const auto& other : others) with += (with.empty() ? "#" : ", #") + std::to_string(other.get<int64_t>());
+      else
+        with = std::to_string(others.size()) + " other nodes";
+      relevance_note += " (with " + with + ", moved together in every measured config)";
+    }
+    relevance_note += " " + std::to_string(static_cast<int>(std::lround(100 * r["share"].get<double>()))) + " %";
+  }
   // What the table holds and, from the relevance ridge, which nodes: the
   // run's message and each tune round's line (tune/scorers.cpp) say it.
   const std::string note = table_kind(f) + (relevance_note.empty() ? std::string() : ": " + relevance_note);
+  const std::string kendall_of = f.cross_validated ? "out-of-fold (4-fold, few measurements)"
+                                : f.fitted_valid  ? "none: fewer than 8 configs, too few to cross-validate"
+                                                  : "valid share";
   run.write_json("wide_table.json", {{"table", table_kind(f)},
                                      {"note", note},
                                      {"node_ids", f.sparse_node_ids},
@@ -87,8 +128,8 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
                                      {"configs", f.rows_used},
                                      {"weights", f.features},
                                      {"lambda", f.relevance ? nlohmann::json(nullptr) : nlohmann::json(f.lambda)},
-                                     {"kendall", f.valid_kendall},
-                                     {"kendall_of", f.cross_validated ? "out-of-fold (4-fold, few measurements)" : "valid share"},
+                                     {"kendall", std::isfinite(f.valid_kendall) ? nlohmann::json(f.valid_kendall) : nlohmann::json(nullptr)},
+                                     {"kendall_of", kendall_of},
                                      {"relevant_nodes", relevant},
                                      {"residual_sd", f.residual_sd}});
   const std::string rows_note =
@@ -99,14 +140,17 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
   // The relevance ridge has no penalty: the evidence chose its variances.
   char penalty[64] = "no penalty";
   if (!f.relevance) std::snprintf(penalty, sizeof penalty, "lambda %g", f.lambda);
+  char kendall[96];
+  if (f.cross_validated) std::snprintf(kendall, sizeof kendall, "cross-validated Kendall %.4f", f.valid_kendall);
+  else if (f.fitted_valid) std::snprintf(kendall, sizeof kendall, "too few configs to cross-validate");
+  else std::snprintf(kendall, sizeof kendall, "valid Kendall %.4f", f.valid_kendall);
   char buf[800];
-  std::snprintf(buf, sizeof buf,
-                "wide table: ridge on %lld unique configs%s, %lld weights%s, %s (%s Kendall %.4f, "
-                "residual sd %.2g)",
+  std::snprintf(buf, sizeof buf, "wide table: ridge on %lld unique configs%s, %lld weights%s, %s (%s, residual sd %.2g)",
                 static_cast<long long>(f.rows_used),
-                f.cross_validated ? " (the valid ones too: few measurements, cross-validated inside them)" : "",
-                static_cast<long long>(f.features), rows_note.c_str(), penalty,
-                f.cross_validated ? "cross-validated" : "valid", f.valid_kendall, f.residual_sd);
+                f.fitted_valid ? (f.cross_validated ? " (the valid ones too: few measurements, cross-validated inside them)"
+                                                    : " (the valid ones too: few measurements)")
+                               : "",
+                static_cast<long long>(f.features), rows_note.c_str(), penalty, kendall, f.residual_sd);
   if (say) say(buf);
   torch::NoGradGuard no_grad;
   program.scale.fill_(std::max(f.residual_sd, 1e-6));

@@ -21,7 +21,8 @@ namespace fastslow::train {
 struct WideFit {
   double lambda = 0;
   // Of the fitted table alone, on the valid groups (unique configs); with
-  // few measurements, of its out-of-fold predictions (cross_validated).
+  // few measurements, of its out-of-fold predictions (cross_validated), NaN
+  // below 8 configs (too few for 4 folds of 2).
   double valid_kendall = 0;
   // Groups the fit read: the training groups (a sample on huge graphs);
   // with few measurements the valid ones too.
@@ -29,7 +30,8 @@ struct WideFit {
   int64_t features = 0;      // indicator features with a weight
   double residual_sd = 0;    // of the fitted table on the training groups, in target units
   bool rows = true;          // whole-row weights fitted (few measurements: when cross-validation favours them)
-  bool cross_validated = false;  // valid_kendall is out-of-fold, the valid groups fitted too (few measurements)
+  bool fitted_valid = false;     // few measurements: the valid groups fitted too
+  bool cross_validated = false;  // valid_kendall is out-of-fold (few measurements, at least 8 configs)
   // Few measurements: the table holds only these nodes' rows (forward
   // selection), as the file numbers them, in the order picked; empty: all.
   std::vector<int64_t> sparse_node_ids = {};
@@ -39,6 +41,10 @@ struct WideFit {
   // its share of the prior variance, largest first.
   bool relevance = false;
   std::vector<std::pair<int64_t, double>> node_relevance = {};
+  // ... and the nodes (as the file numbers them) whose measured rows all
+  // changed together, in groups of two or more: the measurements cannot
+  // tell them apart.
+  std::vector<std::vector<int64_t>> moved_together = {};
 };
 
 // `fit` and `valid` are the same graph's entries (train_groups / eval_groups).
