@@ -1,6 +1,7 @@
 #include "baselines/ridge_cv.h"
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "baselines/ridge.h"
@@ -44,7 +45,7 @@ RidgeChoice choose_ridge_penalty(const std::vector<float>& rows, int64_t width, 
   if (width <= 0 || static_cast<int64_t>(rows.size()) != n * width)
     throw Error("ridge penalty: " + std::to_string(rows.size()) + " values for " + std::to_string(n) + " rows");
   if (folds < 2) throw Error("ridge penalty: need at least 2 folds");
-  if (n < 2 * folds) return {};
+  if (n < 2 * folds) return {1.0, std::numeric_limits<double>::quiet_NaN()};
   const std::vector<int> fold_of = cv_folds(n, folds, seed);
 
   // Out-of-fold predictions of every row, ranked together: one Kendall

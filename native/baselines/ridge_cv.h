@@ -11,7 +11,7 @@ namespace fastslow::baselines {
 
 struct RidgeChoice {
   double lambda = 1.0;
-  double cv_kendall = 0;  // of the out-of-fold predictions at that penalty
+  double cv_kendall = 0;  // of the out-of-fold predictions at that penalty (NaN: too few rows to fold)
 };
 
 // Fold of each of n rows (0..folds-1): a seeded portable shuffle dealt
@@ -33,7 +33,8 @@ FoldSplit split_fold(const std::vector<float>& rows, int64_t width, const std::v
 const std::vector<double>& ridge_penalties();
 
 // rows: count x width; y: what ridge fits (e.g. log runtime), lower = faster.
-// Fewer than 2 * folds rows: lambda 1 (too few to cross-validate).
+// Fewer than 2 * folds rows: lambda 1 and no Kendall (NaN: too few to
+// cross-validate, as relevance_cv_kendall says).
 // A seeded portable shuffle assigns the folds; ties in Kendall
 // keep the larger penalty (the simpler model).
 RidgeChoice choose_ridge_penalty(const std::vector<float>& rows, int64_t width, const std::vector<double>& y,

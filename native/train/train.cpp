@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -62,57 +61,35 @@ std::string table_kind(const WideFit& f) {
 // measurements, which nodes' rows decide is itself worth reading.
 // The nodes the relevance ridge gave a share of at least 5 % (at most 5):
 // which nodes the few measurements say decide.
-// Nodes that moved together in every measured config count as one, their
-// shares summed, named by the one with the largest ("moved_with": the rest):
-// the evidence splits what they share evenly, which says nothing of any one.
-nlohmann::json relevant_nodes(const WideFit& f) {
-  std::map<int64_t, size_t> group_of;
-  for (size_t g = 0; g < f.moved_together.size(); ++g)
-    for (int64_t node : f.moved_together[g]) group_of[node] = g;
-  std::vector<nlohmann::json> entries;
-  std::map<size_t, size_t> entry_of_group;
-  for (const auto& [node, share] : f.node_relevance) {  // largest share first
-    const auto g = group_of.find(node);
-    if (g == group_of.end()) {
-      entries.push_back({{"node", node}, {"share", share}});
-      continue;
-    }
-    const auto [e, first] = entry_of_group.emplace(g->second, entries.size());
-    if (first) {
-      entries.push_back({{"node", node}, {"share", share}, {"moved_with", nlohmann::json::array()}});
-    } else {
-      nlohmann::json& entry = entries[e->second];
-      entry["share"] = entry["share"].get<double>() + share;
-      entry["moved_with"].push_back(node);
-    }
-  }
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const nlohmann::json& l, const nlohmann::json& r) { return l["share"].get<double>() > r["share"].get<double>(); });
-  nlohmann::json out = nlohmann::json::array();
-  for (const nlohmann::json& e : entries)
-    if (e["share"].get<double>() >= 0.05 && out.size() < 5) out.push_back(e);
+// Nodes that moved together in every measured config count as one
+// (WideFit::node_relevance): "moved_with" names the rest.
+std::vector<NodeRelevance> relevant_nodes(const WideFit& f) {
+  std::vector<NodeRelevance> out;
+  for (const NodeRelevance& r : f.node_relevance)
+    if (r.share >= 0.05 && out.size() < 5) out.push_back(r);
   return out;
 }
 
 void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_t seed, const RunDir& run,
                const std::function<void(const std::string&)>& say) {
   const WideFit f = fit_wide_table(*program.wide, d.train.front(), d.valid.front(), seed);
-  const nlohmann::json relevant = relevant_nodes(f);
+  nlohmann::json relevant = nlohmann::json::array();
   std::string relevance_note;
-  for (const auto& r : relevant) {
-    relevance_note += (relevance_note.empty() ? "" : ", ") + std::string("#") + std::to_string(r["node"].get<int64_t>());
-    if (r.contains("moved_with")) {
+  for (const NodeRelevance& r : relevant_nodes(f)) {
+    relevant.push_back({{"node", r.node}, {"share", r.share}});
+    relevance_note += (relevance_note.empty() ? "#" : ", #") + std::to_string(r.node);
+    if (!r.moved_with.empty()) {
+      relevant.back()["moved_with"] = r.moved_with;
       // A long list would bury the line (real unet3d, 16 measured: 30 nodes
       // moved with #199); wide_table.json names them all.
-      const nlohmann::json& others = r["moved_with"];
       std::string with;
-      if (others.size() <= 3)
-        for (const auto& other : others) with += (with.empty() ? "#" : ", #") + std::to_string(other.get<int64_t>());
+      if (r.moved_with.size() <= 3)
+        for (int64_t other : r.moved_with) with += (with.empty() ? "#" : ", #") + std::to_string(other);
       else
-        with = std::to_string(others.size()) + " other nodes";
+        with = std::to_string(r.moved_with.size()) + " other nodes";
       relevance_note += " (with " + with + ", moved together in every measured config)";
     }
-    relevance_note += " " + std::to_string(static_cast<int>(std::lround(100 * r["share"].get<double>()))) + " %";
+    relevance_note += " " + std::to_string(static_cast<int>(std::lround(100 * r.share))) + " %";
   }
   // What the table holds and, from the relevance ridge, which nodes: the
   // run's message and each tune round's line (tune/scorers.cpp) say it.

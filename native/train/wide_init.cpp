@@ -35,22 +35,21 @@ int64_t row_code(const float* row, int64_t width) {
   return code;
 }
 
-// Groups (two nodes or more, by position) of the nodes whose rows change
-// together over the n rows: each splits them alike. No fit can tell such
-// nodes apart, and the relevance ridge shares their variance out between
-// them (real AlexNet, 16 measured: four nodes at 11 % each).
-std::vector<std::vector<int64_t>> moved_together(const std::vector<float>& rows, int64_t n, int64_t nc, int64_t width) {
-  std::map<std::vector<int64_t>, std::vector<int64_t>> by_split;
+// For each node (by position), the first node whose rows change together
+// with its own over the n rows, splitting them alike (itself where none
+// does, or where its rows never change). No fit can tell such nodes apart,
+// and the relevance ridge shares their variance out between them (real
+// AlexNet, 16 measured: four nodes at 11 % each).
+std::vector<int64_t> moved_with_first(const std::vector<float>& rows, int64_t n, int64_t nc, int64_t width) {
+  std::map<std::vector<int64_t>, int64_t> first_of_split;
+  std::vector<int64_t> out;
   for (int64_t j = 0; j < nc; ++j) {
     std::map<int64_t, int64_t> label;  // a row's code -> the first row with it
     std::vector<int64_t> split;
     for (int64_t r = 0; r < n; ++r)
       split.push_back(label.emplace(row_code(rows.data() + (r * nc + j) * width, width), r).first->second);
-    if (label.size() > 1) by_split[split].push_back(j);
+    out.push_back(label.size() > 1 ? first_of_split.emplace(split, j).first->second : j);
   }
-  std::vector<std::vector<int64_t>> out;
-  for (auto& [split, nodes] : by_split)
-    if (nodes.size() > 1) out.push_back(std::move(nodes));
   return out;
 }
 
@@ -227,32 +226,39 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
       relevance->fit(xv, nc * width, node_of_column, y);
     } else chosen.fit(xv, nc * width, y, cv.lambda);
     // Out-of-fold Kendall: a handful of valid configs says nothing. Fewer
-    // than two configs a fold were not cross-validated: no Kendall (NaN),
-    // where ridge's choice reports 0.
-    const bool folded = n >= 2 * 4 && std::isfinite(cv.cv_kendall);
+    // than two configs a fold were not cross-validated: no Kendall (NaN).
+    const bool folded = std::isfinite(cv.cv_kendall);
     best = {relevance ? 0.0 : cv.lambda, folded ? cv.cv_kendall : std::numeric_limits<double>::quiet_NaN(), n,
             relevance ? relevance->num_features() : chosen.num_features()};
     best.cross_validated = folded;
     best.fitted_valid = true;
     best.sparse_with_values = sparse_values;
+    const PrunedGraph& pg = fit.cache.pruned;
+    const auto node_id = [&](int64_t j) { return pg.kept[static_cast<size_t>(pg.config_positions[static_cast<size_t>(j)])]; };
     if (relevance) {
       best.relevance = true;
       const std::vector<double> share = relevance->relevance();
-      const PrunedGraph& pg = fit.cache.pruned;
-      for (int64_t j = 0; j < nc; ++j)
-        best.node_relevance.emplace_back(pg.kept[static_cast<size_t>(pg.config_positions[static_cast<size_t>(j)])],
-                                         share[static_cast<size_t>(j)]);
-      std::stable_sort(best.node_relevance.begin(), best.node_relevance.end(),
-                       [](const auto& l, const auto& r) { return l.second > r.second; });
-      for (const std::vector<int64_t>& group : moved_together(rows, n, nc, width)) {
-        best.moved_together.emplace_back();
-        for (int64_t j : group)
-          best.moved_together.back().push_back(pg.kept[static_cast<size_t>(pg.config_positions[static_cast<size_t>(j)])]);
+      std::vector<int64_t> by_share(static_cast<size_t>(nc));
+      for (int64_t j = 0; j < nc; ++j) by_share[static_cast<size_t>(j)] = j;
+      std::stable_sort(by_share.begin(), by_share.end(),
+                       [&](int64_t l, int64_t r) { return share[static_cast<size_t>(l)] > share[static_cast<size_t>(r)]; });
+      // Nodes that moved together count as one, named by the largest share.
+      const std::vector<int64_t> first = moved_with_first(rows, n, nc, width);
+      std::map<int64_t, size_t> entry_of;  // a group's first node -> its entry
+      for (int64_t j : by_share) {
+        const auto [at, fresh] = entry_of.emplace(first[static_cast<size_t>(j)], best.node_relevance.size());
+        if (fresh) {
+          best.node_relevance.push_back({node_id(j), share[static_cast<size_t>(j)], {}});
+        } else {
+          NodeRelevance& e = best.node_relevance[at->second];
+          e.share += share[static_cast<size_t>(j)];
+          e.moved_with.push_back(node_id(j));
+        }
       }
+      std::stable_sort(best.node_relevance.begin(), best.node_relevance.end(),
+                       [](const NodeRelevance& l, const NodeRelevance& r) { return l.share > r.share; });
     }
-    const PrunedGraph& pg = fit.cache.pruned;
-    for (int64_t j : sparse)
-      best.sparse_node_ids.push_back(pg.kept[static_cast<size_t>(pg.config_positions[static_cast<size_t>(j)])]);
+    for (int64_t j : sparse) best.sparse_node_ids.push_back(node_id(j));
   } else {
     for (double lambda : {1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0}) {
       baselines::OneHotRidge ridge;

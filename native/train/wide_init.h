@@ -18,6 +18,16 @@
 
 namespace fastslow::train {
 
+// A node's share of the relevance ridge's prior variance, with the nodes
+// (as the file numbers them) whose measured rows all changed together with
+// its own: the measurements cannot tell them apart, so they count as one,
+// their shares summed.
+struct NodeRelevance {
+  int64_t node = 0;
+  double share = 0;
+  std::vector<int64_t> moved_with = {};
+};
+
 struct WideFit {
   double lambda = 0;
   // Of the fitted table alone, on the valid groups (unique configs); with
@@ -40,11 +50,7 @@ struct WideFit {
   // (baselines/relevance_ridge.h); each node (as the file numbers them) and
   // its share of the prior variance, largest first.
   bool relevance = false;
-  std::vector<std::pair<int64_t, double>> node_relevance = {};
-  // ... and the nodes (as the file numbers them) whose measured rows all
-  // changed together, in groups of two or more: the measurements cannot
-  // tell them apart.
-  std::vector<std::vector<int64_t>> moved_together = {};
+  std::vector<NodeRelevance> node_relevance = {};
 };
 
 // `fit` and `valid` are the same graph's entries (train_groups / eval_groups).
