@@ -748,24 +748,31 @@ std::string generated_graph(const test::TempDir& dir) {
   return dir.file("graph.npz");
 }
 
+// A fastslow session on `file` that starts from 24 measurements and
+// proposes `count` configs in the orders space from `budget` candidates.
+TuneSettings orders_session(const std::string& file, const std::string& out, int64_t count, int64_t budget) {
+  TuneSettings s;
+  s.graph = file;
+  s.out = out;
+  s.predictor = "fastslow";
+  s.start = 24;
+  s.seed = 3;
+  s.propose = count;
+  s.space = SpaceKind::Orders;
+  s.search.budget = budget;
+  return s;
+}
+
 // --propose K: K legal configs nobody measured, as a graph file every
 // command reads, a CSV and tune.json's record; the generator prices them.
 // The fastslow predictor's run scores them, the ridge ensemble disagrees.
 TEST(TuneProposals, ProposedConfigsAreLegalNewAndParseBack) {
   test::TempDir dir;
   const std::string file = generated_graph(dir);
-  TuneSettings s;
-  s.graph = file;
-  s.out = dir.file("t");
-  s.predictor = "fastslow";
+  TuneSettings s = orders_session(file, dir.file("t"), 8, 1500);
   s.run.epochs = 2;
   s.rounds = 1;
   s.batch = 8;
-  s.start = 24;
-  s.seed = 3;
-  s.propose = 8;
-  s.space = SpaceKind::Orders;
-  s.search.budget = 1500;
   std::vector<int64_t> progress;
   const TuneOutcome o = run_session(s, {}, {}, [&](int64_t done, int64_t) { progress.push_back(done); });
   ASSERT_FALSE(o.proposals.is_null());
@@ -882,18 +889,10 @@ TEST(TuneProposals, WithAPriorTheOracleAveragesTheCalibratedRunAndPrior) {
   prior.epochs = 1;
   prior.out = dir.file("prior");
   train::train(prior);
-  TuneSettings s;
-  s.graph = file;
-  s.out = dir.file("t");
-  s.predictor = "fastslow";
+  TuneSettings s = orders_session(file, dir.file("t"), 6, 600);
   s.run.epochs = 1;
   s.run.init = dir.file("prior");
   s.rounds = 0;
-  s.start = 24;
-  s.seed = 3;
-  s.propose = 6;
-  s.space = SpaceKind::Orders;
-  s.search.budget = 600;
   const TuneOutcome o = run_session(s, {}, {}, {});
   ASSERT_FALSE(o.proposals.is_null());
   ASSERT_TRUE(kept_table_alone(dir.file("t/propose-24/run"))) << "the case this checks: the run dropped its prior";
