@@ -14,8 +14,7 @@
 // A graph of a collection given a prior (--prior COLLECTION=RUN: a run
 // trained on that collection's graphs of another seed) also gets the
 // "prior" row, that run scoring it as it is, and "fine-tuned", the run
-// fine-tuned on the graph's configs as tune --init RUN proposes with it
-// (averaged with the prior where it kept its table alone: tune/prior_blend.h).
+// fine-tuned on the graph's configs (tune --init RUN).
 // Where a space is small enough to price whole, the bench also gives its
 // ceiling: the fastest config the file lacks. When that is slower than the
 // file's best, no proposal can be as fast (the file measured the optimum).
@@ -40,7 +39,6 @@
 #include "fastslow/tune/config_space.h"
 #include "fastslow/synth/price.h"
 #include "stale_run.h"
-#include "tune/prior_blend.h"
 #include "tune/propose.h"
 #include "tune/scorers.h"
 #include "train/options.h"
@@ -258,14 +256,12 @@ int main(int argc, char** argv) {
       const bool tile = g.kind == GraphKind::Tile;
       if (const auto pr = priors.find(place.collection); pr != priors.end()) {
         models["prior"] = tune::load_fitted(pr->second, g);
-        // The prior fine-tuned on this graph's measurements, as tune --init
-        // proposes with it (averaged with the prior where it kept its table).
+        // The prior fine-tuned on this graph's measurements (tune --init).
         train::TrainOptions fo = o;
         fo.init = pr->second;
         const std::string tuned = out + "/fits/" + stem + "/fine-tuned";
         drop_stale_fit(tuned, pr->second);
-        models["fine-tuned"] =
-            tune::proposal_oracle(tune::make_run_scorer(g, f, fo, 0)->fit(m, tuned), tuned + "/run", pr->second, g, m).model;
+        models["fine-tuned"] = tune::make_run_scorer(g, f, fo, 0)->fit(m, tuned);
       }
       TrueCost truth(pricer);
       std::unordered_set<ConfigHash, ConfigHashOf> in_file;  // what a space's ceiling leaves out

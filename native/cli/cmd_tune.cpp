@@ -67,10 +67,9 @@ Command add_tune_command(CLI::App& app) {
   auto space = std::make_shared<std::string>("menu");
   sub->add_option("--propose", s->propose,
                   "after the rounds, propose this many configs nobody measured: an evolutionary search (mutation, "
-                  "crossover) with the predictor fitted on every measurement as its oracle (with --init, a run that kept "
-                  "its table alone is averaged with the prior, which knows orders the file never held); writes "
-                  "OUT/proposed.npz (the graph with them, runtimes 0) and OUT/proposed.csv (predicted runtime, "
-                  "speed-ups, the models' disagreement)")
+                  "crossover) with the predictor fitted on every measurement as its oracle; writes OUT/proposed.npz "
+                  "(the graph with them, runtimes 0) and OUT/proposed.csv (predicted runtime, speed-ups, the "
+                  "models' disagreement)")
       ->check(CLI::Range(int64_t{0}, int64_t{100000}))->capture_default_str();
   sub->add_option("--space", *space,
                   "what proposals may change: menu (layout: each tensor's order one the file holds for it; tile: "

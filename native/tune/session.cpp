@@ -14,7 +14,6 @@
 #include "fastslow/io/write_file.h"
 #include "fastslow/rng.h"
 #include "tune/measure.h"
-#include "tune/prior_blend.h"
 #include "tune/propose.h"
 #include "tune/scorers.h"
 #include "tune/session_effects.h"
@@ -116,21 +115,15 @@ void propose_after(const TuneSettings& s, const CachedGraph& g, Scorer& scorer, 
   Measured m;
   for (const TuneStep& st : outcome.trace.steps) m.candidates.push_back(st.candidate), m.runtimes.push_back(st.runtime);
   const std::string dir = (fs::path(s.out) / ("propose-" + std::to_string(m.candidates.size()))).string();
-  const std::string n = std::to_string(m.candidates.size());
   if (say) say("proposing " + std::to_string(s.propose) + " configs nobody measured (" + space_kind_name(s.space) +
                " space, " + std::to_string(s.search.budget) + " candidates), " +
-               (scorer.name() == "run" ? "scored by the run " + s.model_run + " (calibrated on " + n + " measurements)"
-                                       : "from a " + scorer.name() + " model fitted on " + n + " measurements"));
-  std::unique_ptr<Fitted> fitted = scorer.fit(m, dir);
-  // A fine-tuned run that kept its table alone proposes with its prior (prior_blend.h).
-  ProposalOracle oracle = scorer.name() == "fastslow"
-                              ? proposal_oracle(std::move(fitted), dir + "/run", s.run.init, g, m, s.run.device)
-                              : ProposalOracle{std::move(fitted), false};
-  if (say && oracle.blended)
-    say("the run kept its table alone: proposals are scored by it averaged with its prior " + s.run.init + " as it is");
-  std::unique_ptr<Fitted> model = std::move(oracle.model);
-  std::unique_ptr<Fitted> second;  // blended: the disagreement is the two members'
-  if (!oracle.blended && scorer.name() != "ridge") second = make_ridge_scorer(g, s.seed)->fit(m, dir);
+               (scorer.name() == "run" ? "scored by the run " + s.model_run + " (calibrated on " +
+                                             std::to_string(m.candidates.size()) + " measurements)"
+                                       : "from a " + scorer.name() + " model fitted on " +
+                                             std::to_string(m.candidates.size()) + " measurements"));
+  std::unique_ptr<Fitted> model = scorer.fit(m, dir);
+  std::unique_ptr<Fitted> second;
+  if (scorer.name() != "ridge") second = make_ridge_scorer(g, s.seed)->fit(m, dir);
   ProposeRequest request;
   request.count = s.propose;
   request.space = s.space;
@@ -139,7 +132,6 @@ void propose_after(const TuneSettings& s, const CachedGraph& g, Scorer& scorer, 
   request.ratio = outcome.ratio;
   const ProposeOutcome o = propose(g, *model, second.get(), m, request, progress, stop);
   outcome.proposals = write_proposals(s.out, GraphOut(s.graph), o, request);
-  outcome.proposals["oracle"] = oracle.blended ? "fastslow, averaged with its prior" : scorer.name();
   outcome.interrupted = o.interrupted;
   write_state(s, outcome.trace, g, outcome.best_known, outcome.left_out, outcome.proposals);
 }

@@ -39,8 +39,6 @@
 #include "train/trainer.h"
 #include "models/program_model.h"
 #include "tune/explain.h"
-#include "tune/prior_blend.h"
-#include "tune/scorers.h"
 #include "tune/session.h"
 #include "tiny_data.h"
 
@@ -748,31 +746,24 @@ std::string generated_graph(const test::TempDir& dir) {
   return dir.file("graph.npz");
 }
 
-// A fastslow session on `file` that starts from 24 measurements and
-// proposes `count` configs in the orders space from `budget` candidates.
-TuneSettings orders_session(const std::string& file, const std::string& out, int64_t count, int64_t budget) {
-  TuneSettings s;
-  s.graph = file;
-  s.out = out;
-  s.predictor = "fastslow";
-  s.start = 24;
-  s.seed = 3;
-  s.propose = count;
-  s.space = SpaceKind::Orders;
-  s.search.budget = budget;
-  return s;
-}
-
 // --propose K: K legal configs nobody measured, as a graph file every
 // command reads, a CSV and tune.json's record; the generator prices them.
 // The fastslow predictor's run scores them, the ridge ensemble disagrees.
 TEST(TuneProposals, ProposedConfigsAreLegalNewAndParseBack) {
   test::TempDir dir;
   const std::string file = generated_graph(dir);
-  TuneSettings s = orders_session(file, dir.file("t"), 8, 1500);
+  TuneSettings s;
+  s.graph = file;
+  s.out = dir.file("t");
+  s.predictor = "fastslow";
   s.run.epochs = 2;
   s.rounds = 1;
   s.batch = 8;
+  s.start = 24;
+  s.seed = 3;
+  s.propose = 8;
+  s.space = SpaceKind::Orders;
+  s.search.budget = 1500;
   std::vector<int64_t> progress;
   const TuneOutcome o = run_session(s, {}, {}, [&](int64_t done, int64_t) { progress.push_back(done); });
   ASSERT_FALSE(o.proposals.is_null());
@@ -829,102 +820,6 @@ TEST(TuneProposals, ProposedConfigsAreLegalNewAndParseBack) {
   EXPECT_GT(disagreement, 0) << "the ridge ensemble never disagrees with the run";
 }
 
-// A model whose score of a one-value config is a fixed function of it.
-class Curve : public Fitted {
- public:
-  explicit Curve(std::function<double(double)> f) : f_(std::move(f)) {}
-  std::vector<double> score_rows(const std::vector<float>& rows) override {
-    std::vector<double> out;
-    for (float v : rows) out.push_back(f_(v));
-    return out;
-  }
-
- private:
-  std::function<double(double)> f_;
-};
-
-// With --init, proposals come from the fine-tuned run and its prior, each
-// calibrated to log runtime on the measured configs and averaged
-// (prior_blend.h); a member that ranks the measurements backwards drops out.
-TEST(TuneProposals, WithAPriorTheOracleAveragesTheCalibratedRunAndPrior) {
-  const std::vector<float> rows = {0, 1, 2, 3};
-  const std::vector<double> runtimes = {std::exp(1.0), std::exp(2.0), std::exp(4.0), std::exp(5.0)};
-  // Least squares by hand (log runtime 0.9 + 1.4x, not exactly a line), members 2x and x^2.
-  const auto fit_line = [&](const std::function<double(double)>& f) {
-    double ms = 0, my = 0, sxy = 0, sxx = 0;
-    for (size_t i = 0; i < rows.size(); ++i) ms += f(rows[i]) / 4, my += std::log(runtimes[i]) / 4;
-    for (size_t i = 0; i < rows.size(); ++i)
-      sxy += (f(rows[i]) - ms) * (std::log(runtimes[i]) - my), sxx += (f(rows[i]) - ms) * (f(rows[i]) - ms);
-    const double b = sxy / sxx;
-    return std::pair<double, double>{my - b * ms, b};
-  };
-  const auto a = [](double x) { return 2 * x; };
-  const auto sq = [](double x) { return x * x; };
-  const auto [ia, ba] = fit_line(a);
-  const auto [ib, bb] = fit_line(sq);
-  std::unique_ptr<Fitted> both = blend_with_prior(std::make_unique<Curve>(a), std::make_unique<Curve>(sq), rows, 1, runtimes);
-  const std::vector<float> fresh = {-1, 1.5f, 7};
-  const std::vector<double> got = both->score_rows(fresh), spread = both->spread_rows(fresh);
-  for (size_t i = 0; i < fresh.size(); ++i) {
-    const double pa = ia + ba * a(fresh[i]), pb = ib + bb * sq(fresh[i]);
-    EXPECT_NEAR(got[i], (pa + pb) / 2, 1e-9) << fresh[i];
-    EXPECT_NEAR(spread[i], std::abs(pa - pb), 1e-9) << fresh[i];
-  }
-  // A prior that orders the measurements backwards says only their mean.
-  std::unique_ptr<Fitted> backwards =
-      blend_with_prior(std::make_unique<Curve>(a), std::make_unique<Curve>([](double x) { return -x; }), rows, 1, runtimes);
-  const double mean_log = (1.0 + 2 + 4 + 5) / 4;
-  EXPECT_NEAR(backwards->score_rows({7})[0], ((ia + ba * 14) + mean_log) / 2, 1e-9);
-  EXPECT_NE(test::error_of([&] { blend_with_prior(std::make_unique<Curve>(a), std::make_unique<Curve>(sq), rows, 1, {1.0, 2.0, 3.0}); })
-                .find("4 values are not 3 configs of 1"),
-            std::string::npos);
-
-  // The session: a prior trained on the graph's configs, a session fine-tuning
-  // it, and the CSV's scores are the two runs' blend, recomputed here.
-  test::TempDir dir;
-  const std::string file = generated_graph(dir);
-  train::TrainOptions prior;
-  prior.graph = file;
-  prior.measured = 64;
-  prior.epochs = 1;
-  prior.out = dir.file("prior");
-  train::train(prior);
-  TuneSettings s = orders_session(file, dir.file("t"), 6, 600);
-  s.run.epochs = 1;
-  s.run.init = dir.file("prior");
-  s.rounds = 0;
-  const TuneOutcome o = run_session(s, {}, {}, {});
-  ASSERT_FALSE(o.proposals.is_null());
-  ASSERT_TRUE(kept_table_alone(dir.file("t/propose-24/run"))) << "the case this checks: the run dropped its prior";
-  EXPECT_EQ(o.proposals["oracle"], "fastslow, averaged with its prior");
-  const std::string e = test::error_of([&] { kept_table_alone(dir.file("t")); });
-  EXPECT_NE(e.find(dir.file("t")), std::string::npos) << e;
-  EXPECT_NE(e.find("no training state"), std::string::npos) << e;
-  const CachedGraph g = CachedGraph::open(file, {dir.file("cache"), 1});
-  std::vector<int64_t> measured;
-  std::vector<double> rt;
-  for (const TuneStep& st : o.trace.steps) measured.push_back(st.candidate), rt.push_back(st.runtime);
-  std::unique_ptr<Fitted> check = blend_with_prior(load_fitted(dir.file("t/propose-24/run"), g, "cpu"),
-                                                   load_fitted(dir.file("prior"), g, "cpu"), g.config_rows(measured),
-                                                   g.config_row_elems, rt);
-  const LayoutGraph proposed = load_layout_graph(NpzReader::open(dir.file("t/proposed.npz")));
-  const std::vector<double> want = check->score_rows(proposed.node_config_feat);
-  const std::vector<double> apart = check->spread_rows(proposed.node_config_feat);
-  ASSERT_EQ(want.size(), 6u);
-  std::ifstream csv(dir.file("t/proposed.csv"));
-  std::string line;
-  std::getline(csv, line);
-  for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_TRUE(std::getline(csv, line));
-    std::stringstream ss(line);
-    std::vector<double> f;
-    for (std::string x; std::getline(ss, x, ',');) f.push_back(std::stod(x));
-    ASSERT_EQ(f.size(), 6u);
-    EXPECT_NEAR(f[1], want[i], 1e-5 * (1 + std::abs(want[i]))) << "proposal " << i;
-    EXPECT_NEAR(f[5], apart[i], 1e-5 * (1 + apart[i])) << "proposal " << i << ": the disagreement is the members'";
-  }
-}
-
 // A tile kernel: the session measures runtime / normalizer, each round's run
 // trains on a tile measured.npz, and the proposals are tile configs the
 // generator prices, in the sizes space.
@@ -945,11 +840,6 @@ TEST(TuneProposals, TileKernelsGetTileProposals) {
     s.space = SpaceKind::Sizes;
     s.search.budget = 600;
     const TuneOutcome o = run_session(s);
-    // A tile run has no table to keep alone: with a prior it would propose alone too.
-    if (predictor == "fastslow") {
-      EXPECT_FALSE(kept_table_alone(s.out + "/propose-16/run"));
-    }
-    EXPECT_EQ(o.proposals["oracle"], predictor);
     EXPECT_TRUE(o.ratio);
     ASSERT_FALSE(o.proposals.is_null()) << predictor;
     EXPECT_EQ(o.proposals["runtime_unit"], "runtime / normalizer");
