@@ -627,8 +627,9 @@ TEST(FewMeasurements, NodesThatMovedTogetherAreNamedAsOne) {
       << table.at("note");
 }
 
-// --init RUN: the new run's graph model starts as the prior's, under its own table.
-TEST(FewMeasurements, InitCopiesThePriorsGraphModelAndRefusesAnotherShape) {
+// --init RUN: the new run's graph model starts as the prior's, under its own table; a run
+// that keeps the table alone says the prior took no part.
+TEST(FewMeasurements, InitCopiesThePriorsGraphModelSaysWhenItGoesUnusedAndRefusesAnotherShape) {
   test::TempDir dir;
   train::TrainOptions prior;
   prior.graph = test::data_file("real/layout_xla_default_train_unet3d.npz");
@@ -657,6 +658,25 @@ TEST(FewMeasurements, InitCopiesThePriorsGraphModelAndRefusesAnotherShape) {
     ++compared;
   }
   EXPECT_GT(compared, 4);
+  // Trained from the prior, a run whose table no epoch beats says the prior took no part.
+  train::TrainOptions tuned = prior;
+  tuned.out = dir.file("tuned");
+  tuned.measured = 32;
+  tuned.init = dir.file("prior");
+  tuned.split_seed = 3;
+  std::vector<std::string> said;
+  const train::TrainResult r = train::train(tuned, {std::make_shared<Messages>(&said)});
+  ASSERT_EQ(r.best_epoch, -1) << "the case this checks: the table stays";
+  const auto says_unused = [](const std::vector<std::string>& lines) {
+    return std::any_of(lines.begin(), lines.end(), [](const std::string& m) { return m.find("takes no part") != std::string::npos; });
+  };
+  EXPECT_TRUE(says_unused(said));
+  train::TrainOptions scratch = tuned;
+  scratch.out = dir.file("scratch");
+  scratch.init.clear();
+  std::vector<std::string> plain;
+  train::train(scratch, {std::make_shared<Messages>(&plain)});
+  EXPECT_FALSE(says_unused(plain)) << "no prior, nothing to say";
   // Another width: refused, naming the prior.
   train::TrainOptions wider = prior;
   wider.out = dir.file("wider");
