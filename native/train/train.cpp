@@ -292,7 +292,8 @@ TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> dat
       tell(callbacks, "--init: " + std::to_string(c.tensors) + " tensors from " + o.init +
                           (c.skipped ? " (its own graph's wide table left out)" : ""));
   }
-  if (auto* program = dynamic_cast<models::ProgramModelImpl*>(model.get())) {
+  auto* program = dynamic_cast<models::ProgramModelImpl*>(model.get());
+  if (program) {
     // Without a checkpoint to resume from, the model starts here: the table
     // is fitted, or a per-program teacher's is copied (only the deep part is distilled).
     if (fresh) {
@@ -316,7 +317,7 @@ TrainResult run_prepared(TrainOptions o, std::shared_ptr<const PreparedData> dat
   // The prior sits in the deep part, behind a gate that starts at 0: a run
   // whose table was never beaten ranks without it, which --init alone does
   // not make plain (on every layout file measured so far it is so).
-  if (!o.init.empty() && dynamic_cast<models::ProgramModelImpl*>(model.get()) && r.best_epoch < 0 &&
+  if (!o.init.empty() && program && r.best_epoch < 0 &&
       !r.interrupted() && r.reason != StopReason::Diverged && sync->rank() == 0)
     tell(callbacks, "--init: no epoch beat the fitted table on validation, so the model kept is the table alone: "
                     "the prior's deep part (gate 0) takes no part in its scores");
