@@ -4,6 +4,10 @@
 #   npz         core npz reads vs numpy                      (bench/npz_bench.py)
 #   effects     info --nodes (the node effects and their forward selection) vs the same in numpy, on the
 #               real AlexNet and unet3d (bench/effects_bench.py; extra args: --repeat R, more files)
+#   ridge       one-hot ridge fits (tuning's ridge scorer, the wide table, the per-program reference)
+#               against the normal equations by LDLT, the solver before: generated small
+#               layout:nlp:default transformer_0012 (about 4,000 features) and the real unet3d and
+#               AlexNet, at 64, 256 and 1,024 configs (bench/ridge_bench.cpp; extra args: --counts, --lambda)
 #   train-step  default layout model step, C++ vs PyTorch    (bench/train_step_bench.py)
 #   quality     default vs paper baseline on generated small (bench/quality.py)
 #   real        per-program runs on the real graphs with runtimes vs one-hot ridge (bench/real_bench.cpp;
@@ -122,6 +126,11 @@ case $what in
   npz)
     cmake --build --preset native --target fastslow_bench_npz
     /usr/bin/python3 bench/npz_bench.py build/native $work "$@" ;;
+  ridge)
+    cmake --build --preset native --target fastslow fastslow_bench_ridge
+    synth_current $work/ridge/synth-nlp --scale small --seed 0 --collection layout:nlp:default
+    build/native/bin/fastslow_bench_ridge $work/ridge/synth-nlp/npz/layout/nlp/default/valid/transformer_0012.npz \
+      data/real/layout_xla_default_train_unet3d.npz data/cleaned_alexnet.npz "$@" ;;
   effects)
     cmake --build --preset native --target fastslow_bench_effects
     /usr/bin/python3 bench/effects_bench.py build/native "$@" ;;
@@ -421,5 +430,5 @@ case $what in
     bash scripts/stage_site.sh $work/explorer/site $model >/dev/null
     node bench/explorer_bench.mjs $work/explorer/site $work/explorer/layout_20000.npz \
       $work/rank/graph/resnet_5000.npz $model $f $work/explorer/layout_50000.npz "$@" ;;
-  *) echo "unknown benchmark '$what' (known: npz, train-step, quality, ensemble, ensemble-page, precision, compress, search, real, fewshot, tune, realism, rank, webgpu, explorer)" >&2; exit 1 ;;
+  *) echo "unknown benchmark '$what' (known: npz, ridge, effects, train-step, quality, ensemble, ddp, segments, search, real, fewshot, tune, realism, rank, ensemble-page, precision, compress, webgpu, explorer, gpu)" >&2; exit 1 ;;
 esac

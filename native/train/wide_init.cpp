@@ -199,11 +199,12 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
       // Beside the values the penalty is searched too, which costs a
       // selection per penalty: cheap while ridge solves the values
       // directly, 4x the table's whole fit beyond (a graph of 3,337
-      // configurable nodes at 64 configs: 40 s against 10 s). There the
-      // values' own penalty serves (16 s), though on real unet3d at 32
-      // configs it ranks far worse than the searched one (draw 0: 0.15
-      // against 0.75).
-      const bool search = baselines::OneHotRidge::count_features(xv, nc * width) <= baselines::OneHotRidge::kDenseLimit;
+      // configurable nodes at 64 configs: 40 s against 10 s, when only
+      // the features' space was solved directly). There the values' own
+      // penalty serves (16 s), though on real unet3d at 32 configs it
+      // ranks far worse than the searched one (draw 0: 0.15 against 0.75).
+      const bool search = baselines::OneHotRidge::solves_directly(
+          static_cast<int64_t>(y.size()), baselines::OneHotRidge::count_features(xv, nc * width));
       for (const bool with_values : {false, true}) {
         const baselines::SparseColumnsChoice sc =
             !with_values ? baselines::choose_sparse_columns(xr, nc, y, 4, seed)
