@@ -110,9 +110,16 @@ Command add_tune_command(CLI::App& app) {
               std::fprintf(stderr, "proposed %d configs (%lld scored%s) in %s/proposed.npz", p["count"].get<int>(),
                            static_cast<long long>(p["scored"].get<int64_t>()),
                            p["interrupted"].get<bool>() ? ", stopped early: what was found is kept" : "", s->out.c_str());
-              if (p.contains("best"))
-                std::fprintf(stderr, "; the best predicted %.4gx the best measured",
-                             p["best"]["speedup_over_best_measured"].get<double>());
+              if (p.contains("best")) {
+                const std::string unit = p["changed_unit"].get<std::string>();
+                std::fprintf(stderr, "; the best predicted %.4gx the best measured, %lld %s from the nearest measured config",
+                             p["best"]["speedup_over_best_measured"].get<double>(),
+                             static_cast<long long>(p["best"]["changed_from_measured"].get<int64_t>()), unit.c_str());
+                const nlohmann::json& c = p["changed_from_measured"];
+                if (c["max"].get<int64_t>() > c["min"].get<int64_t>())
+                  std::fprintf(stderr, " (the proposals: %lld to %lld; the farther, the more the model extrapolates)",
+                               static_cast<long long>(c["min"].get<int64_t>()), static_cast<long long>(c["max"].get<int64_t>()));
+              }
               std::fprintf(stderr, "\n");
             }
             if (o.interrupted) {

@@ -79,6 +79,8 @@ ProposeOutcome propose(const CachedGraph& g, Fitted& model, Fitted* second, cons
   const std::vector<ScoredConfig> top = search.best_new(request.count);
   std::vector<float> rows;
   for (const ScoredConfig& c : top) rows.insert(rows.end(), c.config.begin(), c.config.end());
+  const std::vector<float> measured_rows = g.config_rows(m.candidates);
+  o.changed_unit = space.choice_elems() > 1 ? "nodes" : "values";
   std::vector<double> other, spread;
   if (!rows.empty()) {
     if (second) other = second->score_rows(rows);
@@ -94,6 +96,7 @@ ProposeOutcome propose(const CachedGraph& g, Fitted& model, Fitted* second, cons
     p.over_common = cal.speedup(common_score, p.score);
     if (!other.empty()) p.disagreement = std::abs(log_rt - other[i]);
     else if (!spread.empty()) p.disagreement = spread[i];
+    p.changed = choices_from_nearest(space, p.config.data(), measured_rows);
     o.proposals.push_back(std::move(p));
   }
   return o;
@@ -108,11 +111,11 @@ nlohmann::json write_proposals(const std::string& out, const GraphOut& graph, co
   std::ostringstream csv;
   csv.precision(8);
   csv << "config,score," << (request.ratio ? "predicted_runtime_over_normalizer" : "predicted_runtime_ns")
-      << ",speedup_over_best_measured,speedup_over_common,disagreement\n";
+      << ",speedup_over_best_measured,speedup_over_common,disagreement,changed_from_measured\n";
   for (size_t i = 0; i < o.proposals.size(); ++i) {
     const Proposal& p = o.proposals[i];
     csv << i << ',' << p.score << ',' << p.runtime << ',' << p.over_best << ',' << p.over_common << ','
-        << p.disagreement << '\n';
+        << p.disagreement << ',' << p.changed << '\n';
   }
   write_file_atomically((fs::path(out) / "proposed.csv").string(), csv.str());
   nlohmann::json j = {{"count", o.proposals.size()},
@@ -124,6 +127,7 @@ nlohmann::json write_proposals(const std::string& out, const GraphOut& graph, co
                       {"ms_per_1000_scored", o.rows_scored > 0 ? 1e6 * o.score_seconds / static_cast<double>(o.rows_scored) : 0.0},
                       {"calibration", {{"slope", o.slope}, {"intercept", o.intercept}}},
                       {"best_measured_runtime", o.best_measured_runtime},
+                      {"changed_unit", o.changed_unit},
                       {"interrupted", o.interrupted}};
   if (!o.proposals.empty()) {
     const Proposal& p = o.proposals.front();
@@ -131,7 +135,11 @@ nlohmann::json write_proposals(const std::string& out, const GraphOut& graph, co
                  {"predicted_runtime", p.runtime},
                  {"speedup_over_best_measured", p.over_best},
                  {"speedup_over_common", p.over_common},
-                 {"disagreement", p.disagreement}};
+                 {"disagreement", p.disagreement},
+                 {"changed_from_measured", p.changed}};
+    int64_t nearest = p.changed, farthest = p.changed;
+    for (const Proposal& q : o.proposals) nearest = std::min(nearest, q.changed), farthest = std::max(farthest, q.changed);
+    j["changed_from_measured"] = {{"min", nearest}, {"max", farthest}};
   }
   return j;
 }

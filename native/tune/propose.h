@@ -43,6 +43,7 @@ struct Proposal {
   double over_best = 1;           // predicted speed-up over the best measured config
   double over_common = 1;         // over the most common layouts
   double disagreement = 0;        // |log runtime| between the two models, or the ensemble's spread
+  int64_t changed = -1;           // choices from the nearest measured config (search_space.h)
 };
 
 struct ProposeOutcome {
@@ -53,6 +54,7 @@ struct ProposeOutcome {
   int64_t rows_scored = 0;          // by those calls: the file's configs and the new ones
   double slope = 0, intercept = 0;  // log(runtime) = intercept + slope x score
   double best_measured_runtime = 0; // ns
+  const char* changed_unit = "nodes"; // what `changed` counts: "nodes" (layout) or "values" (tile)
   bool interrupted = false;
 };
 

@@ -821,23 +821,49 @@ TEST(TuneProposals, ProposedConfigsAreLegalNewAndParseBack) {
   std::ifstream csv(dir.file("t/proposed.csv"));
   std::string line;
   std::getline(csv, line);
-  EXPECT_EQ(line, "config,score,predicted_runtime_ns,speedup_over_best_measured,speedup_over_common,disagreement");
+  EXPECT_EQ(line,
+            "config,score,predicted_runtime_ns,speedup_over_best_measured,speedup_over_common,disagreement,"
+            "changed_from_measured");
   double last = -INFINITY, disagreement = 0;
   int lines = 0;
+  int64_t nearest = -1, farthest = -1;
+  const LayoutGraph measured = load_layout_graph(NpzReader::open(dir.file("t/propose-32/measured.npz")));
+  ASSERT_EQ(measured.num_configs, 32);
   while (std::getline(csv, line)) {
     std::vector<double> f;
     std::stringstream ss(line);
     for (std::string x; std::getline(ss, x, ',');) f.push_back(std::stod(x));
-    ASSERT_EQ(f.size(), 6u);
+    ASSERT_EQ(f.size(), 7u);
     EXPECT_EQ(f[0], lines);
     EXPECT_GE(f[1], last);
     last = f[1];
     EXPECT_GT(f[2], 0);
     disagreement += f[5];
+    // Counted here node by node against every config the session measured
+    // (the proposing fit's measured.npz holds them: 24 + 8).
+    const float* v = proposed.node_config_feat.data() + lines * row;
+    int64_t fewest = -1;
+    for (int64_t c = 0; c < measured.num_configs; ++c) {
+      int64_t d = 0;
+      for (int64_t n = 0; n < original.num_configurable(); ++n)
+        for (int64_t k = 0; k < 18; ++k)
+          if (v[n * 18 + k] != measured.node_config_feat[static_cast<size_t>((c * original.num_configurable() + n) * 18 + k)]) {
+            ++d;
+            break;
+          }
+      if (fewest < 0 || d < fewest) fewest = d;
+    }
+    EXPECT_EQ(static_cast<int64_t>(f[6]), fewest) << "proposal " << lines;
+    EXPECT_GE(fewest, 1) << "a proposal is never a measured config";
+    nearest = nearest < 0 ? fewest : std::min(nearest, fewest);
+    farthest = std::max(farthest, fewest);
     ++lines;
   }
   EXPECT_EQ(lines, 8);
   EXPECT_GT(disagreement, 0) << "the ridge ensemble never disagrees with the run";
+  EXPECT_EQ(j["proposals"]["changed_unit"], "nodes");
+  EXPECT_EQ(j["proposals"]["changed_from_measured"]["min"], nearest);
+  EXPECT_EQ(j["proposals"]["changed_from_measured"]["max"], farthest);
 }
 
 // A tile kernel: the session measures runtime / normalizer, each round's run

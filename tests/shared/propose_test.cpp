@@ -314,5 +314,45 @@ TEST(ProposeSearch, HalfTheProposalsStayNearTheAnchors) {
   EXPECT_THROW(ProposeSearch(s, settings, x.rows, {x.g.num_configs}), Error);
 }
 
+// How far a config lies from the measured ones, in configurable nodes: a
+// measured config is 0 away, one mutation moves one node (a copy from a
+// producer or consumer may move two), and the nearest config counts, not the
+// first.
+TEST(ConfigSpace, ChoicesFromNearestCountsNodesAwayFromTheNearestMeasuredConfig) {
+  const Generated& x = resnet();
+  const LayoutConfigSpace s = x.space(SpaceKind::Orders);
+  EXPECT_EQ(s.choice_elems(), x.g.config_feat_width);
+  const std::vector<float> known(x.rows.begin(), x.rows.begin() + 20 * x.row);
+  for (int64_t c = 0; c < 20; ++c) EXPECT_EQ(choices_from_nearest(s, known.data() + c * x.row, known), 0);
+  // Node by node, written out.
+  const auto nodes_apart = [&](const float* a, const float* b) {
+    int64_t d = 0;
+    for (int64_t n = 0; n < x.g.num_configurable(); ++n)
+      d += !std::equal(a + n * s.width(), a + (n + 1) * s.width(), b + n * s.width());
+    return d;
+  };
+  Rng rng(5);
+  std::vector<float> child(static_cast<size_t>(x.row)), far(static_cast<size_t>(x.row));
+  int farther_than_first = 0;
+  for (int i = 0; i < 200; ++i) {
+    const float* parent = known.data() + rng.uniform_int(0, 19) * x.row;
+    s.mutate(parent, rng, child.data());
+    const int64_t d = choices_from_nearest(s, child.data(), known);
+    EXPECT_LE(d, nodes_apart(child.data(), parent)) << i;
+    EXPECT_LE(d, 2) << i;
+    s.random_config(rng, far.data());
+    int64_t fewest = -1;
+    for (int64_t c = 0; c < 20; ++c) {
+      const int64_t e = nodes_apart(far.data(), known.data() + c * x.row);
+      fewest = fewest < 0 ? e : std::min(fewest, e);
+    }
+    EXPECT_EQ(choices_from_nearest(s, far.data(), known), fewest) << i;
+    farther_than_first += fewest < nodes_apart(far.data(), known.data());
+  }
+  EXPECT_GT(farther_than_first, 0) << "the nearest is not always the first";
+  EXPECT_EQ(choices_from_nearest(s, child.data(), {}), -1);
+  EXPECT_THROW(choices_from_nearest(s, child.data(), std::vector<float>(known.begin(), known.end() - 1)), Error);
+}
+
 }  // namespace
 }  // namespace fastslow

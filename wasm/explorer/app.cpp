@@ -323,7 +323,7 @@ std::string App::state_json() const {
                        {"coloured", effects_coloured()}});
   const TuneState& t = ranking.tune;
   nlohmann::json proposals = nlohmann::json::array();
-  for (const ProposedConfig& p : t.proposals) proposals.push_back({{"score", p.score}, {"speedup", p.speedup}});
+  for (const ProposedConfig& p : t.proposals) proposals.push_back({{"score", p.score}, {"speedup", p.speedup}, {"changed", p.changed}});
   auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
   j["tune"] = {{"status", rank_status_name(t.status)}, {"message", t.message}, {"model", t.model},
                {"count", t.count}, {"budget", t.budget}, {"generations", t.generations}, {"scored", t.scored},

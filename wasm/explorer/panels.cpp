@@ -286,7 +286,13 @@ void App::configs_tab() {
       if (ImGui::Selectable(label, heatmap_proposal == static_cast<int64_t>(k), ImGuiSelectableFlags_SpanAllColumns))
         heatmap_proposal = static_cast<int64_t>(k);
       ImGui::TableNextColumn();
-      ImGui::TextDisabled("not measured");
+      // How far the model extrapolates: far proposals share the models' blind spots.
+      ImGui::TextDisabled("not measured, %lld %s off", static_cast<long long>(proposed[k].changed),
+                          doc->kind == GraphKind::Tile ? "values" : "nodes");
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s in which it differs from the nearest %s config",
+                          doc->kind == GraphKind::Tile ? "tile values" : "configurable nodes",
+                          ranking.tune.to_target_model >= 0 ? "measured" : "file's");
       ImGui::TableNextColumn();
       ImGui::TextDisabled("score %.4g", proposed[k].score);
       ImGui::TableNextColumn();

@@ -251,8 +251,10 @@ void Ranking::tune_finish(const Document& doc) {
     tune.to_target_model = median_to_target(PickStrategy::Epsilon, StartFrom::Common);
     tune.to_target_random = median_to_target(PickStrategy::Random, StartFrom::Random);
   }
-  for (ScoredConfig& c : search_->best_new(tune.count))
-    tune.proposals.push_back({std::move(c.config), c.score, measured ? cal.speedup(best_measured_score, c.score) : 0.0});
+  for (ScoredConfig& c : search_->best_new(tune.count)) {
+    const int64_t changed = choices_from_nearest(*space_, c.config.data(), tune_measured_);
+    tune.proposals.push_back({std::move(c.config), c.score, measured ? cal.speedup(best_measured_score, c.score) : 0.0, changed});
+  }
   tune.status = RankStatus::Done;
 }
 
@@ -263,8 +265,8 @@ std::string Ranking::proposals_csv(const Document& doc) const {
   // A layout config is a row per configurable node, a tile config one row of bounds.
   const bool tile = doc.kind == GraphKind::Tile;
   const size_t rows = tile ? 1 : doc.config_nodes.size();
-  std::string csv = tile ? "proposal,score,predicted_speedup_over_best_measured"
-                         : "proposal,score,predicted_speedup_over_best_measured,node";
+  std::string csv = tile ? "proposal,score,predicted_speedup_over_best_measured,changed_from_measured"
+                         : "proposal,score,predicted_speedup_over_best_measured,changed_from_measured,node";
   for (int64_t c = 0; c < w; ++c)
     csv += "," + (w == static_cast<int64_t>(names.size()) ? names[c] : "value_" + std::to_string(c));
   csv += "\n";
@@ -272,7 +274,7 @@ std::string Ranking::proposals_csv(const Document& doc) const {
   for (size_t p = 0; p < tune.proposals.size(); ++p) {
     const ProposedConfig& pc = tune.proposals[p];
     for (size_t j = 0; j < rows; ++j) {
-      std::snprintf(b, sizeof b, "%zu,%.9g,%.6g", p, pc.score, pc.speedup);
+      std::snprintf(b, sizeof b, "%zu,%.9g,%.6g,%lld", p, pc.score, pc.speedup, static_cast<long long>(pc.changed));
       csv += b;
       if (!tile) csv += "," + std::to_string(doc.config_nodes[j]);
       for (int64_t c = 0; c < w; ++c) {
@@ -327,6 +329,10 @@ std::unique_ptr<wasm::RankSession> Ranking::open_session(int ticket, const Docum
           });
           anchors.assign(order.begin(), order.begin() + std::min<size_t>(order.size(), 8));
         }
+        std::vector<int64_t> counted;
+        for (int64_t k : all)
+          if (!any_measured || !unmeasured[static_cast<size_t>(k)]) counted.push_back(k);
+        tune_measured_ = g.config_rows(counted);
         ProposeSettings settings;
         settings.budget = tune.budget;
         settings.keep = std::max<int64_t>(settings.keep, tune.count);

@@ -82,6 +82,7 @@ struct ProposedConfig {
   std::vector<float> config;  // configurable nodes x width (tile: one row)
   double score = 0;
   double speedup = 0;         // predicted over the best measured config (0: the file has no runtimes)
+  int64_t changed = -1;       // choices from the nearest measured config (the file's, none measured)
 };
 struct TuneState {
   RankStatus status = RankStatus::Idle;
@@ -170,6 +171,7 @@ class Ranking {
   // Tuning: the search lives across its jobs.
   std::unique_ptr<ConfigSpace> space_;
   std::unique_ptr<ProposeSearch> search_;
+  std::vector<float> tune_measured_;  // the configs proposals are counted from (choices_from_nearest)
   int64_t tune_common_ = -1;  // the file's most common config (start_batch.h): the model order's first
   std::vector<float> pending_;       // the next generation's rows, asked for before its job
   Host* host_ = nullptr;

@@ -241,6 +241,7 @@ test('Tune proposes configs nobody measured, lists and downloads them, and the g
   assert.equal(s.tune.scored, 600);
   assert.equal(s.tune.proposals.length, 5);
   for (let k = 1; k < 5; k++) assert.ok(s.tune.proposals[k - 1].score <= s.tune.proposals[k].score);
+  assert.ok(s.tune.proposals.every((p) => p.changed >= 1), 'a proposal is nodes away from every measured config');
   assert.ok(s.tune.to_target_model >= 1 && s.tune.to_target_random >= 1, JSON.stringify(s.tune));
   const { csv, name } = await page.evaluate(() => window.fastslow.proposalsCsv());
   assert.equal(name, path.basename(layoutFile, '.npz') + '_proposed.csv');
@@ -254,8 +255,14 @@ import numpy as np, sys
 g = dict(np.load(sys.argv[1]))
 rows = np.loadtxt(sys.argv[2], delimiter=',', skiprows=1)
 nc = g['node_config_ids'].shape[0]
-assert (rows[:nc, 3] == g['node_config_ids']).all()
-feat = rows[:, 4:].reshape(-1, nc, 18).astype(np.float32)
+assert (rows[:nc, 4] == g['node_config_ids']).all()
+feat = rows[:, 5:].reshape(-1, nc, 18).astype(np.float32)
+# Nodes off the nearest measured config, counted here.
+measured = g['node_config_feat'][g['config_runtime'] > 0]
+off = [int((measured != f[None]).any(axis=2).sum(axis=1).min()) for f in feat]
+said = rows[::nc, 3].astype(int).tolist()
+assert said == off, (said, off)
+assert min(off) >= 1
 g['node_config_feat'] = feat
 g['config_runtime'] = np.zeros(feat.shape[0], dtype=np.int64)
 np.savez_compressed(sys.argv[3], **g)
@@ -710,7 +717,7 @@ test('Tune on a tile kernel proposes tile configs the generator prices', async (
   assert.ok(s.tune.proposals.length >= 1 && s.tune.proposals.length <= 4, JSON.stringify(s.tune));
   const { csv } = await page.evaluate(() => window.fastslow.proposalsCsv());
   const lines = csv.trim().split('\n');
-  assert.match(lines[0], /^proposal,score,predicted_speedup_over_best_measured,kernel_bounds_0,/);
+  assert.match(lines[0], /^proposal,score,predicted_speedup_over_best_measured,changed_from_measured,kernel_bounds_0,/);
   assert.equal(lines.length, s.tune.proposals.length + 1);
   const csvFile = path.join(work, 'tile-proposed.csv'), npzFile = path.join(work, 'tile-proposed.npz');
   writeFileSync(csvFile, csv);
@@ -718,8 +725,11 @@ test('Tune on a tile kernel proposes tile configs the generator prices', async (
 import numpy as np, sys
 g = dict(np.load(sys.argv[1]))
 rows = np.loadtxt(sys.argv[2], delimiter=',', skiprows=1, ndmin=2)
-feat = rows[:, 3:].astype(np.float32)
+feat = rows[:, 4:].astype(np.float32)
 assert feat.shape[1] == 24
+measured = g['config_feat'][g['config_runtime'] > 0]
+off = [int((measured != f[None]).sum(axis=1).min()) for f in feat]
+assert rows[:, 3].astype(int).tolist() == off, (rows[:, 3].tolist(), off)
 known = {tuple(r) for r in g['config_feat'].tolist()}
 assert not any(tuple(r) in known for r in feat.tolist()), 'a proposal the file measured'
 g['config_feat'] = feat

@@ -1,6 +1,9 @@
 #include "fastslow/tune/search_space.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
+#include <string>
 
 #include "fastslow/error.h"
 
@@ -22,6 +25,27 @@ const char* space_kind_name(SpaceKind kind) {
     case SpaceKind::Shape: return "shape";
   }
   return "?";
+}
+
+int64_t choices_from_nearest(const ConfigSpace& space, const float* config, const std::vector<float>& known) {
+  const int64_t row = space.row_elems(), unit = space.choice_elems();
+  if (row <= 0 || unit <= 0 || row % unit != 0)
+    throw Error("config space: choices of " + std::to_string(unit) + " values do not split configs of " +
+                std::to_string(row));
+  if (known.size() % static_cast<size_t>(row) != 0)
+    throw Error("config space: " + std::to_string(known.size()) + " known values are not whole configs of " +
+                std::to_string(row));
+  int64_t best = -1;
+  for (size_t k = 0; k < known.size(); k += static_cast<size_t>(row)) {
+    const float* other = known.data() + k;
+    int64_t diff = 0;
+    // Stops once this config cannot beat the nearest so far.
+    for (int64_t c = 0; c < row && (best < 0 || diff < best); c += unit)
+      diff += !std::equal(config + c, config + c + unit, other + c);
+    if (best < 0 || diff < best) best = diff;
+    if (best == 0) break;
+  }
+  return best;
 }
 
 ConfigHash hash_config(const float* config, int64_t n) {

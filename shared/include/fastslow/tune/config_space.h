@@ -62,6 +62,7 @@ class LayoutConfigSpace : public ConfigSpace {
   int64_t num_nodes() const { return nc_; }
   int64_t width() const { return width_; }
   int64_t row_elems() const override { return nc_ * width_; }
+  int64_t choice_elems() const override { return width_; }
   const std::vector<LayoutGroup>& groups() const { return groups_; }
 
   // The first problem names the node and the tensor.

@@ -28,6 +28,9 @@ class ConfigSpace {
   virtual ~ConfigSpace() = default;
   // Values per config.
   virtual int64_t row_elems() const = 0;
+  // Values per choice a config makes: a layout config's row per configurable
+  // node, a tile config's single values.
+  virtual int64_t choice_elems() const { return 1; }
   // "" when the config (row_elems values) is in the space; otherwise the
   // first problem, naming where it is.
   virtual std::string why_illegal(const float* config) const = 0;
@@ -47,6 +50,14 @@ class ConfigSpace {
     return -1;
   }
 };
+
+// How far a config lies from what was measured: the fewest choices (a
+// layout's configurable nodes, a tile's values) in which it differs from one
+// of `known` (whole configs). A proposal many choices away is a model's
+// extrapolation: on generated graphs those 6 to 325 nodes away ran more than
+// 5 % slower than the file's best three times as often as those 1 or 2 away
+// (30 against 10 of 175 each). -1 when nothing is known.
+int64_t choices_from_nearest(const ConfigSpace& space, const float* config, const std::vector<float>& known);
 
 // A 128-bit fingerprint of a config's values: de-duplication without
 // keeping every row.
