@@ -157,9 +157,12 @@ void explorer_effects_view(int coloured);
 // a job running).
 int explorer_tune(int model_index, int count, int budget);
 // The proposals as "Download proposals" saves them: {"csv", "name"}; CSV
-// lines proposal,score,predicted_speedup_over_best_measured,node,<config
-// features> (one per proposal and configurable node; a tile file: one per
-// proposal, without node), or {"error"}.
+// lines proposal,score,predicted_speedup_over_best_measured,
+// changed_from_measured,node,<config features> (one per proposal and
+// configurable node; a tile file: one per proposal, without node;
+// changed_from_measured: the nodes, or tile values, in which the proposal
+// differs from the nearest measured config, or the file's nearest where
+// nothing is measured), or {"error"}.
 char* explorer_proposals_csv();
 // A rank session on the open document for the card `card_json` (from its
 // bytes in memory, with the config groups found when it was opened),

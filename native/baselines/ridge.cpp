@@ -148,11 +148,12 @@ void OneHotRidge::fit(const std::vector<float>& rows, int64_t width, const std::
   }
   Eigen::SparseMatrix<double, Eigen::RowMajor> x(count, features);
   x.setFromTriplets(hits.begin(), hits.end());
+  std::vector<Eigen::Triplet<double>>().swap(hits);  // the Gram matrices' blocks need the room
   const Eigen::VectorXd xty = x.transpose() * y;
 
   Eigen::VectorXd w;
   const bool direct = lambda == 0.0 || space_ != Space::Auto || solves_directly(count, features, dense_limit_);
-  const bool rows_space = lambda > 0.0 && space_ != Space::Features &&
+  const bool rows_space = features > 0 && lambda > 0.0 && space_ != Space::Features &&
                           (space_ == Space::Rows || (direct && count < features));
   solved_in_ = rows_space ? Space::Rows : Space::Features;
   if (features == 0) {

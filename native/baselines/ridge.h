@@ -17,7 +17,7 @@ class OneHotRidge {
   std::vector<double> predict(const std::vector<float>& rows) const;
   int64_t num_features() const;
   // The indicator features fit() would make of these rows: whether it
-  // solves directly (at most kDenseLimit) is known before fitting.
+  // solves directly (solves_directly) is known before fitting.
   static int64_t count_features(const std::vector<float>& rows, int64_t width);
   // The learned effect of `value` in `column` (0 for values unseen in
   // training and for constant columns), and the intercept: predict() is the
@@ -30,9 +30,10 @@ class OneHotRidge {
   // the rows' Gram matrix: w = X^T (X X^T + lambda I)^-1 y, the same weights
   // (tuning fits 36 ridges on 600 configs of a graph with 4,000 features:
   // minutes in the features' space, seconds in the rows'). Above this many
-  // features and rows both (each matrix is its size^2 doubles: 3.2 GB at
-  // 20,000, a layout graph with 848 configurable nodes) neither is formed;
-  // conjugate gradients run on the rows instead (lambda > 0).
+  // features and rows both (the solve holds two or three matrices of
+  // size^2 doubles: 3.2 GB each at 20,000, a layout graph with 848
+  // configurable nodes) neither is formed; conjugate gradients run on the
+  // rows instead (lambda > 0).
   static constexpr int64_t kDenseLimit = 4096;
   static bool solves_directly(int64_t rows, int64_t features, int64_t limit = kDenseLimit) {
     return features <= limit || rows <= limit;

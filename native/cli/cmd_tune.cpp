@@ -111,10 +111,12 @@ Command add_tune_command(CLI::App& app) {
                            static_cast<long long>(p["scored"].get<int64_t>()),
                            p["interrupted"].get<bool>() ? ", stopped early: what was found is kept" : "", s->out.c_str());
               if (p.contains("best")) {
-                const std::string unit = p["changed_unit"].get<std::string>();
+                const int64_t changed = p["best"]["changed_from_measured"].get<int64_t>();
+                std::string unit = p["changed_unit"].get<std::string>();
+                if (changed == 1) unit.pop_back();  // "1 node", "1 value"
                 std::fprintf(stderr, "; the best predicted %.4gx the best measured, %lld %s from the nearest measured config",
                              p["best"]["speedup_over_best_measured"].get<double>(),
-                             static_cast<long long>(p["best"]["changed_from_measured"].get<int64_t>()), unit.c_str());
+                             static_cast<long long>(changed), unit.c_str());
                 const nlohmann::json& c = p["changed_from_measured"];
                 if (c["max"].get<int64_t>() > c["min"].get<int64_t>())
                   std::fprintf(stderr, " (the proposals: %lld to %lld; the farther, the more the model extrapolates)",

@@ -79,7 +79,6 @@ ProposeOutcome propose(const CachedGraph& g, Fitted& model, Fitted* second, cons
   const std::vector<ScoredConfig> top = search.best_new(request.count);
   std::vector<float> rows;
   for (const ScoredConfig& c : top) rows.insert(rows.end(), c.config.begin(), c.config.end());
-  const std::vector<float> measured_rows = g.config_rows(m.candidates);
   o.changed_unit = space.choice_elems() > 1 ? "nodes" : "values";
   std::vector<double> other, spread;
   if (!rows.empty()) {
@@ -96,7 +95,7 @@ ProposeOutcome propose(const CachedGraph& g, Fitted& model, Fitted* second, cons
     p.over_common = cal.speedup(common_score, p.score);
     if (!other.empty()) p.disagreement = std::abs(log_rt - other[i]);
     else if (!spread.empty()) p.disagreement = spread[i];
-    p.changed = choices_from_nearest(space, p.config.data(), measured_rows);
+    p.changed = choices_from_nearest(space, p.config.data(), search.known(), m.candidates);
     o.proposals.push_back(std::move(p));
   }
   return o;

@@ -572,7 +572,21 @@ TEST_F(ExplorerUi, TunesThroughOneJobPerGenerationAndListsTheProposals) {
   EXPECT_GT(t.to_target_random, 0);
   const std::string csv = app.ranking.proposals_csv(*app.doc);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 6 * nc + 1);
-  EXPECT_EQ(csv.rfind("proposal,score,predicted_speedup_over_best_measured,node,", 0), 0u);
+  EXPECT_EQ(csv.rfind("proposal,score,predicted_speedup_over_best_measured,changed_from_measured,node,", 0), 0u);
+  // Nodes off the nearest measured config, counted here.
+  for (size_t k = 0; k < t.proposals.size(); ++k) {
+    int64_t fewest = -1;
+    for (int64_t c = 0; c < app.doc->info.configs; ++c) {
+      if (!(app.doc->groups.best_runtime[static_cast<size_t>(app.doc->groups.group_of[static_cast<size_t>(c)])] > 0)) continue;
+      const std::vector<float>& r = app.doc->config_row(c);
+      int64_t d = 0;
+      for (int64_t j = 0; j < nc; ++j)
+        d += !std::equal(r.begin() + j * w, r.begin() + (j + 1) * w, t.proposals[k].config.begin() + j * w);
+      fewest = fewest < 0 ? d : std::min(fewest, d);
+    }
+    EXPECT_EQ(t.proposals[k].changed, fewest) << "proposal " << k;
+    EXPECT_GE(fewest, 1);
+  }
   frames(app, 2);  // the Configs table with the proposals
   EXPECT_EQ(nlohmann::json::parse(app.state_json())["tune"]["proposals"].size(), 6u);
 }

@@ -347,10 +347,16 @@ TEST(ConfigSpace, ChoicesFromNearestCountsNodesAwayFromTheNearestMeasuredConfig)
       fewest = fewest < 0 ? e : std::min(fewest, e);
     }
     EXPECT_EQ(choices_from_nearest(s, far.data(), known), fewest) << i;
+    // Among some of them only: the nearest of those.
+    const int64_t a = rng.uniform_int(0, 19), b = rng.uniform_int(0, 19);
+    EXPECT_EQ(choices_from_nearest(s, far.data(), known, {a, b}),
+              std::min(nodes_apart(far.data(), known.data() + a * x.row), nodes_apart(far.data(), known.data() + b * x.row)))
+        << i;
     farther_than_first += fewest < nodes_apart(far.data(), known.data());
   }
   EXPECT_GT(farther_than_first, 0) << "the nearest is not always the first";
   EXPECT_EQ(choices_from_nearest(s, child.data(), {}), -1);
+  EXPECT_THROW(choices_from_nearest(s, child.data(), known, {20}), Error);
   EXPECT_THROW(choices_from_nearest(s, child.data(), std::vector<float>(known.begin(), known.end() - 1)), Error);
 }
 

@@ -124,6 +124,7 @@ void Ranking::reset() {
   tune = TuneState{};
   search_.reset();
   space_.reset();
+  tune_measured_.clear();
   tune_doc_ = nullptr;
   picked_collection.clear();
   submission_error.clear();
@@ -252,7 +253,7 @@ void Ranking::tune_finish(const Document& doc) {
     tune.to_target_random = median_to_target(PickStrategy::Random, StartFrom::Random);
   }
   for (ScoredConfig& c : search_->best_new(tune.count)) {
-    const int64_t changed = choices_from_nearest(*space_, c.config.data(), tune_measured_);
+    const int64_t changed = choices_from_nearest(*space_, c.config.data(), search_->known(), tune_measured_);
     tune.proposals.push_back({std::move(c.config), c.score, measured ? cal.speedup(best_measured_score, c.score) : 0.0, changed});
   }
   tune.status = RankStatus::Done;
@@ -329,10 +330,10 @@ std::unique_ptr<wasm::RankSession> Ranking::open_session(int ticket, const Docum
           });
           anchors.assign(order.begin(), order.begin() + std::min<size_t>(order.size(), 8));
         }
-        std::vector<int64_t> counted;
-        for (int64_t k : all)
-          if (!any_measured || !unmeasured[static_cast<size_t>(k)]) counted.push_back(k);
-        tune_measured_ = g.config_rows(counted);
+        tune_measured_.clear();
+        if (any_measured)
+          for (int64_t k : all)
+            if (!unmeasured[static_cast<size_t>(k)]) tune_measured_.push_back(k);
         ProposeSettings settings;
         settings.budget = tune.budget;
         settings.keep = std::max<int64_t>(settings.keep, tune.count);

@@ -171,7 +171,7 @@ class Ranking {
   // Tuning: the search lives across its jobs.
   std::unique_ptr<ConfigSpace> space_;
   std::unique_ptr<ProposeSearch> search_;
-  std::vector<float> tune_measured_;  // the configs proposals are counted from (choices_from_nearest)
+  std::vector<int64_t> tune_measured_;  // the groups proposals are counted from (choices_from_nearest; empty: all)
   int64_t tune_common_ = -1;  // the file's most common config (start_batch.h): the model order's first
   std::vector<float> pending_;       // the next generation's rows, asked for before its job
   Host* host_ = nullptr;

@@ -27,7 +27,8 @@ const char* space_kind_name(SpaceKind kind) {
   return "?";
 }
 
-int64_t choices_from_nearest(const ConfigSpace& space, const float* config, const std::vector<float>& known) {
+int64_t choices_from_nearest(const ConfigSpace& space, const float* config, const std::vector<float>& known,
+                             const std::vector<int64_t>& among) {
   const int64_t row = space.row_elems(), unit = space.choice_elems();
   if (row <= 0 || unit <= 0 || row % unit != 0)
     throw Error("config space: choices of " + std::to_string(unit) + " values do not split configs of " +
@@ -35,9 +36,14 @@ int64_t choices_from_nearest(const ConfigSpace& space, const float* config, cons
   if (known.size() % static_cast<size_t>(row) != 0)
     throw Error("config space: " + std::to_string(known.size()) + " known values are not whole configs of " +
                 std::to_string(row));
+  const auto count = static_cast<int64_t>(known.size()) / row;
+  const auto n = among.empty() ? count : static_cast<int64_t>(among.size());
   int64_t best = -1;
-  for (size_t k = 0; k < known.size(); k += static_cast<size_t>(row)) {
-    const float* other = known.data() + k;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t k = among.empty() ? i : among[static_cast<size_t>(i)];
+    if (k < 0 || k >= count)
+      throw Error("config space: config " + std::to_string(k) + " is not one of the " + std::to_string(count) + " known");
+    const float* other = known.data() + k * row;
     int64_t diff = 0;
     // Stops once this config cannot beat the nearest so far.
     for (int64_t c = 0; c < row && (best < 0 || diff < best); c += unit)

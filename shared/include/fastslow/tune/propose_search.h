@@ -83,6 +83,8 @@ class ProposeSearch {
   // The score of each of the file's configs, NaN for those not scored yet
   // (a search stopped early): the model's ranking of the file, for free.
   const std::vector<double>& known_scores() const { return known_scores_; }
+  // The file's configs as given (count x row_elems).
+  const std::vector<float>& known() const { return known_; }
 
  private:
   void children(int64_t count);

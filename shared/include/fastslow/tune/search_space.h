@@ -56,8 +56,10 @@ class ConfigSpace {
 // of `known` (whole configs). A proposal many choices away is a model's
 // extrapolation: on generated graphs those 6 to 325 nodes away ran more than
 // 5 % slower than the file's best three times as often as those 1 or 2 away
-// (30 against 10 of 175 each). -1 when nothing is known.
-int64_t choices_from_nearest(const ConfigSpace& space, const float* config, const std::vector<float>& known);
+// (30 against 10 of 175 each). `among`: the indices of the known configs
+// to compare with (empty: all of them). -1 when nothing is compared.
+int64_t choices_from_nearest(const ConfigSpace& space, const float* config, const std::vector<float>& known,
+                             const std::vector<int64_t>& among = {});
 
 // A 128-bit fingerprint of a config's values: de-duplication without
 // keeping every row.
