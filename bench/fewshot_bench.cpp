@@ -37,6 +37,7 @@
 #include "train/run_files.h"
 #include "train/trainer.h"
 
+#include "int_list.h"
 #include "stale_run.h"
 
 using namespace fastslow;
@@ -200,13 +201,6 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
   return true;
 }
 
-std::vector<int64_t> parse_ns(const std::string& s) {
-  std::vector<int64_t> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) out.push_back(std::stoll(item));
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -221,7 +215,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--ns" && i + 1 < argc) ns = parse_ns(argv[++i]);
+    if (a == "--ns" && i + 1 < argc) ns = bench::parse_int_list(argv[++i]);
     else if (a == "--draws" && i + 1 < argc) draws = std::stoi(argv[++i]);
     else if (a == "--init" && i + 1 < argc) init = std::filesystem::absolute(argv[++i]).string();
     else files.push_back(a);

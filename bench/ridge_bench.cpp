@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "baselines/ridge.h"
+#include "int_list.h"
 #include "fastslow/error.h"
 #include "fastslow/graph/graph.h"
 #include "fastslow/io/npz_reader.h"
@@ -98,13 +99,6 @@ double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
   return d;
 }
 
-std::vector<int64_t> parse_counts(const std::string& s) {
-  std::vector<int64_t> out;
-  std::stringstream in(s);
-  for (std::string part; std::getline(in, part, ',');) out.push_back(std::stoll(part));
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -113,7 +107,7 @@ int main(int argc, char** argv) try {
   double lambda = 1.0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--counts" && i + 1 < argc) counts = parse_counts(argv[++i]);
+    if (a == "--counts" && i + 1 < argc) counts = bench::parse_int_list(argv[++i]);
     else if (a == "--lambda" && i + 1 < argc) lambda = std::stod(argv[++i]);
     else files.push_back(a);
   }

@@ -51,27 +51,16 @@ Eigen::VectorXd solve_spd(Eigen::MatrixXd a, const Eigen::VectorXd& b, double la
   return a.ldlt().solve(b);
 }
 
-// X X^T (rows x rows) or X^T X (features x features), dense: products of
-// blocks of X made dense, so that memory stays a block of X beside the
-// result, and Eigen's blocked products do the work (the sparse product was
-// slower even at 20 indicators a row of 338).
-Eigen::MatrixXd gram_of_rows(const Eigen::SparseMatrix<double, Eigen::RowMajor>& x) {
+// m m^T, dense: the products of blocks of m's columns made dense, so that
+// memory stays a block of m beside the result, and Eigen's blocked products
+// do the work (the sparse product was slower even at 20 indicators a row of
+// 338). X X^T for the rows' space, (X^T)(X^T)^T for the features'.
+Eigen::MatrixXd gram(const Eigen::SparseMatrix<double, Eigen::ColMajor>& m) {
   constexpr Eigen::Index kBlock = 512;
-  const Eigen::SparseMatrix<double, Eigen::ColMajor> xc = x;
-  Eigen::MatrixXd k = Eigen::MatrixXd::Zero(x.rows(), x.rows());
-  for (Eigen::Index b = 0; b < xc.cols(); b += kBlock) {
-    const Eigen::MatrixXd block = xc.middleCols(b, std::min(kBlock, xc.cols() - b));
+  Eigen::MatrixXd k = Eigen::MatrixXd::Zero(m.rows(), m.rows());
+  for (Eigen::Index b = 0; b < m.cols(); b += kBlock) {
+    const Eigen::MatrixXd block = m.middleCols(b, std::min(kBlock, m.cols() - b));
     k.selfadjointView<Eigen::Lower>().rankUpdate(block);
-  }
-  return k.selfadjointView<Eigen::Lower>();
-}
-
-Eigen::MatrixXd gram_of_features(const Eigen::SparseMatrix<double, Eigen::RowMajor>& x) {
-  constexpr Eigen::Index kBlock = 512;
-  Eigen::MatrixXd k = Eigen::MatrixXd::Zero(x.cols(), x.cols());
-  for (Eigen::Index b = 0; b < x.rows(); b += kBlock) {
-    const Eigen::MatrixXd block = x.middleRows(b, std::min(kBlock, x.rows() - b));
-    k.selfadjointView<Eigen::Lower>().rankUpdate(block.transpose());
   }
   return k.selfadjointView<Eigen::Lower>();
 }
@@ -159,13 +148,13 @@ void OneHotRidge::fit(const std::vector<float>& rows, int64_t width, const std::
   if (features == 0) {
     w = Eigen::VectorXd();
   } else if (rows_space) {
-    w = x.transpose() * solve_spd(gram_of_rows(x), y, lambda);
+    w = x.transpose() * solve_spd(gram(x), y, lambda);
   } else if (!direct) {
     w = solve_cg(x, xty, lambda);
   } else {
     // X^T X is features x features; the dense design matrix would be rows x
     // features (GBs on a large layout graph).
-    Eigen::MatrixXd xtx = gram_of_features(x);
+    Eigen::MatrixXd xtx = gram(x.transpose());
     if (lambda > 0.0) {
       w = solve_spd(std::move(xtx), xty, lambda);
     } else {
