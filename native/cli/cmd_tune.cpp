@@ -69,7 +69,7 @@ Command add_tune_command(CLI::App& app) {
                   "after the rounds, propose this many configs nobody measured: an evolutionary search (mutation, "
                   "crossover) with the predictor fitted on every measurement as its oracle; writes OUT/proposed.npz "
                   "(the graph with them, runtimes 0) and OUT/proposed.csv (predicted runtime, speed-ups, the "
-                  "models' disagreement)")
+                  "models' disagreement, and the nodes each changes from the nearest measured config)")
       ->check(CLI::Range(int64_t{0}, int64_t{100000}))->capture_default_str();
   sub->add_option("--space", *space,
                   "what proposals may change: menu (layout: each tensor's order one the file holds for it; tile: "
