@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "fastslow/data/graph_cache.h"
 #include "fastslow/graph/hlo_tables.h"
 #include "test_support.h"
 
@@ -91,6 +93,49 @@ TEST(LayoutContext, PaddingAndBadValuesReadAsUnknown) {
   const LayoutContext ctx = layout_context(2, 140, feat, opcodes({"dot", "reshape"}), {}, {0, 1});
   EXPECT_EQ(block(ctx, 0, C::kOutput), (std::vector<float>{5, 7, 0, 0, 0, 0, 0, 1, -1, -1, -1, -1, 32, 1, -1, -1}));
   EXPECT_EQ(block(ctx, 1, C::kOutput), (std::vector<float>{4, 0, 6, 0, 0, 0, -1, -1, 0, -1, -1, -1, 0, -1, -1, -1}));
+}
+
+// No published file fills element_size_in_bits: a tensor's bits come from
+// its element type's one-hot column there.
+TEST(LayoutContext, ElementBitsFromTheTypeWhereTheFileLeavesThemZero) {
+  const auto typed = [](const char* type) {
+    return Row{{4, 8}, {1, 0}, 0, {{std::string("shape_element_type_is_") + type, 1}}};
+  };
+  const auto feat = published_rows({typed("bf16"), typed("f32"), typed("pred"), typed("c128"), typed("tuple"),
+                                    Row{{4, 8}, {1, 0}, 0}, Row{{4, 8}, {1, 0}, 4, {{"shape_element_type_is_f32", 1}}}});
+  const LayoutContext ctx =
+      layout_context(7, 140, feat, opcodes({"dot", "dot", "dot", "dot", "dot", "dot", "dot"}), {}, {0, 1, 2, 3, 4, 5, 6});
+  std::vector<float> bits;
+  for (int64_t i = 0; i < 7; ++i) bits.push_back(block(ctx, i, C::kOutput)[C::kBits]);
+  // Where the column is filled (the last row: 4) it wins.
+  EXPECT_EQ(bits, (std::vector<float>{16, 32, 8, 128, 0, 0, 4}));
+}
+
+// On a real file every configurable node's output has a size in bits, the
+// one its type's column name spells (bf16 -> 16, f32 -> 32, pred -> 8).
+TEST(LayoutContext, EveryRealConfigurableOutputHasItsTypesBits) {
+  test::TempDir dir;
+  const CachedGraph g = CachedGraph::open(test::data_file("real/layout_xla_default_train_unet3d.npz"), {dir.file("cache"), 1});
+  const LayoutContext ctx = layout_context(g.pruned.num_nodes(), g.node_feat_width, g.node_feat, g.node_opcode,
+                                           g.pruned.edge_index, g.pruned.config_positions);
+  ASSERT_TRUE(ctx.known);
+  const auto& names = node_feature_names();
+  const std::string prefix = "shape_element_type_is_";
+  std::map<float, int> seen;
+  for (int64_t i = 0; i < ctx.num_config_nodes; ++i) {
+    const float* row = g.node_feat.data() + g.pruned.config_positions[static_cast<size_t>(i)] * g.node_feat_width;
+    std::string type;
+    for (size_t c = 0; c < names.size(); ++c)
+      if (names[c].rfind(prefix, 0) == 0 && row[c] > 0.5f) type = names[c].substr(prefix.size());
+    ASSERT_FALSE(type.empty()) << "configurable node " << i;
+    const size_t digits = type.find_first_of("0123456789");
+    const float want = type == "pred" ? 8.0f : std::stof(type.substr(digits));
+    EXPECT_EQ(block(ctx, i, C::kOutput)[C::kBits], want) << "configurable node " << i << " (" << type << ")";
+    ++seen[want];
+  }
+  // unet3d trains in bf16 with f32 weights: both sizes occur.
+  EXPECT_GT(seen[16], 0);
+  EXPECT_GT(seen[32], 0);
 }
 
 TEST(LayoutContext, UnknownWithoutThePublishedColumns) {

@@ -77,8 +77,11 @@ void tensor_block(const float* row, const Columns& c, float* out) {
     const bool ok = i < rank && std::isfinite(v) && v >= 0 && v < static_cast<float>(rank);
     out[LayoutContext::kLayout + i] = ok ? std::round(v) : -1.0f;
   }
+  // element_size_in_bits where a file fills it, else the element type's
+  // (no published file fills it: hlo_tables.h).
   const float bits = row[c.bits];
-  out[LayoutContext::kBits] = std::isfinite(bits) && bits > 0 ? bits : 0.0f;
+  out[LayoutContext::kBits] =
+      std::isfinite(bits) && bits > 0 ? bits : static_cast<float>(element_bits_of_row(row));
 }
 
 }  // namespace

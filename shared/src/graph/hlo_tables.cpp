@@ -118,4 +118,23 @@ int require_node_feature(std::string_view name) {
   return i;
 }
 
+int first_element_type_column() {
+  static const int first = require_node_feature("shape_element_type_is_invalid_type");
+  return first;
+}
+
+int element_type_bits(int type_offset) {
+  // invalid, pred, s8, s16, s32, s64, u8, u16, u32, u64, f16, f32, f64, bf16,
+  // c64, c128, tuple, opaque, token (pred is stored in a byte).
+  static constexpr int kBits[kElementTypeColumns] = {0, 8, 8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64, 16, 64, 128, 0, 0, 0};
+  return type_offset >= 0 && type_offset < kElementTypeColumns ? kBits[type_offset] : 0;
+}
+
+int element_bits_of_row(const float* row) {
+  const int first = first_element_type_column();
+  for (int t = 0; t < kElementTypeColumns; ++t)
+    if (row[first + t] > 0.5f) return element_type_bits(t);
+  return 0;
+}
+
 }  // namespace fastslow

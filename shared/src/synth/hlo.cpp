@@ -88,16 +88,7 @@ const char* element_type_name(ElementType t) {
   return "invalid_type";
 }
 
-int element_bits(ElementType t) {
-  switch (t) {
-    case ElementType::Pred: case ElementType::S8: case ElementType::U8: return 8;
-    case ElementType::S16: case ElementType::U16: case ElementType::F16: case ElementType::BF16: return 16;
-    case ElementType::S32: case ElementType::U32: case ElementType::F32: return 32;
-    case ElementType::S64: case ElementType::U64: case ElementType::F64: case ElementType::C64: return 64;
-    case ElementType::C128: return 128;
-    default: return 0;
-  }
-}
+int element_bits(ElementType t) { return element_type_bits(static_cast<int>(t)); }
 
 int64_t Shape::elements() const {
   int64_t p = 1;

@@ -26,7 +26,9 @@ struct LayoutContext {
   // (the node's output, operand 0, operand 1), each
   //   [0, 6)   dims (0 beyond the rank)
   //   [6, 12)  minor-to-major layout as built (-1 beyond the rank)
-  //   12       element size in bits
+  //   12       element size in bits (element_size_in_bits, or where the
+  //            file leaves it 0, as every published file does, the
+  //            element type's)
   //   13, 14   the dim the node's op wants minor-most, second-minor (-1:
   //            no preference known): a convolution reads its feature dims
   //            along the lanes, a dot writes its last dim there

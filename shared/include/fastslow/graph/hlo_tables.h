@@ -32,4 +32,17 @@ const std::vector<std::string>& config_feature_names(GraphKind kind);  // tile 2
 int node_feature_index(std::string_view name);
 int require_node_feature(std::string_view name);
 
+// The element-type one-hot columns (shape_element_type_is_invalid_type ..
+// _is_token, 19 in the published order) and what one element of each type
+// occupies: no published file fills element_size_in_bits (it is 0 on every
+// node), so the type's column is where a tensor's bytes come from.
+constexpr int kElementTypeColumns = 19;
+int first_element_type_column();
+// Bits per element of the type at this offset from the first type column;
+// 0 for invalid, tuple, opaque and token (and offsets out of range).
+int element_type_bits(int type_offset);
+// The bits of the type a published node row's one-hot names (row: the
+// node's node_feature_names().size() values); 0 when none is set.
+int element_bits_of_row(const float* row);
+
 }  // namespace fastslow
