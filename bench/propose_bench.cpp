@@ -3,7 +3,8 @@
 // config, so a proposal can be checked. Per graph, per space (menu, and
 // orders for layout graphs or sizes and shape for tile kernels):
 // the true runtime of the best of the top-10 proposals of a search with a
-// model fitted on the file's measurements as its oracle (ridge, fastslow),
+// model fitted on the file's measurements as its oracle (ridge, fastslow,
+// and for layout graphs physics: ridge with terms every node shares),
 // against the best config the file measured (noise free) and against the
 // same search, same budget, with the true cost as its oracle; and the time
 // per 1,000 candidates scored.
@@ -121,10 +122,12 @@ void real_holdout(const std::string& out, const std::string& file, int64_t budge
   }
   train::TrainOptions o;
   o.cache = out + "/.cache";
-  for (const std::string p : {"ridge", "fastslow"}) {
+  for (const std::string p : {"ridge", "physics", "fastslow"}) {
     drop_stale_fit(dir + "/" + p);
     const std::unique_ptr<tune::Fitted> model =
-        p == "ridge" ? tune::make_ridge_scorer(g, 0)->fit(m, dir + "/" + p) : tune::make_run_scorer(g, measured, o, 0)->fit(m, dir + "/" + p);
+        p == "ridge"     ? tune::make_ridge_scorer(g, 0)->fit(m, dir + "/" + p)
+        : p == "physics" ? tune::make_physics_scorer(g, 0)->fit(m, "")
+                         : tune::make_run_scorer(g, measured, o, 0)->fit(m, dir + "/" + p);
     tune::ProposeRequest req;
     req.count = count;
     req.search.budget = budget;
@@ -254,6 +257,7 @@ int main(int argc, char** argv) {
                                  : tune::make_run_scorer(g, f, o, 0)->fit(m, dir);
       }
       const bool tile = g.kind == GraphKind::Tile;
+      if (!tile) models["physics"] = tune::make_physics_scorer(g, 0)->fit(m, "");
       if (const auto pr = priors.find(place.collection); pr != priors.end()) {
         models["prior"] = tune::load_fitted(pr->second, g);
         // The prior fine-tuned on this graph's measurements (tune --init).

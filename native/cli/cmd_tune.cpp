@@ -40,8 +40,11 @@ Command add_tune_command(CLI::App& app) {
   sub->add_option("--predictor", s->predictor,
                   "fastslow: a per-program run trained on the measured configs each round (the training options "
                   "below apply, --init RUN for a pre-trained prior); ridge: one-hot ridge, penalty by 4-fold "
-                  "cross-validation, 8 bootstrap members; run: --model-run as it is")
-      ->check(CLI::IsMember({"fastslow", "ridge", "run"}))->capture_default_str();
+                  "cross-validation, 8 bootstrap members; physics (layout graphs): one-hot ridge plus five terms every "
+                  "node shares (padding to 8x128 tiles, relayout copies, lane moves, missed preferred minor dim, "
+                  "batch dim minor), which price orders the file never holds (--space orders); run: --model-run "
+                  "as it is")
+      ->check(CLI::IsMember({"fastslow", "ridge", "physics", "run"}))->capture_default_str();
   sub->add_option("--model-run", s->model_run,
                   "with --predictor run: a trained run scoring the configs as it is, not trained on the "
                   "measurements (a tile:xla collection's run for a tile kernel: it knows tiling from hundreds of "

@@ -22,6 +22,7 @@
 #include "train/score_rows.h"
 #include "train/trainer.h"
 #include "tune/graph_out.h"
+#include "tune/physics_ridge.h"
 
 namespace fastslow::tune {
 
@@ -204,6 +205,56 @@ class RunScorer : public Scorer {
   GraphOut out_;
 };
 
+// One-hot ridge with the shared physical terms (physics_ridge.h), the
+// values' penalty chosen as ridge's; the spread its disagreement with the
+// ridge ensemble.
+class FittedPhysics : public Fitted {
+ public:
+  explicit FittedPhysics(PhysicsRidge r) : r_(std::move(r)) {}
+  std::vector<double> score_rows(const std::vector<float>& rows) override { return r_.predict(rows); }
+  const PhysicsRidge& ridge() const { return r_; }
+
+ private:
+  PhysicsRidge r_;
+};
+
+class PhysicsScorer : public Scorer {
+ public:
+  PhysicsScorer(const CachedGraph& g, uint64_t seed) : g_(g), seed_(seed), ridge_(g, seed), probe_(g) {}
+
+  std::unique_ptr<Fitted> fit(const Measured& m, const std::string&) override {
+    const std::vector<float> x = g_.config_rows(m.candidates);
+    std::vector<double> y;
+    for (double r : m.runtimes) y.push_back(std::log(r));
+    const double lambda = baselines::choose_ridge_penalty(x, g_.config_row_elems, y, 4, seed_).lambda;
+    PhysicsRidge r(g_);
+    r.fit(x, y, lambda);
+    note_ = "physical terms (log runtime per sd among the measured):";
+    const auto e = r.term_effects();
+    if (!r.knows_context()) note_ = "no physical terms: the file lacks the published node-feature columns (one-hot ridge)";
+    else
+      for (int k = 0; k < PhysicsRidge::kTerms; ++k) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%s %s %+.2g", k ? "," : "", PhysicsRidge::kTermNames[static_cast<size_t>(k)],
+                      e[static_cast<size_t>(k)]);
+        note_ += buf;
+      }
+    return std::make_unique<FittedPhysics>(std::move(r));
+  }
+  Prediction predict(const Measured& m, const std::string& dir) override {
+    return beside_ridge(fit(m, dir)->score_rows(g_.config_rows(g_.all_groups())), ridge_.predict(m, dir));
+  }
+  std::string name() const override { return "physics"; }
+  std::string fitted_note(const std::string&) const override { return note_; }
+
+ private:
+  const CachedGraph& g_;
+  uint64_t seed_;
+  RidgeScorer ridge_;
+  PhysicsRidge probe_;  // refuses a tile graph when the session starts
+  std::string note_;
+};
+
 // A shared model behind the Fitted interface: the session's proposals
 // fit "again" at no cost.
 class SharedFitted : public Fitted {
@@ -248,6 +299,10 @@ std::unique_ptr<Fitted> load_fitted(const std::string& run, const CachedGraph& g
 
 std::unique_ptr<Scorer> make_ridge_scorer(const CachedGraph& graph, uint64_t seed) {
   return std::make_unique<RidgeScorer>(graph, seed);
+}
+
+std::unique_ptr<Scorer> make_physics_scorer(const CachedGraph& graph, uint64_t seed) {
+  return std::make_unique<PhysicsScorer>(graph, seed);
 }
 
 std::unique_ptr<Scorer> make_run_scorer(const CachedGraph& graph, const std::string& graph_file,

@@ -10,6 +10,9 @@
 //   fastslow  a per-program run trained on the measured configs each round
 //             (its options as `fastslow train` takes them, --init too),
 //             the spread its disagreement with the ridge ensemble;
+//   physics   one-hot ridge plus five physical terms whose weights every
+//             node shares (physics_ridge.h): prices orders the file never
+//             holds; the spread as for fastslow;
 //   run       a trained run as it is (a tile collection's model knows
 //             tiling from hundreds of kernels; one kernel's few configs
 //             teach a run little), the spread as for fastslow.
@@ -64,6 +67,9 @@ class Scorer {
 
 // The ridge ensemble alone.
 std::unique_ptr<Scorer> make_ridge_scorer(const CachedGraph& graph, uint64_t seed);
+// One-hot ridge with the physical terms (layout graphs; Error naming the
+// file for a tile graph).
+std::unique_ptr<Scorer> make_physics_scorer(const CachedGraph& graph, uint64_t seed);
 // A per-program fastslow run per round: `round_options` are the run's
 // options (out, graph and the split are set per round); `graph_file` is
 // the session's graph, whose structure the round's measured.npz carries.

@@ -143,8 +143,8 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
   if (s.batch < 1 || s.start < 1 || s.rounds < 0)
     throw Error("--batch and --start must be at least 1 and --rounds at least 0");
   if (s.propose < 0) throw Error("--propose: a count of at least 0");
-  if (s.predictor != "fastslow" && s.predictor != "ridge" && s.predictor != "run")
-    throw Error("--predictor '" + s.predictor + "': fastslow, ridge or run");
+  if (s.predictor != "fastslow" && s.predictor != "ridge" && s.predictor != "physics" && s.predictor != "run")
+    throw Error("--predictor '" + s.predictor + "': fastslow, ridge, physics or run");
   if ((s.predictor == "run") != !s.model_run.empty())
     throw Error("--model-run RUN goes with --predictor run (and --predictor run needs it)");
   const std::string cache = (fs::path(s.out) / ".cache").string();
@@ -174,6 +174,8 @@ TuneOutcome run_session(const TuneSettings& s, const TuneSay& say, const TuneSto
   std::unique_ptr<Scorer> scorer;
   if (s.predictor == "ridge") {
     scorer = make_ridge_scorer(g, s.seed);
+  } else if (s.predictor == "physics") {
+    scorer = make_physics_scorer(g, s.seed);
   } else if (s.predictor == "run") {
     scorer = make_loaded_scorer(s.model_run, g, s.run.device, s.seed);
   } else {

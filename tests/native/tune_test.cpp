@@ -26,6 +26,7 @@
 #include "fastslow/synth/dataset.h"
 #include "fastslow/synth/price.h"
 #include "fastslow/tune/config_space.h"
+#include "fastslow/tune/graph_space.h"
 #include "fastslow/tune/tile_space.h"
 #include "models/registry.h"
 #include "baselines/ridge.h"
@@ -38,6 +39,7 @@
 #include "train/run_files.h"
 #include "train/trainer.h"
 #include "models/program_model.h"
+#include "tune/physics_ridge.h"
 #include "tune/explain.h"
 #include "tune/session.h"
 #include "tiny_data.h"
@@ -1041,6 +1043,135 @@ TEST(TuneProposals, AStoppedSearchKeepsWhatItFound) {
   EXPECT_TRUE(o.proposals["interrupted"].get<bool>());
   EXPECT_EQ(o.proposals["scored"], 256);
   EXPECT_EQ(load_layout_graph(NpzReader::open(dir.file("t/proposed.npz"))).num_configs, 5);
+}
+
+}  // namespace
+}  // namespace fastslow::tune
+
+namespace fastslow::tune {
+namespace {
+
+// Without the published feature columns (the cleaned AlexNet keeps 70)
+// there are no physical terms: the fit is ridge on the centred one-hot
+// values, here solved plainly (a dense design, LibTorch's solver).
+TEST(PhysicsRidge, WithoutTheFeatureColumnsItIsRidgeOnCentredValues) {
+  test::TempDir dir;
+  const CachedGraph g = CachedGraph::open(test::data_file("cleaned_alexnet.npz"), {dir.file("cache"), 1});
+  PhysicsRidge physics(g);
+  EXPECT_FALSE(physics.knows_context());
+  std::vector<int64_t> train, other;
+  for (int64_t k = 0; k < 600; ++k) (k < 300 ? train : other).push_back(k);
+  const std::vector<float> x = g.config_rows(train), rest = g.config_rows(other);
+  const int64_t row = g.config_row_elems;
+  std::vector<double> y;
+  for (int64_t k : train) y.push_back(std::log(g.groups.best_runtime[static_cast<size_t>(k)]));
+  for (double v : physics.terms(x)) EXPECT_EQ(v, 0.0);
+  const double lambda = 0.3;
+  physics.fit(x, y, lambda);
+  // The reference: one indicator per column and value seen (columns with
+  // one value left out), centred on the training configs.
+  std::vector<std::pair<int64_t, float>> features;
+  for (int64_t c = 0; c < row; ++c) {
+    std::set<float> values;
+    for (size_t i = 0; i < train.size(); ++i) values.insert(x[i * static_cast<size_t>(row) + static_cast<size_t>(c)]);
+    if (values.size() > 1)
+      for (float v : values) features.emplace_back(c, v);
+  }
+  const auto design = [&](const std::vector<float>& rows) {
+    const int64_t count = static_cast<int64_t>(rows.size()) / row;
+    torch::Tensor d = torch::zeros({count, static_cast<int64_t>(features.size())}, torch::kFloat64);
+    for (int64_t i = 0; i < count; ++i)
+      for (size_t f = 0; f < features.size(); ++f)
+        if (rows[static_cast<size_t>(i * row + features[f].first)] == features[f].second) d[i][static_cast<int64_t>(f)] = 1.0;
+    return d;
+  };
+  const torch::Tensor X = design(x), mean = X.mean(0);
+  const torch::Tensor Y = torch::tensor(y, torch::kFloat64);
+  const torch::Tensor Xc = X - mean;
+  const torch::Tensor w = torch::linalg::solve(
+      Xc.t().mm(Xc) + lambda * torch::eye(Xc.size(1), torch::kFloat64), Xc.t().mm((Y - Y.mean()).unsqueeze(1)), true);
+  const torch::Tensor want = ((design(rest) - mean).mm(w).squeeze(1) + Y.mean()).contiguous();
+  const std::vector<double> got = physics.predict(rest);
+  ASSERT_EQ(static_cast<int64_t>(got.size()), want.size(0));
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[static_cast<int64_t>(i)].item<double>(), 1e-8) << "config " << other[i];
+  EXPECT_THROW(physics.fit(x, std::vector<double>(y.begin(), y.end() - 1), lambda), Error);
+}
+
+// Orders the file never holds: children of the file's configs by the
+// search's own mutations (each changes orders the file may not hold),
+// priced by the generator. One-hot ridge gives an unseen order nothing;
+// the shared terms price it.
+TEST(PhysicsRidge, PricesOrdersTheFileNeverHolds) {
+  test::TempDir dir;
+  const std::string file = generated_graph(dir);
+  const CachedGraph g = CachedGraph::open(file, {dir.file("cache"), 1});
+  const synth::Pricer pricer = synth::Pricer::for_file(file);
+  const std::vector<float> known = g.config_rows(g.all_groups());
+  const int64_t row = g.config_row_elems, n = g.groups.num_groups();
+  std::vector<double> y;
+  for (int64_t k = 0; k < n; ++k) y.push_back(std::log(g.groups.best_runtime[static_cast<size_t>(k)]));
+  const double lambda = baselines::choose_ridge_penalty(known, row, y, 4, 0).lambda;
+  PhysicsRidge physics(g);
+  ASSERT_TRUE(physics.knows_context());
+  physics.fit(known, y, lambda);
+  baselines::OneHotRidge ridge;
+  ridge.fit(known, row, y, lambda);
+
+  const std::unique_ptr<ConfigSpace> space = config_space(g, known, SpaceKind::Orders);
+  Rng rng(5);
+  std::vector<float> children, child(static_cast<size_t>(row)), parent(static_cast<size_t>(row));
+  std::vector<double> truth;
+  for (int i = 0; i < 400; ++i) {
+    const int64_t p = rng.uniform_int(0, n - 1);
+    std::copy(known.begin() + p * row, known.begin() + (p + 1) * row, parent.begin());
+    for (int step = 0; step < 3; ++step) {
+      space->mutate(parent.data(), rng, child.data());
+      parent = child;
+    }
+    children.insert(children.end(), child.begin(), child.end());
+    truth.push_back(std::log(pricer.runtime(child.data())));
+  }
+  const double k_physics = kendall_tau(physics.predict(children), truth), k_ridge = kendall_tau(ridge.predict(children), truth);
+  std::printf("held-out children: Kendall physics %.4f, one-hot ridge %.4f\n", k_physics, k_ridge);
+  EXPECT_GT(k_physics, k_ridge + 0.05);
+  // Some term carries weight, and on the file's own configs the fit is
+  // no worse than ridge's.
+  double largest = 0;
+  for (double e : physics.term_effects()) largest = std::max(largest, std::abs(e));
+  EXPECT_GT(largest, 0.0);
+}
+
+// --predictor physics in a session: proposals in the orders space, the
+// round's line naming the terms; a tile graph is refused by name.
+TEST(PhysicsRidge, ASessionProposesWithItAndATileGraphIsRefused) {
+  test::TempDir dir;
+  TuneSettings s;
+  s.graph = generated_graph(dir);
+  s.out = dir.file("t");
+  s.predictor = "physics";
+  s.rounds = 1;
+  s.batch = 8;
+  s.start = 24;
+  s.propose = 6;
+  s.space = SpaceKind::Orders;
+  s.search.budget = 800;
+  std::vector<std::string> said;
+  const TuneOutcome o = run_session(s, [&](const std::string& line) { said.push_back(line); });
+  ASSERT_FALSE(o.proposals.is_null());
+  EXPECT_EQ(o.proposals["count"], 6);
+  EXPECT_EQ(o.trace.steps.size(), 32u);
+  bool named = false;
+  for (const std::string& l : said) named |= l.find("physical terms") != std::string::npos;
+  EXPECT_TRUE(named) << "no round line names the physical terms";
+
+  TuneSettings t = s;
+  t.graph = test::write_tile_kernel(dir, 17, 40, 40);
+  t.out = dir.file("tile");
+  t.space = SpaceKind::Sizes;
+  const std::string e = test::error_of([&] { run_session(t); });
+  EXPECT_NE(e.find("--predictor physics"), std::string::npos) << e;
+  EXPECT_NE(e.find(".npz"), std::string::npos) << e;
 }
 
 }  // namespace
