@@ -26,7 +26,7 @@
 #               each validation graph of generated small layout and tile collections (tile kernels of
 #               seeds 0, 2, 3), priced by the generator's cost (bench/propose_bench.cpp): against the file's
 #               best, the space's ceiling where it can be priced whole, and a true-oracle search;
-#               models: ridge, fastslow per program, and each collection's prior (a run trained on
+#               models: ridge, physics (layout), fastslow per program, and each collection's prior (a run trained on
 #               seed 1's graphs of it) as it is and fine-tuned (--init)
 #   realism     generated layout collections beside the real files: runtime and graph statistics
 #               (fastslow realism; extra args: synth seeds, default 0 1 2, and --data DIR for more

@@ -25,6 +25,7 @@ constexpr int kComparable = 4, kSameMinor = 5, kSameOrder = 7, kBytes = 8, kPadd
 PhysicsRidge::PhysicsRidge(const CachedGraph& g) {
   if (g.kind != GraphKind::Layout)
     throw Error(g.source, "", "--predictor physics prices layouts: a tile graph's predictors are fastslow, ridge and run");
+  source_ = g.source;
   nc_ = static_cast<int64_t>(g.pruned.config_positions.size());
   width_ = g.config_feat_width;
   row_ = nc_ * width_;
@@ -39,23 +40,32 @@ std::vector<double> PhysicsRidge::terms(const std::vector<float>& rows) const {
   std::vector<double> out(static_cast<size_t>(count * kTerms), 0.0);
   if (!known_ || count == 0) return out;
   torch::NoGradGuard no_grad;
-  const torch::Tensor config = torch::from_blob(const_cast<float*>(rows.data()), {count, nc_, width_}, torch::kFloat32);
-  const torch::Tensor t =
-      models::layout_tiling_features(config, torch::from_blob(const_cast<float*>(context_.data()), {nc_, C::kWidth}, torch::kFloat32)).to(torch::kFloat64).view({count, nc_, 3, models::kTilingPerLayout});
-  // The byte features are log2(1 + bytes) / 16.
-  const auto bytes_of = [&](int k) { return torch::exp2(16 * t.select(3, k)) - 1; };
-  const auto bytes = bytes_of(kBytes), padded = bytes_of(kPadded), copy = bytes_of(kCopy);
-  const auto comparable = t.select(3, kComparable);
-  const auto total = bytes.sum({1, 2}).clamp_min(1.0);
-  const torch::Tensor all =
-      torch::stack({(comparable * padded).sum({1, 2}) / total,
-                    (comparable * (1 - t.select(3, kSameOrder)) * copy).sum({1, 2}) / total,
-                    (comparable * (1 - t.select(3, kSameMinor)) * copy).sum({1, 2}) / total,
-                    (t.select(3, kMissMinor) * padded).sum({1, 2}) / total,
-                    (t.select(3, kBatchMinor) * padded).sum({1, 2}) / total},
-                   1)
-          .contiguous();
-  std::copy(all.data_ptr<double>(), all.data_ptr<double>() + all.numel(), out.begin());
+  const torch::Tensor context = torch::from_blob(const_cast<float*>(context_.data()), {nc_, C::kWidth}, torch::kFloat32);
+  const torch::Tensor used = torch::tensor({kComparable, kSameMinor, kSameOrder, kBytes, kPadded, kCopy, kMissMinor, kBatchMinor});
+  // In chunks: the tiling features are configs x nodes x 48 (a graph of 848
+  // configurable nodes: 160 KB a config before their intermediates).
+  constexpr int64_t kChunk = 128;
+  for (int64_t from = 0; from < count; from += kChunk) {
+    const int64_t b = std::min(kChunk, count - from);
+    const torch::Tensor config =
+        torch::from_blob(const_cast<float*>(rows.data() + from * row_), {b, nc_, width_}, torch::kFloat32);
+    const torch::Tensor t = models::layout_tiling_features(config, context)
+                                .view({b, nc_, 3, models::kTilingPerLayout})
+                                .index_select(3, used)
+                                .to(torch::kFloat64);
+    const auto f = [&](int k) { return t.select(3, k); };  // k: position in `used`
+    // The byte features are log2(1 + bytes) / 16.
+    const auto bytes = torch::exp2(16 * f(3)) - 1, padded = torch::exp2(16 * f(4)) - 1, copy = torch::exp2(16 * f(5)) - 1;
+    const auto comparable = f(0);
+    const auto total = bytes.sum({1, 2}).clamp_min(1.0);
+    const torch::Tensor all = torch::stack({(comparable * padded).sum({1, 2}) / total,
+                                            (comparable * (1 - f(2)) * copy).sum({1, 2}) / total,
+                                            (comparable * (1 - f(1)) * copy).sum({1, 2}) / total,
+                                            (f(6) * padded).sum({1, 2}) / total, (f(7) * padded).sum({1, 2}) / total},
+                                           1)
+                                  .contiguous();
+    std::copy(all.data_ptr<double>(), all.data_ptr<double>() + all.numel(), out.begin() + from * kTerms);
+  }
   return out;
 }
 
@@ -86,10 +96,11 @@ std::vector<double> PhysicsRidge::design(const std::vector<float>& rows, int64_t
 void PhysicsRidge::fit(const std::vector<float>& rows, const std::vector<double>& target, double lambda) {
   if (row_ == 0 || rows.size() % static_cast<size_t>(row_) != 0 || rows.size() / static_cast<size_t>(row_) != target.size() ||
       target.empty())
-    throw Error("physics ridge: " + std::to_string(rows.size()) + " values are not " + std::to_string(target.size()) +
+    throw Error(source_, "", "physics ridge: " + std::to_string(rows.size()) + " values are not " + std::to_string(target.size()) +
                 " configs of " + std::to_string(row_));
-  if (!(lambda > 0)) throw Error("physics ridge: the penalty must be positive");
+  if (!(lambda > 0)) throw Error(source_, "", "physics ridge: the penalty must be positive");
   const auto n = static_cast<int64_t>(target.size());
+  weights_.clear();  // a fit that fails leaves nothing to predict with
   index_.clear();
   mean_.clear();
   scale_.clear();
@@ -106,7 +117,7 @@ void PhysicsRidge::fit(const std::vector<float>& rows, const std::vector<double>
   }
   const int64_t w = features_ + kTerms;
   if (std::min(n, w) > kDenseLimit || n * w > kDesignLimit)
-    throw Error("physics ridge: " + std::to_string(n) + " configs x " + std::to_string(w) +
+    throw Error(source_, "", "physics ridge: " + std::to_string(n) + " configs x " + std::to_string(w) +
                 " features is too large to solve densely (both above " + std::to_string(kDenseLimit) +
                 ", or more than " + std::to_string(kDesignLimit) + " values); --predictor ridge solves it");
   int64_t count = 0;
@@ -147,22 +158,22 @@ void PhysicsRidge::fit(const std::vector<float>& rows, const std::vector<double>
     Eigen::MatrixXd k = xp * X.transpose();
     k.diagonal().array() += 1.0;
     const Eigen::LLT<Eigen::MatrixXd> llt(k);
-    if (llt.info() != Eigen::Success) throw Error("physics ridge: the rows' system does not factor");
+    if (llt.info() != Eigen::Success) throw Error(source_, "", "physics ridge: the rows' system does not factor");
     wts = xp.transpose() * llt.solve(y);
   } else {  // the features' space: (X^T X + P) w = X^T y
     Eigen::MatrixXd a = X.transpose() * X;
     a.diagonal() += penalty;
     const Eigen::LLT<Eigen::MatrixXd> llt(a);
-    if (llt.info() != Eigen::Success) throw Error("physics ridge: the normal equations do not factor");
+    if (llt.info() != Eigen::Success) throw Error(source_, "", "physics ridge: the normal equations do not factor");
     wts = llt.solve(X.transpose() * y);
   }
   weights_.assign(wts.data(), wts.data() + wts.size());
 }
 
 std::vector<double> PhysicsRidge::predict(const std::vector<float>& rows) const {
-  if (weights_.empty()) throw Error("physics ridge: predict() before fit()");
+  if (weights_.empty()) throw Error(source_, "", "physics ridge: predict() before fit()");
   if (rows.size() % static_cast<size_t>(row_) != 0)
-    throw Error("physics ridge: " + std::to_string(rows.size()) + " values are not whole configs of " + std::to_string(row_));
+    throw Error(source_, "", "physics ridge: " + std::to_string(rows.size()) + " values are not whole configs of " + std::to_string(row_));
   const int64_t total = static_cast<int64_t>(rows.size()) / row_, w = static_cast<int64_t>(weights_.size());
   std::vector<double> out(static_cast<size_t>(total), bias_);
   // In chunks: the design is dense, configs x features.

@@ -10,12 +10,15 @@
 // between a producer and its reader. Those are the models' tiling features
 // (models/layout_tiling.h), summed over every configurable node's three
 // tensors, weighted by the bytes involved, over the graph's bytes:
-//   padding      padded bytes under each layout
+//   padding      padded bytes under each layout that names its dims and
+//                whose reference does too (a layout left to the compiler,
+//                all -1, adds nothing: the compiler's choice is unknown)
 //   relayout     bytes a copy moves where a layout's physical order differs
 //                from its reference's (producer's, or as built for outputs)
 //   lane moves   the same where the minor-most dim differs (a transpose
 //                across lanes, the dearest copy)
 //   missed minor padded bytes where the op's preferred minor-most dim is not
+//                (a layout left to the compiler counts as missing it)
 //   batch minor  padded bytes where a convolution's batch dim is in the
 //                two minor slots
 // On files without the published 140 node-feature columns the terms are 0
@@ -27,6 +30,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "fastslow/data/graph_cache.h"
@@ -62,6 +66,7 @@ class PhysicsRidge {
   std::vector<double> design(const std::vector<float>& rows, int64_t* count) const;
   int64_t nc_ = 0, width_ = 0, row_ = 0, features_ = 0;
   bool known_ = false;
+  std::string source_;  // the graph's file, for errors
   std::vector<float> context_;  // nc x LayoutContext::kWidth
   std::map<int64_t, std::map<float, int64_t>> index_;  // column -> value -> indicator feature
   std::vector<double> mean_, scale_, weights_;         // per design column

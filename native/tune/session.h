@@ -25,7 +25,8 @@ namespace fastslow::tune {
 struct TuneSettings {
   std::string graph;        // the layout or tile .npz whose unique configs are the candidates
   std::string out;          // the session folder
-  // "fastslow" (a run per round), "ridge", or "run" (model_run as it is)
+  // "fastslow" (a run per round), "ridge", "physics" (ridge with shared
+  // physical terms, layout graphs) or "run" (model_run as it is)
   std::string predictor = "fastslow";
   std::string model_run;    // predictor "run": a trained run (a collection's) scoring without training here
   std::string measure = "file";    // "file" or a command (measure.h)
