@@ -286,11 +286,12 @@ void App::configs_tab() {
       if (ImGui::Selectable(label, heatmap_proposal == static_cast<int64_t>(k), ImGuiSelectableFlags_SpanAllColumns))
         heatmap_proposal = static_cast<int64_t>(k);
       ImGui::TableNextColumn();
-      // How far the model extrapolates: far proposals share the models' blind spots.
-      ImGui::TextDisabled("not measured, %lld %s off", static_cast<long long>(proposed[k].changed),
+      // How far the model extrapolates: far proposals share the models' blind
+      // spots. Short, to fit the column ("P0 proposed" says it is unmeasured).
+      ImGui::TextDisabled("%lld %s off", static_cast<long long>(proposed[k].changed),
                           doc->kind == GraphKind::Tile ? "values" : "nodes");
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s in which it differs from the nearest %s config",
+        ImGui::SetTooltip("not measured: the %s in which it differs from the nearest %s config",
                           doc->kind == GraphKind::Tile ? "tile values" : "configurable nodes",
                           ranking.tune.to_target_model >= 0 ? "measured" : "file's");
       ImGui::TableNextColumn();
