@@ -84,13 +84,13 @@ std::vector<double> PhysicsRidge::design(const std::vector<float>& rows, int64_t
     }
     for (int k = 0; k < kTerms; ++k) xi[features_ + k] = g[static_cast<size_t>(i * kTerms + k)];
   }
-  if (!mean_.empty())
-    for (int64_t i = 0; i < *count; ++i)
-      for (int64_t j = 0; j < w; ++j) {
-        double& v = x[static_cast<size_t>(i * w + j)];
-        v = (v - mean_[static_cast<size_t>(j)]) * scale_[static_cast<size_t>(j)];
-      }
+  if (!mean_.empty()) standardise(x);
   return x;
+}
+
+void PhysicsRidge::standardise(std::vector<double>& x) const {
+  const auto w = static_cast<size_t>(features_ + kTerms);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = (x[i] - mean_[i % w]) * scale_[i % w];
 }
 
 void PhysicsRidge::fit(const std::vector<float>& rows, const std::vector<double>& target, double lambda) {
@@ -141,11 +141,7 @@ void PhysicsRidge::fit(const std::vector<float>& rows, const std::vector<double>
   }
   // Standardised in place: the design is dense, configs x features.
   std::vector<double>& x = raw;
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < w; ++j) {
-      double& v = x[static_cast<size_t>(i * w + j)];
-      v = (v - mean_[static_cast<size_t>(j)]) * scale_[static_cast<size_t>(j)];
-    }
+  standardise(x);
   const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> X(x.data(), n, w);
   Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(target.data(), n);
   bias_ = y.mean();

@@ -64,6 +64,8 @@ class PhysicsRidge {
 
  private:
   std::vector<double> design(const std::vector<float>& rows, int64_t* count) const;
+  // By the fit's means and scales, in place (count x (features_ + kTerms)).
+  void standardise(std::vector<double>& x) const;
   int64_t nc_ = 0, width_ = 0, row_ = 0, features_ = 0;
   bool known_ = false;
   std::string source_;  // the graph's file, for errors

@@ -220,14 +220,14 @@ class FittedPhysics : public Fitted {
 
 class PhysicsScorer : public Scorer {
  public:
-  PhysicsScorer(const CachedGraph& g, uint64_t seed) : g_(g), seed_(seed), ridge_(g, seed), probe_(g) {}
+  PhysicsScorer(const CachedGraph& g, uint64_t seed) : g_(g), seed_(seed), ridge_(g, seed), unfitted_(g) {}
 
   std::unique_ptr<Fitted> fit(const Measured& m, const std::string&) override {
     const std::vector<float> x = g_.config_rows(m.candidates);
     std::vector<double> y;
     for (double r : m.runtimes) y.push_back(std::log(r));
     const double lambda = baselines::choose_ridge_penalty(x, g_.config_row_elems, y, 4, seed_).lambda;
-    PhysicsRidge r(g_);
+    PhysicsRidge r = unfitted_;  // the graph's layout context, read once
     r.fit(x, y, lambda);
     note_ = "physical terms (log runtime per sd among the measured):";
     const auto e = r.term_effects();
@@ -251,7 +251,7 @@ class PhysicsScorer : public Scorer {
   const CachedGraph& g_;
   uint64_t seed_;
   RidgeScorer ridge_;
-  PhysicsRidge probe_;  // refuses a tile graph when the session starts
+  PhysicsRidge unfitted_;  // each fit's start; refuses a tile graph when the session starts
   std::string note_;
 };
 
