@@ -19,7 +19,7 @@ torch::Tensor ResMlpBlockImpl::forward(const torch::Tensor& x) {
 }
 
 bool uses_layout_context(const ModelOptions& o) {
-  return o.kind == "layout" && o.name == "focus" && o.config_feat_width == 3 * LayoutContext::kSlots;
+  return model_reads_layout_context(o.kind == "layout", o.name, o.config_feat_width);
 }
 
 LayoutFocusImpl::LayoutFocusImpl(const ModelOptions& options) : options_(options) {

@@ -14,6 +14,7 @@ nlohmann::json Normalizer::to_json() const {
   j["node"] = node.to_json();
   if (config.width() > 0) j["config"] = config.to_json();
   if (tile_features) j["tile_features"] = true;
+  if (layout_context > 0) j["layout_context"] = layout_context;
   return j;
 }
 
@@ -23,12 +24,18 @@ Normalizer Normalizer::from_json(const nlohmann::json& j, const std::string& wha
   n.node = FeatureStats::from_json(j["node"], what);
   if (j.contains("config")) n.config = FeatureStats::from_json(j["config"], what);
   n.tile_features = j.value("tile_features", false);
+  if (j.contains("layout_context")) {
+    if (!j["layout_context"].is_number_integer() || j["layout_context"].get<int64_t>() < 1)
+      throw Error(what, "", "\"layout_context\" must be an integer >= 1, got " + j["layout_context"].dump());
+    n.layout_context = j["layout_context"].get<int64_t>();
+  }
   return n;
 }
 
 Normalizer fit_normalizer(GraphKind kind, const std::vector<const CachedGraph*>& train, bool tile_features) {
   if (train.empty()) throw Error("no training graphs to fit normalisation statistics on");
   Normalizer n;
+  if (kind == GraphKind::Layout) n.layout_context = LayoutContext::kVersion;
   // The tiling features read the 24 published columns; files of another
   // width (hand-made ones) train on their own columns alone.
   n.tile_features = kind == GraphKind::Tile && tile_features && train.front()->config_row_elems == kTileConfigColumns;

@@ -24,6 +24,9 @@ struct Normalizer {
   // Tile: the config rows carry the derived tiling features after the
   // published columns (config covers both).
   bool tile_features = false;
+  // Layout: the LayoutContext::kVersion the run was trained with (0: none
+  // recorded, runs before versions were; see check_layout_context).
+  int64_t layout_context = 0;
   nlohmann::json to_json() const;
   static Normalizer from_json(const nlohmann::json& j, const std::string& what);
 };

@@ -38,8 +38,11 @@ Normalizer init_normaliser(const TrainOptions& o) {
   const RunDir run(o.init);
   if (!std::filesystem::is_directory(o.init)) throw Error(o.init, "", "--init: no such run folder");
   if (!run.has("best.pt")) throw Error(o.init, "best.pt", "--init: the run holds no trained model yet");
-  check_prior(load_run_options(o.init), o);
-  return read_stats(run);
+  const TrainOptions prior = load_run_options(o.init);
+  check_prior(prior, o);
+  Normalizer norm = read_stats(run);
+  check_layout_context(o.init, prior, norm);
+  return norm;
 }
 
 InitCopy copy_init_weights(models::RankModelImpl& model, const TrainOptions& o) {

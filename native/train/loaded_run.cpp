@@ -2,11 +2,13 @@
 
 #include "fastslow/data/collection.h"
 #include "fastslow/error.h"
+#include "fastslow/features/layout_context.h"
 #include "train/data_sources.h"
 #include "train/process.h"
 #include "train/run_files.h"
 #include "train/run_dir.h"
 #include "train/trainer.h"
+#include "models/layout_focus.h"
 #include "models/registry.h"
 
 namespace fastslow::train {
@@ -24,6 +26,11 @@ models::ModelOptions model_options(const TrainOptions& o, const Normalizer& norm
   return m;
 }
 
+void check_layout_context(const std::string& path, const TrainOptions& o, const Normalizer& norm) {
+  if (o.config_feat_width > 0 && models::uses_layout_context(model_options(o, norm)))
+    check_layout_context_version(norm.layout_context, RunDir(path).file("stats.json"));
+}
+
 TrainOptions load_run_options(const std::string& path) {
   return read_config(RunDir(path));
 }
@@ -37,6 +44,7 @@ LoadedRun load_run(const std::string& path, const std::string& device) {
   models::keep_freed_cpu_memory();
   if (r.options.config_feat_width <= 0) throw Error(run.file("config.json"), "", "no config_feat_width");
   r.model_options = model_options(r.options, r.norm);
+  check_layout_context(path, r.options, r.norm);
   try {
     r.model = models::make_model(r.model_options);
   } catch (const Error& e) {

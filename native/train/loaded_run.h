@@ -46,4 +46,10 @@ std::vector<GraphEntry> load_split(const LoadedRun& run, const std::string& spli
 // options' config_feat_width).
 models::ModelOptions model_options(const TrainOptions& o, const Normalizer& norm);
 
+// Throws Error naming RUN/stats.json when the run's model reads the layout
+// context and was trained on another version of it (LayoutContext::kVersion):
+// loading, resuming or starting from it (--init) would feed it features it
+// was not fitted to.
+void check_layout_context(const std::string& run, const TrainOptions& o, const Normalizer& norm);
+
 }  // namespace fastslow::train

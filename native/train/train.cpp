@@ -141,8 +141,10 @@ TrainResult run_training(TrainOptions o, bool resuming, const Callbacks& callbac
   configure_process(o.threads);
   const RunDir run(o.out, sync->rank() == 0);
   std::optional<Normalizer> norm;
-  if (resuming) norm = read_stats(run);
-  else if (!o.init.empty()) norm = init_normaliser(o);  // the prior's weights read inputs scaled its way
+  if (resuming) {
+    norm = read_stats(run);
+    check_layout_context(o.out, o, *norm);
+  } else if (!o.init.empty()) norm = init_normaliser(o);  // the prior's weights read inputs scaled its way
   auto data = std::make_shared<const PreparedData>(
       prepare(data_spec(o), pick_device(o.device), norm, preparation_progress(callbacks), messages(callbacks)));
   if (!resuming) complete_options(o, *data);

@@ -18,6 +18,7 @@
 #include "export/export_onnx.h"
 #include "export/model_card_json.h"
 #include "fastslow/error.h"
+#include "fastslow/features/layout_context.h"
 #include "fastslow/rank/model_card.h"
 #include "model_test_graphs.h"
 #include "models/ensemble_model.h"
@@ -171,6 +172,7 @@ void write_run(const std::string& dir, const RunSpec& s, uint64_t seed) {
   o.out = dir;
   o.apply_defaults();
   train::Normalizer norm;
+  norm.layout_context = LayoutContext::kVersion;  // as training records it
   for (int64_t i = 0; i < kNodeWidth; ++i) {
     norm.node.log_scale.push_back(i % 3 == 0);
     norm.node.mean.push_back(0.25 * static_cast<double>(i) + s.stats_shift);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fastslow/error.h"
+#include "fastslow/features/layout_context.h"
 #include "fastslow/features/tile_features.h"
 #include "test_support.h"
 
@@ -245,6 +246,38 @@ TEST(ModelCard, ReadsAnEnsemblesMembers) {
   EXPECT_EQ(c.khop, 2);
   EXPECT_EQ(c.chunk, 64);
   EXPECT_NO_THROW(c.check_fits("g.npz", GraphKind::Layout, 7, 4));
+}
+
+// A focus model on the 18 layout values reads the layout context: a card of
+// another version of it, or of none, is refused naming the card; a model
+// that reads no context (attn, or focus on other widths) needs no record.
+TEST(ModelCard, AFocusModelOfAnotherLayoutContextIsRefused) {
+  nlohmann::json j = card("layout");
+  j["model"]["name"] = "focus";
+  j["config_feat_width"] = 3 * LayoutContext::kSlots;
+  const std::vector<nlohmann::json> others = {nullptr, 1, LayoutContext::kVersion + 1};
+  for (const nlohmann::json& recorded : others) {
+    if (recorded.is_null()) j["normalization"].erase("layout_context");
+    else j["normalization"]["layout_context"] = recorded;
+    const std::string e = test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); });
+    EXPECT_NE(e.find("m/model.json"), std::string::npos) << e;
+    EXPECT_NE(e.find("train it again"), std::string::npos) << e;
+  }
+  j["normalization"]["layout_context"] = LayoutContext::kVersion;
+  EXPECT_EQ(ModelCard::from_json(j.dump(), "m/model.json").model, "focus");
+  j["normalization"]["layout_context"] = "2";
+  EXPECT_NE(test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); }).find("layout_context"),
+            std::string::npos);
+  j["normalization"].erase("layout_context");
+  j["config_feat_width"] = 4;
+  EXPECT_EQ(ModelCard::from_json(j.dump(), "m/model.json").model, "focus");
+  // An ensemble with a member that reads it is held to it too.
+  nlohmann::json e = ensemble_card();
+  e["config_feat_width"] = 3 * LayoutContext::kSlots;
+  EXPECT_NE(test::error_of([&] { ModelCard::from_json(e.dump(), "m/model.json"); }).find("train it again"),
+            std::string::npos);
+  e["normalization"]["layout_context"] = LayoutContext::kVersion;
+  EXPECT_TRUE(ModelCard::from_json(e.dump(), "m/model.json").ensemble.has_value());
 }
 
 TEST(ModelCard, RefusesAnEnsembleItCannotRankWith) {

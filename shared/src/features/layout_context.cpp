@@ -86,6 +86,22 @@ void tensor_block(const float* row, const Columns& c, float* out) {
 
 }  // namespace
 
+bool model_reads_layout_context(bool layout, const std::string& model, int64_t config_feat_width) {
+  return layout && model == "focus" && config_feat_width == 3 * kSlots;
+}
+
+void check_layout_context_version(int64_t recorded, const std::string& what) {
+  const int64_t version = recorded > 0 ? recorded : 1;
+  if (version == LayoutContext::kVersion) return;
+  if (version == 1)
+    throw Error(what, "", "the model was trained when element sizes were read from element_size_in_bits alone (0 in "
+                          "every published file, so its byte features were 0); this build reads them from the element "
+                          "type, which would change its scores: train it again");
+  throw Error(what, "", "the model was trained with layout context version " + std::to_string(version) +
+                            "; this build computes version " + std::to_string(LayoutContext::kVersion) +
+                            ": train it again with this build (or use the build it was trained with)");
+}
+
 LayoutContext unknown_layout_context(int64_t num_config_nodes) {
   LayoutContext ctx;
   ctx.num_config_nodes = num_config_nodes;

@@ -9,6 +9,7 @@
 #include "fastslow/data/collection.h"
 #include "fastslow/error.h"
 #include "fastslow/io/json_text.h"
+#include "fastslow/features/layout_context.h"
 #include "fastslow/features/tile_features.h"
 
 namespace fastslow {
@@ -172,6 +173,15 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
   if (j.contains("ensemble") && !j["ensemble"].is_null()) c.ensemble = parse_ensemble(j["ensemble"], what);
   if (c.model == "ensemble" && !c.ensemble)
     throw Error(what, "", "model card: model \"ensemble\" without an \"ensemble\" object naming its members");
+  // A model fitted to another version of the layout context would score
+  // with features it never saw: refused, naming the card.
+  const bool layout = c.kind == GraphKind::Layout;
+  bool reads_context = model_reads_layout_context(layout, c.model, c.config_feat_width);
+  if (c.ensemble)
+    for (const EnsembleMember& m : c.ensemble->members)
+      reads_context = reads_context || model_reads_layout_context(layout, m.model, c.config_feat_width);
+  if (reads_context)
+    check_layout_context_version(norm.contains("layout_context") ? int_field(norm, "layout_context", what, 1) : 0, what);
   const int64_t khop = int_field(field(j, "pruning", what), "khop", what, 0);
   // Hops beyond int's range reach every node anyway: refused, never wrapped.
   if (khop > std::numeric_limits<int>::max())

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace fastslow {
@@ -41,11 +42,27 @@ struct LayoutContext {
   static constexpr int kOutput = 0, kInput = kTensorWidth, kKernel = 2 * kTensorWidth;
   static constexpr int kInProducer = 3 * kTensorWidth, kKernelProducer = kInProducer + 1;
   static constexpr int kWidth = kKernelProducer + 1;
+  // Raised whenever what the table holds for a given file changes, so that a
+  // model trained on the old table is refused instead of fed the new one
+  // (its weights were fitted to what the old table said). Runs (stats.json)
+  // and model cards record it. 1 (runs and cards that record none): element
+  // bits from element_size_in_bits alone, which every published file leaves
+  // 0, so the models' byte terms were 0. 2: from the element type there.
+  static constexpr int kVersion = 2;
 
   int64_t num_config_nodes = 0;
   bool known = false;        // the feature columns were found
   std::vector<float> values;  // num_config_nodes x kWidth
 };
+
+// Whether a model reads this table beside its config values: layout
+// `focus` on the published 18 config values per node (models/layout_focus.h).
+// The trainer, the exporter and the model card reader all ask here.
+bool model_reads_layout_context(bool layout, const std::string& model, int64_t config_feat_width);
+
+// Throws Error naming `what` (the run's stats.json or the model card) unless
+// `recorded` (0: none recorded, i.e. version 1) is LayoutContext::kVersion.
+void check_layout_context_version(int64_t recorded, const std::string& what);
 
 // The table of nc nodes about which nothing is known.
 LayoutContext unknown_layout_context(int64_t num_config_nodes);
