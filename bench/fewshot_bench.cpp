@@ -3,6 +3,9 @@
 // (split_measured, draw = split seed), every other config is held out, and
 // three rankers are scored on the held-out ones:
 //   ridge            one-hot ridge, penalty by 4-fold cross-validation in the N;
+//   physics          `tune --predictor physics`'s ridge (tune/physics_ridge.h):
+//                    ridge's penalty, centred one-hot values plus five shared
+//                    byte terms (none on files without the 140 columns);
 //   fastslow         the per-program default, `fastslow train --measured N`;
 //   fastslow --init  the same, starting from a prior run (--init RUN), where
 //                    its node features fit the graph's.
@@ -36,6 +39,7 @@
 #include "train/run_dir.h"
 #include "train/run_files.h"
 #include "train/trainer.h"
+#include "tune/physics_ridge.h"
 
 #include "int_list.h"
 #include "stale_run.h"
@@ -135,7 +139,7 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
                 static_cast<long long>(g.node_feat_width), init.c_str());
     use_init = false;
   }
-  std::vector<std::string> methods = {"ridge", "fastslow"};
+  std::vector<std::string> methods = {"ridge", "physics", "fastslow"};
   if (use_init) methods.push_back("fastslow --init");
   std::map<std::string, std::map<int64_t, Cell>> cells;
   for (int64_t n : ns) {
@@ -153,9 +157,12 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
         baselines::OneHotRidge ridge;
         ridge.fit(x, g.config_row_elems, y, c.lambda);
         cells["ridge"][n].draws.push_back(score_of(ridge.predict(g.config_rows(split.holdout)), held_rt));
+        tune::PhysicsRidge physics(g);
+        physics.fit(x, y, c.lambda);
+        cells["physics"][n].draws.push_back(score_of(physics.predict(g.config_rows(split.holdout)), held_rt));
       }
       for (const std::string& m : methods) {
-        if (m == "ridge") continue;
+        if (m == "ridge" || m == "physics") continue;
         const bool with_init = m != "fastslow";
         const std::string dir = out + "/" + stem + "/n" + std::to_string(n) + "-d" + std::to_string(d) +
                                 (with_init ? "-init" : "-scratch");
@@ -165,8 +172,9 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
         cells[m][n].draws.push_back(score_of(scores, rt));
         if (!with_init && !table.empty()) cells["  its table alone"][n].draws.push_back(score_of(table, rt));
       }
-      std::fprintf(stderr, "%s N=%lld draw %d: ridge %.3f fastslow %.3f\n", stem.c_str(), static_cast<long long>(n), d,
-                   cells["ridge"][n].draws.back().kendall, cells["fastslow"][n].draws.back().kendall);
+      std::fprintf(stderr, "%s N=%lld draw %d: ridge %.3f physics %.3f fastslow %.3f\n", stem.c_str(),
+                   static_cast<long long>(n), d, cells["ridge"][n].draws.back().kendall,
+                   cells["physics"][n].draws.back().kendall, cells["fastslow"][n].draws.back().kendall);
     }
   }
   std::printf("\n%s: %lld unique configs; %d draws per N; held out: every config not measured\n", stem.c_str(),
@@ -174,7 +182,7 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
   std::printf("%6s  %-16s %8s %6s %8s %8s %8s  %s\n", "N", "ranker", "kendall", "sd", "top1", "top5", "tail10",
               "kendall - ridge");
   std::vector<std::string> rows = methods;
-  if (cells.count("  its table alone")) rows.insert(rows.begin() + 2, "  its table alone");
+  if (cells.count("  its table alone")) rows.insert(rows.begin() + 3, "  its table alone");
   for (int64_t n : ns) {
     if (!cells["ridge"].count(n)) continue;
     for (const std::string& m : rows) {
