@@ -15,6 +15,7 @@
 // Usage: fastslow_bench_fewshot OUT [--ns 16,32,...] [--draws D] [--init RUN] FILE...
 // Runs go to OUT/<stem>/n<N>-d<D>-<method>; finished ones are reused
 // (unless this binary is newer: stale_run.h).
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -139,7 +140,8 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
                 static_cast<long long>(g.node_feat_width), init.c_str());
     use_init = false;
   }
-  std::vector<std::string> methods = {"ridge", "physics", "fastslow"};
+  std::vector<std::string> methods = {"ridge", "fastslow"};
+  if (g.kind == GraphKind::Layout) methods.insert(methods.begin() + 1, "physics");
   if (use_init) methods.push_back("fastslow --init");
   std::map<std::string, std::map<int64_t, Cell>> cells;
   for (int64_t n : ns) {
@@ -157,9 +159,11 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
         baselines::OneHotRidge ridge;
         ridge.fit(x, g.config_row_elems, y, c.lambda);
         cells["ridge"][n].draws.push_back(score_of(ridge.predict(g.config_rows(split.holdout)), held_rt));
-        tune::PhysicsRidge physics(g);
-        physics.fit(x, y, c.lambda);
-        cells["physics"][n].draws.push_back(score_of(physics.predict(g.config_rows(split.holdout)), held_rt));
+        if (g.kind == GraphKind::Layout) {  // physics prices layouts only
+          tune::PhysicsRidge physics(g);
+          physics.fit(x, y, c.lambda);
+          cells["physics"][n].draws.push_back(score_of(physics.predict(g.config_rows(split.holdout)), held_rt));
+        }
       }
       for (const std::string& m : methods) {
         if (m == "ridge" || m == "physics") continue;
@@ -174,7 +178,8 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
       }
       std::fprintf(stderr, "%s N=%lld draw %d: ridge %.3f physics %.3f fastslow %.3f\n", stem.c_str(),
                    static_cast<long long>(n), d, cells["ridge"][n].draws.back().kendall,
-                   cells["physics"][n].draws.back().kendall, cells["fastslow"][n].draws.back().kendall);
+                   cells["physics"].count(n) ? cells["physics"][n].draws.back().kendall : kNaN,
+                   cells["fastslow"][n].draws.back().kendall);
     }
   }
   std::printf("\n%s: %lld unique configs; %d draws per N; held out: every config not measured\n", stem.c_str(),
@@ -182,7 +187,8 @@ bool bench_file(const std::string& out, const std::string& file, const std::vect
   std::printf("%6s  %-16s %8s %6s %8s %8s %8s  %s\n", "N", "ranker", "kendall", "sd", "top1", "top5", "tail10",
               "kendall - ridge");
   std::vector<std::string> rows = methods;
-  if (cells.count("  its table alone")) rows.insert(rows.begin() + 3, "  its table alone");
+  if (cells.count("  its table alone"))
+    rows.insert(std::find(rows.begin(), rows.end(), "fastslow") + 1, "  its table alone");
   for (int64_t n : ns) {
     if (!cells["ridge"].count(n)) continue;
     for (const std::string& m : rows) {

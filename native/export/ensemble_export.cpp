@@ -45,8 +45,11 @@ std::string preparation_difference(const train::LoadedRun& first, const train::L
            (pa.empty() ? std::string("none (a collection run)") : pa);
   if (first.model_options.opcode_vocab != r.model_options.opcode_vocab)
     return differs("opcode vocabulary", first.model_options.opcode_vocab, r.model_options.opcode_vocab);
-  if (train::read_stats(train::RunDir(a.out)).to_json() != train::read_stats(train::RunDir(b.out)).to_json())
-    return "normalisation statistics (stats.json) differ";
+  const train::Normalizer na = train::read_stats(train::RunDir(a.out)), nb = train::read_stats(train::RunDir(b.out));
+  if (na.layout_context != nb.layout_context)
+    return "layout context version " + std::to_string(nb.layout_context) + " (0: none recorded), not " +
+           std::to_string(na.layout_context) + " (stats.json): train the older member again";
+  if (na.to_json() != nb.to_json()) return "normalisation statistics (stats.json) differ";
   return "";
 }
 

@@ -28,7 +28,7 @@ models::ModelOptions model_options(const TrainOptions& o, const Normalizer& norm
 
 void check_layout_context(const std::string& path, const TrainOptions& o, const Normalizer& norm) {
   if (o.config_feat_width > 0 && models::uses_layout_context(model_options(o, norm)))
-    check_layout_context_version(norm.layout_context, RunDir(path).file("stats.json"));
+    check_layout_context_version(norm.layout_context, norm.node.width(), RunDir(path).file("stats.json"));
 }
 
 TrainOptions load_run_options(const std::string& path) {

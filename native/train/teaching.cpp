@@ -16,6 +16,8 @@
 #include "train/ensemble.h"
 #include "train/ensemble_spec.h"
 #include "train/loaded_run.h"
+#include "train/run_dir.h"
+#include "train/run_files.h"
 #include "train/score_rows.h"
 
 namespace fastslow::train {
@@ -72,6 +74,9 @@ void check_teacher(const Teacher& t, const std::string& path, const TrainOptions
     throw Error(path, "", "--teacher ranks " + kind + " configs; this run's graphs are " + graph_kind_name(data.kind) +
                               " graphs");
   for (const std::string& run : t.runs) {
+    // Before the cached scores are reused: a teacher this build refuses
+    // (another layout context) must not teach from what an older build scored.
+    check_layout_context(run, load_run_options(run), read_stats(RunDir(run)));
     const std::string graph = load_run_options(run).graph;
     if (graph.empty()) continue;
     // A per-program teacher knows one graph (its wide table is that graph's).

@@ -9,6 +9,7 @@
 
 #include "fastslow/error.h"
 #include "fastslow/features/layout_context.h"
+#include "fastslow/graph/hlo_tables.h"
 #include "fastslow/features/tile_features.h"
 #include "test_support.h"
 
@@ -252,9 +253,12 @@ TEST(ModelCard, ReadsAnEnsemblesMembers) {
 // another version of it, or of none, is refused naming the card; a model
 // that reads no context (attn, or focus on other widths) needs no record.
 TEST(ModelCard, AFocusModelOfAnotherLayoutContextIsRefused) {
+  const int64_t published = static_cast<int64_t>(node_feature_names().size());
   nlohmann::json j = card("layout");
   j["model"]["name"] = "focus";
   j["config_feat_width"] = 3 * LayoutContext::kSlots;
+  j["node_feat_width"] = published;
+  j["normalization"]["node"] = stats(published);
   const std::vector<nlohmann::json> others = {nullptr, 1, LayoutContext::kVersion + 1};
   for (const nlohmann::json& recorded : others) {
     if (recorded.is_null()) j["normalization"].erase("layout_context");
@@ -269,11 +273,23 @@ TEST(ModelCard, AFocusModelOfAnotherLayoutContextIsRefused) {
   EXPECT_NE(test::error_of([&] { ModelCard::from_json(j.dump(), "m/model.json"); }).find("layout_context"),
             std::string::npos);
   j["normalization"].erase("layout_context");
+  j["model"]["name"] = "attn";
+  EXPECT_EQ(ModelCard::from_json(j.dump(), "m/model.json").model, "attn");
+  j["model"]["name"] = "focus";
   j["config_feat_width"] = 4;
   EXPECT_EQ(ModelCard::from_json(j.dump(), "m/model.json").model, "focus");
+  // Files without the published columns always got the "unknown" table.
+  j["config_feat_width"] = 3 * LayoutContext::kSlots;
+  j["node_feat_width"] = 7;
+  j["normalization"]["node"] = stats(7);
+  EXPECT_EQ(ModelCard::from_json(j.dump(), "m/model.json").model, "focus");
+  j["node_feat_width"] = published;
+  j["normalization"]["node"] = stats(published);
   // An ensemble with a member that reads it is held to it too.
   nlohmann::json e = ensemble_card();
   e["config_feat_width"] = 3 * LayoutContext::kSlots;
+  e["node_feat_width"] = published;
+  e["normalization"]["node"] = stats(published);
   EXPECT_NE(test::error_of([&] { ModelCard::from_json(e.dump(), "m/model.json"); }).find("train it again"),
             std::string::npos);
   e["normalization"]["layout_context"] = LayoutContext::kVersion;

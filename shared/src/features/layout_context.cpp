@@ -90,14 +90,16 @@ bool model_reads_layout_context(bool layout, const std::string& model, int64_t c
   return layout && model == "focus" && config_feat_width == 3 * kSlots;
 }
 
-void check_layout_context_version(int64_t recorded, const std::string& what) {
-  const int64_t version = recorded > 0 ? recorded : 1;
-  if (version == LayoutContext::kVersion) return;
-  if (version == 1)
-    throw Error(what, "", "the model was trained when element sizes were read from element_size_in_bits alone (0 in "
-                          "every published file, so its byte features were 0); this build reads them from the element "
-                          "type, which would change its scores: train it again");
-  throw Error(what, "", "the model was trained with layout context version " + std::to_string(version) +
+void check_layout_context_version(int64_t recorded, int64_t node_feat_width, const std::string& what) {
+  if (recorded == LayoutContext::kVersion || node_feat_width != static_cast<int64_t>(node_feature_names().size())) return;
+  if (recorded <= 0)
+    throw Error(what, "", "records no layout-context version (fastslow records it since December 2026); a model "
+                          "trained before element sizes came from the element type saw byte features of 0 on every "
+                          "published file, and this build feeds it others: train it again (one known to be trained "
+                          "after that fix is kept by adding \"layout_context\": " +
+                              std::to_string(LayoutContext::kVersion) + " to stats.json, or to model.json's "
+                              "\"normalization\")");
+  throw Error(what, "", "the model was trained with layout context version " + std::to_string(recorded) +
                             "; this build computes version " + std::to_string(LayoutContext::kVersion) +
                             ": train it again with this build (or use the build it was trained with)");
 }

@@ -181,7 +181,8 @@ ModelCard ModelCard::from_json(const std::string& text, const std::string& what)
     for (const EnsembleMember& m : c.ensemble->members)
       reads_context = reads_context || model_reads_layout_context(layout, m.model, c.config_feat_width);
   if (reads_context)
-    check_layout_context_version(norm.contains("layout_context") ? int_field(norm, "layout_context", what, 1) : 0, what);
+    check_layout_context_version(norm.contains("layout_context") ? int_field(norm, "layout_context", what, 1) : 0,
+                                 c.node_feat_width, what);
   const int64_t khop = int_field(field(j, "pruning", what), "khop", what, 0);
   // Hops beyond int's range reach every node anyway: refused, never wrapped.
   if (khop > std::numeric_limits<int>::max())

@@ -45,9 +45,10 @@ struct LayoutContext {
   // Raised whenever what the table holds for a given file changes, so that a
   // model trained on the old table is refused instead of fed the new one
   // (its weights were fitted to what the old table said). Runs (stats.json)
-  // and model cards record it. 1 (runs and cards that record none): element
-  // bits from element_size_in_bits alone, which every published file leaves
-  // 0, so the models' byte terms were 0. 2: from the element type there.
+  // and model cards record it; those of builds before it was recorded have
+  // none, and may be of version 1. 1: element bits from element_size_in_bits
+  // alone, which every published file leaves 0, so the models' byte terms
+  // were 0. 2: from the element type there.
   static constexpr int kVersion = 2;
 
   int64_t num_config_nodes = 0;
@@ -61,8 +62,10 @@ struct LayoutContext {
 bool model_reads_layout_context(bool layout, const std::string& model, int64_t config_feat_width);
 
 // Throws Error naming `what` (the run's stats.json or the model card) unless
-// `recorded` (0: none recorded, i.e. version 1) is LayoutContext::kVersion.
-void check_layout_context_version(int64_t recorded, const std::string& what);
+// `recorded` (0: none recorded) is LayoutContext::kVersion. A model of
+// files without the published node-feature columns (node_feat_width) always
+// read the "unknown" table, which no version changed: never refused.
+void check_layout_context_version(int64_t recorded, int64_t node_feat_width, const std::string& what);
 
 // The table of nc nodes about which nothing is known.
 LayoutContext unknown_layout_context(int64_t num_config_nodes);
