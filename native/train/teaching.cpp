@@ -76,8 +76,9 @@ void check_teacher(const Teacher& t, const std::string& path, const TrainOptions
   for (const std::string& run : t.runs) {
     // Before the cached scores are reused: a teacher this build refuses
     // (another layout context) must not teach from what an older build scored.
-    check_layout_context(run, load_run_options(run), read_stats(RunDir(run)));
-    const std::string graph = load_run_options(run).graph;
+    const TrainOptions options = load_run_options(run);
+    check_layout_context(run, options, read_stats(RunDir(run)));
+    const std::string& graph = options.graph;
     if (graph.empty()) continue;
     // A per-program teacher knows one graph (its wide table is that graph's).
     std::error_code ec;

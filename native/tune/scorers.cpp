@@ -49,10 +49,12 @@ namespace {
 // the others a bootstrap of them.
 class FittedRidge : public Fitted {
  public:
-  explicit FittedRidge(std::vector<baselines::OneHotRidge> members) : members_(std::move(members)) {}
+  FittedRidge(std::vector<baselines::OneHotRidge> members, double lambda)
+      : members_(std::move(members)), lambda_(lambda) {}
   std::vector<double> score_rows(const std::vector<float>& rows) override { return moments(rows).first; }
   std::vector<double> spread_rows(const std::vector<float>& rows) override { return moments(rows).second; }
   const std::vector<baselines::OneHotRidge>& members() const { return members_; }
+  double lambda() const { return lambda_; }  // chosen by cross-validation on the measured configs
 
  private:
   std::pair<std::vector<double>, std::vector<double>> moments(const std::vector<float>& rows) const {
@@ -71,6 +73,7 @@ class FittedRidge : public Fitted {
     return {s, sq};
   }
   std::vector<baselines::OneHotRidge> members_;
+  double lambda_;
 };
 
 class RidgeScorer : public Scorer {
@@ -101,12 +104,16 @@ class RidgeScorer : public Scorer {
       members.emplace_back();
       members.back().fit(bx, w, by, lambda);
     }
-    return std::make_unique<FittedRidge>(std::move(members));
+    return std::make_unique<FittedRidge>(std::move(members), lambda);
   }
 
   Prediction predict(const Measured& m, const std::string& dir) override {
     const std::unique_ptr<Fitted> f = fit(m, dir);
-    const auto& members = static_cast<const FittedRidge&>(*f).members();
+    return ensemble_prediction(static_cast<const FittedRidge&>(*f));
+  }
+  // Every config's mean rank over the members, and its spread.
+  Prediction ensemble_prediction(const FittedRidge& f) const {
+    const auto& members = f.members();
     const size_t count = static_cast<size_t>(g_.groups.num_groups());
     std::vector<std::vector<double>> member_ranks;
     for (const auto& ridge : members) member_ranks.push_back(rank_fractions(ridge.predict(rows_)));
@@ -124,6 +131,8 @@ class RidgeScorer : public Scorer {
     return p;
   }
   std::string name() const override { return "ridge"; }
+  // Every config's values (all groups), read once for the session.
+  const std::vector<float>& all_rows() const { return rows_; }
 
  private:
   static constexpr int kMembers = 8;
@@ -185,7 +194,7 @@ class RunScorer : public Scorer {
   }
 
   Prediction predict(const Measured& m, const std::string& dir) override {
-    return beside_ridge(fit(m, dir)->score_rows(g_.config_rows(g_.all_groups())), ridge_.predict(m, dir));
+    return beside_ridge(fit(m, dir)->score_rows(ridge_.all_rows()), ridge_.predict(m, dir));
   }
   std::string name() const override { return "fastslow"; }
   std::string fitted_note(const std::string& dir) const override {
@@ -212,7 +221,6 @@ class FittedPhysics : public Fitted {
  public:
   explicit FittedPhysics(PhysicsRidge r) : r_(std::move(r)) {}
   std::vector<double> score_rows(const std::vector<float>& rows) override { return r_.predict(rows); }
-  const PhysicsRidge& ridge() const { return r_; }
 
  private:
   PhysicsRidge r_;
@@ -222,11 +230,27 @@ class PhysicsScorer : public Scorer {
  public:
   PhysicsScorer(const CachedGraph& g, uint64_t seed) : g_(g), seed_(seed), ridge_(g, seed), unfitted_(g) {}
 
-  std::unique_ptr<Fitted> fit(const Measured& m, const std::string&) override {
+  std::unique_ptr<Fitted> fit(const Measured& m, const std::string&) override { return fit_with(m, nullptr); }
+  // The round's ridge ensemble chooses the same penalty on the same
+  // measurements: it is chosen once, there.
+  Prediction predict(const Measured& m, const std::string& dir) override {
+    const std::unique_ptr<Fitted> ensemble = ridge_.fit(m, dir);
+    const auto& ridge = static_cast<const FittedRidge&>(*ensemble);
+    return beside_ridge(fit_with(m, &ridge)->score_rows(ridge_.all_rows()),
+                        ridge_.ensemble_prediction(ridge));
+  }
+  std::string name() const override { return "physics"; }
+  std::string fitted_note(const std::string&) const override { return note_; }
+
+ private:
+  // With the penalty of `ridge` fitted on the same measurements, or chosen
+  // here as RidgeScorer chooses it.
+  std::unique_ptr<Fitted> fit_with(const Measured& m, const FittedRidge* ridge) {
     const std::vector<float> x = g_.config_rows(m.candidates);
     std::vector<double> y;
     for (double r : m.runtimes) y.push_back(std::log(r));
-    const double lambda = baselines::choose_ridge_penalty(x, g_.config_row_elems, y, 4, seed_).lambda;
+    const double lambda =
+        ridge ? ridge->lambda() : baselines::choose_ridge_penalty(x, g_.config_row_elems, y, 4, seed_).lambda;
     PhysicsRidge r = unfitted_;  // the graph's layout context, read once
     r.fit(x, y, lambda);
     note_ = "physical terms (log runtime per sd among the measured):";
@@ -241,13 +265,7 @@ class PhysicsScorer : public Scorer {
       }
     return std::make_unique<FittedPhysics>(std::move(r));
   }
-  Prediction predict(const Measured& m, const std::string& dir) override {
-    return beside_ridge(fit(m, dir)->score_rows(g_.config_rows(g_.all_groups())), ridge_.predict(m, dir));
-  }
-  std::string name() const override { return "physics"; }
-  std::string fitted_note(const std::string&) const override { return note_; }
 
- private:
   const CachedGraph& g_;
   uint64_t seed_;
   RidgeScorer ridge_;
@@ -272,7 +290,7 @@ class LoadedScorer : public Scorer {
       : model_(std::move(model)), g_(g), ridge_(g, seed) {}
   std::unique_ptr<Fitted> fit(const Measured&, const std::string&) override { return std::make_unique<SharedFitted>(model_); }
   Prediction predict(const Measured& m, const std::string& dir) override {
-    return beside_ridge(model_->score_rows(g_.config_rows(g_.all_groups())), ridge_.predict(m, dir));
+    return beside_ridge(model_->score_rows(ridge_.all_rows()), ridge_.predict(m, dir));
   }
   std::string name() const override { return "run"; }
 

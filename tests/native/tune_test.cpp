@@ -768,24 +768,32 @@ std::string generated_graph(const test::TempDir& dir) {
   return dir.file("graph.npz");
 }
 
+// On the generated graph: `start` configs, one round of 8, then `propose`
+// proposals from a search of `budget` candidates.
+TuneSettings proposing_session(const test::TempDir& dir, const std::string& predictor, int64_t start,
+                               int64_t propose, int64_t budget) {
+  TuneSettings s;
+  s.graph = generated_graph(dir);
+  s.out = dir.file("t");
+  s.predictor = predictor;
+  s.rounds = 1;
+  s.batch = 8;
+  s.start = start;
+  s.propose = propose;
+  s.search.budget = budget;
+  return s;
+}
+
 // --propose K: K legal configs nobody measured, as a graph file every
 // command reads, a CSV and tune.json's record; the generator prices them.
 // The fastslow predictor's run scores them, the ridge ensemble disagrees.
 TEST(TuneProposals, ProposedConfigsAreLegalNewAndParseBack) {
   test::TempDir dir;
-  const std::string file = generated_graph(dir);
-  TuneSettings s;
-  s.graph = file;
-  s.out = dir.file("t");
-  s.predictor = "fastslow";
+  TuneSettings s = proposing_session(dir, "fastslow", 24, 8, 1500);
+  const std::string file = s.graph;
   s.run.epochs = 2;
-  s.rounds = 1;
-  s.batch = 8;
-  s.start = 24;
   s.seed = 3;
-  s.propose = 8;
   s.space = SpaceKind::Orders;
-  s.search.budget = 1500;
   std::vector<int64_t> progress;
   const TuneOutcome o = run_session(s, {}, {}, [&](int64_t done, int64_t) { progress.push_back(done); });
   ASSERT_FALSE(o.proposals.is_null());
@@ -1024,15 +1032,7 @@ TEST(TuneProposals, ACollectionsRunScoresATileKernelAsItIs) {
 // Ctrl-C during the search keeps what it found.
 TEST(TuneProposals, AStoppedSearchKeepsWhatItFound) {
   test::TempDir dir;
-  TuneSettings s;
-  s.graph = generated_graph(dir);
-  s.out = dir.file("t");
-  s.predictor = "ridge";
-  s.rounds = 1;
-  s.batch = 8;
-  s.start = 16;
-  s.propose = 5;
-  s.search.budget = 5000;
+  TuneSettings s = proposing_session(dir, "ridge", 16, 5, 5000);
   s.search.generation = 256;
   int calls = 0;
   // Rounds 0 and 1 ask once each; the search after each batch it scores:
@@ -1157,16 +1157,8 @@ TEST(PhysicsRidge, PricesOrdersTheFileNeverHolds) {
 // round's line naming the terms; a tile graph is refused by name.
 TEST(PhysicsRidge, ASessionProposesWithItAndATileGraphIsRefused) {
   test::TempDir dir;
-  TuneSettings s;
-  s.graph = generated_graph(dir);
-  s.out = dir.file("t");
-  s.predictor = "physics";
-  s.rounds = 1;
-  s.batch = 8;
-  s.start = 24;
-  s.propose = 6;
+  TuneSettings s = proposing_session(dir, "physics", 24, 6, 800);
   s.space = SpaceKind::Orders;
-  s.search.budget = 800;
   std::vector<std::string> said;
   const TuneOutcome o = run_session(s, [&](const std::string& line) { said.push_back(line); });
   ASSERT_FALSE(o.proposals.is_null());
