@@ -113,7 +113,8 @@ void fit_table(models::ProgramModelImpl& program, const PreparedData& d, uint64_
       !f.sparse_node_ids.empty() ? " (the " + table_kind(f) + ": forward selection, cross-validation preferred them)"
       : f.rows     ? std::string()
       : f.relevance ? " (" + note + ")"
-                   : std::string(" (values alone: cross-validation preferred them to whole rows)");
+      : f.fitted_valid ? std::string(" (values alone: cross-validation preferred them to whole rows)")
+                   : std::string(" (values alone: whole rows did not beat them on the valid configs by Kendall's noise)");
   // The relevance ridge has no penalty: the evidence chose its variances.
   char penalty[64] = "no penalty";
   if (!f.relevance) std::snprintf(penalty, sizeof penalty, "lambda %g", f.lambda);

@@ -22,7 +22,7 @@ struct Interacting {
   static constexpr int64_t kConfigs = 400, kNodes = 3, kWidth = 4;
   std::vector<float> feat;
   std::vector<int64_t> runtime;
-  Interacting() {
+  explicit Interacting(bool interaction = true) {
     std::mt19937 rng(11);
     std::uniform_int_distribution<int> bit(0, 1), val(-1, 3);
     for (int64_t c = 0; c < kConfigs; ++c) {
@@ -31,7 +31,7 @@ struct Interacting {
         const float a = static_cast<float>(bit(rng)), b = static_cast<float>(bit(rng)), x = static_cast<float>(val(rng));
         feat.insert(feat.end(), {a, b, x, -1.0f});
         log_t += 0.05 * static_cast<double>(j + 1) * x;        // additive
-        if (j == 0 && a == 1 && b == 1) log_t += 0.8;           // interaction
+        if (interaction && j == 0 && a == 1 && b == 1) log_t += 0.8;
       }
       runtime.push_back(static_cast<int64_t>(std::exp(log_t) * 1000.0));
     }
@@ -49,9 +49,9 @@ struct Split {
   Normalizer norm;
 };
 
-Split entries(const test::TempDir& dir) {
+Split entries(const test::TempDir& dir, bool interaction = true) {
   const std::string src = dir.file("program.npz");
-  test::write_bytes(src, Interacting().arrays().bytes());
+  test::write_bytes(src, Interacting(interaction).arrays().bytes());
   CachedGraph c = CachedGraph::open(src, {dir.file("cache"), 1});
   Split s;
   s.norm = fit_normalizer(GraphKind::Layout, {&c}, false);
@@ -85,6 +85,7 @@ TEST(WideInit, TheTableLearnsAnInteractionWithinANodeThatValuesAloneMiss) {
   const Split s = entries(dir);
   models::LayoutWide w(Interacting::kNodes, Interacting::kWidth);
   const WideFit f = fit_wide_table(*w, s.fit, s.valid, 0);
+  EXPECT_TRUE(f.rows);
   EXPECT_GT(f.valid_kendall, 0.95);
   EXPECT_EQ(f.rows_used, static_cast<int64_t>(s.fit.train_groups.size()));
   EXPECT_GT(f.features, 0);
@@ -135,6 +136,32 @@ TEST(WideInit, TheTableScoresWhatRidgeOnItsDesignPredicts) {
   // Equal up to one constant (the intercept and the "other rows" shifts).
   const double shift = want[0] - got[0];
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(want[i] - got[i], shift, 1e-4) << i;
+}
+
+// Without the interaction whole rows only memorise configs: with 80 valid
+// configs they must beat the values alone by Kendall's noise over them, so
+// the values are kept, and the table scores what ridge on the values
+// alone predicts at the chosen penalty.
+TEST(WideInit, RowsThatDoNotBeatTheValuesByTheNoiseAreLeftOut) {
+  test::TempDir dir;
+  const Split s = entries(dir, false);
+  ASSERT_GE(static_cast<int64_t>(s.valid.eval_groups.size()), kFewValid);
+  models::LayoutWide w(Interacting::kNodes, Interacting::kWidth);
+  const WideFit f = fit_wide_table(*w, s.fit, s.valid, 0);
+  EXPECT_FALSE(f.rows);
+  EXPECT_FALSE(f.fitted_valid);
+  EXPECT_EQ(w->row_weight.abs().sum().item<double>(), 0.0);
+  std::vector<double> y;
+  for (int64_t g : s.fit.train_groups) y.push_back(s.fit.group_target[static_cast<size_t>(g)]);
+  baselines::OneHotRidge ref;
+  ref.fit(s.fit.cache.config_rows(s.fit.train_groups), s.fit.cache.config_row_elems, y, f.lambda);
+  EXPECT_EQ(f.features, ref.num_features());
+  const std::vector<double> want = ref.predict(s.held.cache.config_rows(s.held.eval_groups));
+  const std::vector<double> got = table_scores(*w, s.held);
+  ASSERT_EQ(want.size(), got.size());
+  const double shift = want[0] - got[0];
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(want[i] - got[i], shift, 1e-4) << i;
+  EXPECT_NEAR(f.valid_kendall, kendall_tau(ref.predict(s.valid.cache.config_rows(s.valid.eval_groups)), best(s.valid)), 1e-9);
 }
 
 }  // namespace
