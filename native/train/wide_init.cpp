@@ -76,6 +76,29 @@ std::vector<float> design(const std::vector<float>& rows, int64_t count, int64_t
 // values in place of ridge (see fit_wide_table).
 constexpr int64_t kEvidenceOnly = 32;
 
+// Enough valid configs: of six penalties, the one whose ridge on design `x`
+// (cols wide) ranks the valid configs (design vx, runtimes vrt) best.
+struct ValidChoice {
+  WideFit fit;
+  baselines::OneHotRidge ridge;
+};
+ValidChoice best_on_valid(const std::vector<float>& x, int64_t cols, const std::vector<double>& y,
+                          const std::vector<float>& vx, const std::vector<double>& vrt) {
+  ValidChoice best;
+  best.fit.valid_kendall = -2;
+  for (double lambda : {1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0}) {
+    baselines::OneHotRidge ridge;
+    ridge.fit(x, cols, y, lambda);
+    double k = vrt.size() >= 2 ? kendall_tau(ridge.predict(vx), vrt) : 0.0;
+    if (!std::isfinite(k)) k = 0.0;
+    if (k > best.fit.valid_kendall + 1e-12) {
+      best.fit = {lambda, k, static_cast<int64_t>(y.size()), ridge.num_features()};
+      best.ridge = std::move(ridge);
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphEntry& valid, uint64_t seed) {
@@ -142,7 +165,7 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
   best.valid_kendall = -2;
   baselines::OneHotRidge chosen;
   bool rows_fitted = use_rows;
-  std::vector<float> xv;  // the values alone, the design of a few-measurement fit without rows
+  const std::vector<float> xv = use_rows ? design(rows, n, nc, width, kept, false) : x;  // the values alone
   std::vector<int64_t> sparse;  // few measurements: the nodes whose rows are in the table (not all)
   bool sparse_values = false;   // ... beside the values (else their rows alone)
   std::vector<float> xs;        // the design: (the values and) their row indices
@@ -156,7 +179,6 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
     // nearly every row is new, so row weights memorise configs (real
     // AlexNet, 32 measured: held-out Kendall 0.38 with them, 0.76 without);
     // on unet3d they are what ranks (0.80 with, 0.2 without, 64 measured).
-    xv = design(rows, n, nc, width, kept, false);
     const baselines::RidgeChoice by_values = baselines::choose_ridge_penalty(xv, nc * width, y, 4, seed);
     // Below kEvidenceOnly configs the values' design is the relevance ridge
     // (baselines/relevance_ridge.h): a prior variance per node by the
@@ -266,32 +288,15 @@ WideFit fit_wide_table(LayoutWideImpl& wide, const GraphEntry& fit, const GraphE
     // noise over them, as the out-of-fold rule above asks. Real AlexNet, 512
     // measured: rows memorise configs (held-out 0.8383 against ridge's
     // 0.8398); on unet3d they are what ranks.
-    xv = design(rows, n, nc, width, kept, false);
-    const std::vector<float> vxv = design(valid_rows, nv, nc, width, kept, false);
-    WideFit by_values;
-    by_values.valid_kendall = -2;
-    baselines::OneHotRidge values_chosen;
-    for (const bool with_rows : {false, true}) {
-      if (with_rows && !use_rows) continue;
-      WideFit& into = with_rows ? best : by_values;
-      baselines::OneHotRidge& keep = with_rows ? chosen : values_chosen;
-      for (double lambda : {1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0}) {
-        baselines::OneHotRidge ridge;
-        if (with_rows) ridge.fit(x, cols, y, lambda);
-        else ridge.fit(xv, nc * width, y, lambda);
-        double k = vg.size() >= 2 ? kendall_tau(ridge.predict(with_rows ? vx : vxv), vrt) : 0.0;
-        if (!std::isfinite(k)) k = 0.0;
-        if (k > into.valid_kendall + 1e-12) {
-          into = {lambda, k, n, ridge.num_features()};
-          keep = std::move(ridge);
-        }
-      }
+    ValidChoice pick = best_on_valid(xv, nc * width, y, design(valid_rows, nv, nc, width, kept, false), vrt);
+    rows_fitted = false;
+    if (use_rows) {
+      ValidChoice with_rows = best_on_valid(x, cols, y, vx, vrt);
+      rows_fitted = with_rows.fit.valid_kendall > pick.fit.valid_kendall + kendall_null_sd(nv);
+      if (rows_fitted) pick = std::move(with_rows);
     }
-    rows_fitted = use_rows && best.valid_kendall > by_values.valid_kendall + kendall_null_sd(nv);
-    if (!rows_fitted) {
-      best = by_values;
-      chosen = std::move(values_chosen);
-    }
+    best = pick.fit;
+    chosen = std::move(pick.ridge);
   }
 
   {
